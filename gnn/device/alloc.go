@@ -1,0 +1,103 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// OOMError is returned when an allocation would take the live bytes past
+// the budget.
+type OOMError struct {
+	Requested int64 // bytes asked for
+	Live      int64 // bytes live at the time of the request
+	Budget    int64 // the budget in force
+}
+
+func (e *OOMError) Error() string {
+	return fmt.Sprintf("out of memory: requested %d bytes with %d live, budget %d", e.Requested, e.Live, e.Budget)
+}
+
+// IsOOM reports whether err is (or wraps) an *OOMError.
+func IsOOM(err error) bool {
+	var o *OOMError
+	return errors.As(err, &o)
+}
+
+// MemStats is a snapshot of an allocator's accounting.
+type MemStats struct {
+	Live   int64 // bytes currently allocated
+	Peak   int64 // highest Live since the last ResetPeak
+	Budget int64 // 0 = unlimited
+	Allocs int64 // successful reservations
+	Frees  int64 // releases
+	OOMs   int64 // refused reservations
+}
+
+// Allocator counts bytes reserved by a device and enforces a budget. It is
+// safe for concurrent use.
+type Allocator struct {
+	mu sync.Mutex
+	s  MemStats
+}
+
+// NewAllocator returns an allocator with the given budget in bytes
+// (0 = unlimited).
+func NewAllocator(budget int64) *Allocator {
+	return &Allocator{s: MemStats{Budget: budget}}
+}
+
+// Reserve accounts n bytes, or returns an *OOMError if that would exceed the
+// budget (the accounting is then unchanged).
+func (a *Allocator) Reserve(n int64) error {
+	if n < 0 {
+		return fmt.Errorf("allocator: negative reservation %d", n)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.s.Budget > 0 && a.s.Live+n > a.s.Budget {
+		a.s.OOMs++
+		return &OOMError{Requested: n, Live: a.s.Live, Budget: a.s.Budget}
+	}
+	a.s.Live += n
+	a.s.Allocs++
+	if a.s.Live > a.s.Peak {
+		a.s.Peak = a.s.Live
+	}
+	return nil
+}
+
+// Release returns n bytes reserved earlier.
+func (a *Allocator) Release(n int64) {
+	a.mu.Lock()
+	a.s.Live -= n
+	a.s.Frees++
+	if a.s.Live < 0 {
+		a.mu.Unlock()
+		panic(fmt.Sprintf("allocator: released more than reserved (live %d)", a.s.Live))
+	}
+	a.mu.Unlock()
+}
+
+// Stats returns a snapshot of the accounting.
+func (a *Allocator) Stats() MemStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.s
+}
+
+// ResetPeak sets the peak to the current live bytes and returns the old peak.
+func (a *Allocator) ResetPeak() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.s.Peak
+	a.s.Peak = a.s.Live
+	return p
+}
+
+// SetBudget changes the budget (0 = unlimited).
+func (a *Allocator) SetBudget(b int64) {
+	a.mu.Lock()
+	a.s.Budget = b
+	a.mu.Unlock()
+}

@@ -1,0 +1,113 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+)
+
+// Block is one layer's bipartite message-passing graph in local indices.
+// Its destination nodes are the first NumDst of its NumSrc source nodes
+// ("targets first"), so a layer can read the destinations' own rows as the
+// prefix of its input. Row i of the CSR lists the sources that destination i
+// aggregates from.
+type Block struct {
+	NumDst  int
+	NumSrc  int
+	Indptr  []int64 // len NumDst+1
+	Indices []int32 // local source indices in [0, NumSrc)
+	// Weights optionally holds one weight per edge (aligned with Indices),
+	// e.g. GCN normalization; nil means unweighted.
+	Weights []float32
+
+	t *Block // cached transpose (sources as rows)
+}
+
+// NumEdges returns the number of edges in the block.
+func (b *Block) NumEdges() int64 { return b.Indptr[b.NumDst] }
+
+// Validate checks the block's invariants.
+func (b *Block) Validate() error {
+	if b.NumDst < 0 || b.NumSrc < b.NumDst {
+		return fmt.Errorf("block: %d destinations, %d sources (need 0 <= dst <= src)", b.NumDst, b.NumSrc)
+	}
+	if len(b.Indptr) != b.NumDst+1 || b.Indptr[0] != 0 {
+		return fmt.Errorf("block: bad indptr (len %d, want %d)", len(b.Indptr), b.NumDst+1)
+	}
+	for i := 0; i < b.NumDst; i++ {
+		if b.Indptr[i+1] < b.Indptr[i] {
+			return fmt.Errorf("block: indptr not monotone at row %d", i)
+		}
+	}
+	if int64(len(b.Indices)) != b.Indptr[b.NumDst] {
+		return fmt.Errorf("block: %d indices, indptr says %d", len(b.Indices), b.Indptr[b.NumDst])
+	}
+	for i, c := range b.Indices {
+		if c < 0 || int(c) >= b.NumSrc {
+			return fmt.Errorf("block: source index %d at %d out of range [0, %d)", c, i, b.NumSrc)
+		}
+	}
+	if b.Weights != nil && len(b.Weights) != len(b.Indices) {
+		return fmt.Errorf("block: %d weights for %d edges", len(b.Weights), len(b.Indices))
+	}
+	return nil
+}
+
+// Transpose returns the block's reverse adjacency: a CSR over the NumSrc
+// sources listing, for each source, the destinations it sends to, with the
+// matching weights. It is computed once and cached; backward passes use it to
+// turn scatter-adds into race-free gathers.
+func (b *Block) Transpose() *Block {
+	if b.t != nil {
+		return b.t
+	}
+	t := &Block{NumDst: b.NumSrc, NumSrc: b.NumDst, Indptr: make([]int64, b.NumSrc+1), Indices: make([]int32, len(b.Indices))}
+	if b.Weights != nil {
+		t.Weights = make([]float32, len(b.Weights))
+	}
+	for _, c := range b.Indices {
+		t.Indptr[c+1]++
+	}
+	for s := 0; s < b.NumSrc; s++ {
+		t.Indptr[s+1] += t.Indptr[s]
+	}
+	fill := make([]int64, b.NumSrc)
+	copy(fill, t.Indptr[:b.NumSrc])
+	for d := 0; d < b.NumDst; d++ {
+		for e := b.Indptr[d]; e < b.Indptr[d+1]; e++ {
+			s := b.Indices[e]
+			t.Indices[fill[s]] = int32(d)
+			if b.Weights != nil {
+				t.Weights[fill[s]] = b.Weights[e]
+			}
+			fill[s]++
+		}
+	}
+	b.t = t
+	return t
+}
+
+// SetGCNWeights sets Weights to the symmetric GCN normalization
+// 1/sqrt(deg_dst(i) * deg_src(j)) with degrees counted inside the block
+// (destination in-degree, source out-degree). On a full graph with
+// self-loops this is exactly D^-1/2 (A+I) D^-1/2.
+func (b *Block) SetGCNWeights() {
+	outDeg := make([]int32, b.NumSrc)
+	for _, c := range b.Indices {
+		outDeg[c]++
+	}
+	w := make([]float32, len(b.Indices))
+	for i := 0; i < b.NumDst; i++ {
+		din := float64(b.Indptr[i+1] - b.Indptr[i])
+		for e := b.Indptr[i]; e < b.Indptr[i+1]; e++ {
+			w[e] = float32(1 / math.Sqrt(din*float64(outDeg[b.Indices[e]])))
+		}
+	}
+	b.Weights = w
+	b.t = nil
+}
+
+// FullBlock returns the block of the whole graph: every node is both a
+// destination and a source, rows as in g (shared, not copied).
+func FullBlock(g *CSR) *Block {
+	return &Block{NumDst: g.N, NumSrc: g.N, Indptr: g.Indptr, Indices: g.Indices}
+}
