@@ -111,3 +111,24 @@ func (b *Block) SetGCNWeights() {
 func FullBlock(g *CSR) *Block {
 	return &Block{NumDst: g.N, NumSrc: g.N, Indptr: g.Indptr, Indices: g.Indices}
 }
+
+// AddSelfLoops returns a copy of the block in which every destination i
+// aggregates from source i (itself: destinations are the sources' prefix)
+// exactly once. Weights are dropped; set them again afterwards.
+func (b *Block) AddSelfLoops() *Block {
+	out := &Block{NumDst: b.NumDst, NumSrc: b.NumSrc, Indptr: make([]int64, b.NumDst+1), Indices: make([]int32, 0, len(b.Indices)+b.NumDst)}
+	for i := 0; i < b.NumDst; i++ {
+		has := false
+		for _, c := range b.Indices[b.Indptr[i]:b.Indptr[i+1]] {
+			if c == int32(i) {
+				has = true
+			}
+			out.Indices = append(out.Indices, c)
+		}
+		if !has {
+			out.Indices = append(out.Indices, int32(i))
+		}
+		out.Indptr[i+1] = int64(len(out.Indices))
+	}
+	return out
+}
