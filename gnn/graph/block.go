@@ -132,3 +132,27 @@ func (b *Block) AddSelfLoops() *Block {
 	}
 	return out
 }
+
+// SetGCNWeightsGlobal sets Weights for GCN aggregation using the nodes'
+// degrees in the whole graph: deg[j] is the degree (self-loop included) of
+// local source j, and deg[i] for i < NumDst that of destination i. Edge
+// (i <- j) gets sqrt(deg_i)/(k_i*sqrt(deg_j)), where k_i is the row's length:
+// on a full-neighborhood row (k_i == deg_i) this is exactly the symmetric
+// normalization 1/sqrt(deg_i*deg_j) of D^-1/2 (A+I) D^-1/2; on a sampled row
+// it rescales so that the sum is an unbiased estimate of the full one. Full
+// and sampled training and layer-wise inference thus agree on one model.
+func (b *Block) SetGCNWeightsGlobal(deg []float32) {
+	w := make([]float32, len(b.Indices))
+	for i := 0; i < b.NumDst; i++ {
+		k := float64(b.Indptr[i+1] - b.Indptr[i])
+		if k == 0 {
+			continue
+		}
+		si := math.Sqrt(float64(deg[i]))
+		for e := b.Indptr[i]; e < b.Indptr[i+1]; e++ {
+			w[e] = float32(si / (k * math.Sqrt(float64(deg[b.Indices[e]]))))
+		}
+	}
+	b.Weights = w
+	b.t = nil
+}

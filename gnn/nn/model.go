@@ -1,0 +1,268 @@
+package nn
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/rng"
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+)
+
+// Spec describes a model: its kind, widths and regularization.
+type Spec struct {
+	Kind   string // "gcn" or "sage"
+	In     int    // input feature width
+	Hidden int    // hidden width
+	Out    int    // number of classes
+	Layers int    // number of message-passing layers (>= 1)
+	// Dropout is applied after every hidden layer's ReLU, and to the input
+	// when InputDropout is set (as in Kipf & Welling's GCN).
+	Dropout      float32
+	InputDropout bool
+	Seed         uint64 // initialization seed
+}
+
+// Kinds lists the model kinds New accepts.
+var Kinds = []string{"gcn", "sage"}
+
+// Validate reports an impossible spec.
+func (s Spec) Validate() error {
+	switch {
+	case s.Kind != "gcn" && s.Kind != "sage":
+		return fmt.Errorf("unknown model %q (choose %s)", s.Kind, strings.Join(Kinds, ", "))
+	case s.Layers < 1:
+		return fmt.Errorf("model needs at least 1 layer, got %d", s.Layers)
+	case s.In < 1 || s.Out < 1:
+		return fmt.Errorf("model needs positive input and output widths, got %d and %d", s.In, s.Out)
+	case s.Layers > 1 && s.Hidden < 1:
+		return fmt.Errorf("hidden width must be positive, got %d", s.Hidden)
+	case s.Dropout < 0 || s.Dropout >= 1:
+		return fmt.Errorf("dropout must be in [0, 1), got %g", s.Dropout)
+	}
+	return nil
+}
+
+// Model is a stack of message-passing layers with ReLU and dropout between
+// them. One forward/backward pair may be in flight at a time.
+type Model struct {
+	Spec   Spec
+	Layers []Layer
+
+	inputs []*tensor.Tensor // input of each layer in the current pass
+	owned  []bool           // whether inputs[l] belongs to the model
+	masks  []*tensor.Tensor // dropout mask applied to inputs[l], or nil
+}
+
+// New allocates a model on dev with weights drawn from spec.Seed.
+func New(dev device.Device, spec Spec) (*Model, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	r := rng.New(spec.Seed, 0x6d6f64656c)
+	m := &Model{Spec: spec}
+	for l := 0; l < spec.Layers; l++ {
+		in, out := spec.Hidden, spec.Hidden
+		if l == 0 {
+			in = spec.In
+		}
+		if l == spec.Layers-1 {
+			out = spec.Out
+		}
+		name := fmt.Sprintf("conv%d", l+1)
+		var layer Layer
+		var err error
+		switch spec.Kind {
+		case "gcn":
+			layer, err = NewGCNConv(dev, name, in, out, r)
+		case "sage":
+			layer, err = NewSAGEConv(dev, name, in, out, r)
+		}
+		if err != nil {
+			m.Free(dev)
+			return nil, fmt.Errorf("build %s: %w", spec.Kind, err)
+		}
+		m.Layers = append(m.Layers, layer)
+	}
+	return m, nil
+}
+
+// Params returns every trainable parameter.
+func (m *Model) Params() []*Param {
+	var ps []*Param
+	for _, l := range m.Layers {
+		ps = append(ps, l.Params()...)
+	}
+	return ps
+}
+
+// ParamBytes returns the bytes held by parameters, gradients and moments.
+func (m *Model) ParamBytes() int64 {
+	var b int64
+	for _, p := range m.Params() {
+		b += 4 * p.W.Bytes()
+	}
+	return b
+}
+
+// Free releases the model's parameters and any pass state.
+func (m *Model) Free(dev device.Device) {
+	m.Release(&Context{Dev: dev})
+	for _, p := range m.Params() {
+		p.free(dev)
+	}
+	m.Layers = nil
+}
+
+// Forward runs every layer over blocks (outermost first) from the input
+// rows x (caller-owned, NumSrc of blocks[0] rows) and returns the logits of
+// the last block's destinations; the caller owns and frees them. In training
+// mode the pass state is kept until Backward or Release.
+func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
+	if len(blocks) != len(m.Layers) {
+		return nil, fmt.Errorf("model has %d layers but got %d blocks", len(m.Layers), len(blocks))
+	}
+	m.Release(c)
+	L := len(m.Layers)
+	m.inputs = make([]*tensor.Tensor, L)
+	m.owned = make([]bool, L)
+	m.masks = make([]*tensor.Tensor, L)
+	dropout := c.Train && m.Spec.Dropout > 0
+	h := x
+	if dropout && m.Spec.InputDropout {
+		mask, err := c.Dev.Alloc(x.Rows, x.Cols)
+		if err != nil {
+			return nil, err
+		}
+		hd, err := c.Dev.Alloc(x.Rows, x.Cols)
+		if err != nil {
+			c.Dev.Free(mask)
+			return nil, err
+		}
+		c.Dev.DropoutMask(mask, m.Spec.Dropout, c.maskSeed(0))
+		c.Dev.Mul(hd, x, mask)
+		h, m.owned[0], m.masks[0] = hd, true, mask
+	}
+	for l, layer := range m.Layers {
+		m.inputs[l] = h
+		y, err := layer.Forward(c, blocks[l], h)
+		if err != nil {
+			m.Release(c)
+			return nil, fmt.Errorf("layer %d: %w", l+1, err)
+		}
+		if !c.Train && l > 0 && m.owned[l] {
+			c.Dev.Free(h)
+			m.inputs[l], m.owned[l] = nil, false
+		}
+		if l < L-1 {
+			c.Dev.Relu(y, y)
+			if dropout {
+				mask, err := c.Dev.Alloc(y.Rows, y.Cols)
+				if err != nil {
+					c.Dev.Free(y)
+					m.Release(c)
+					return nil, err
+				}
+				c.Dev.DropoutMask(mask, m.Spec.Dropout, c.maskSeed(l+1))
+				c.Dev.Mul(y, y, mask)
+				m.masks[l+1] = mask
+			}
+			m.owned[l+1] = true
+		}
+		h = y
+	}
+	if !c.Train {
+		m.Release(c)
+	}
+	return h, nil
+}
+
+// Backward propagates dlogits (the gradient of the loss with respect to
+// Forward's output; caller-owned) through the layers, setting every
+// parameter's gradient, and frees the pass state.
+func (m *Model) Backward(c *Context, dlogits *tensor.Tensor) error {
+	if len(m.inputs) != len(m.Layers) {
+		return fmt.Errorf("backward without a training forward")
+	}
+	defer m.Release(c)
+	d := dlogits
+	for l := len(m.Layers) - 1; l >= 0; l-- {
+		dx, err := m.Layers[l].Backward(c, d, l > 0)
+		if d != dlogits {
+			c.Dev.Free(d)
+		}
+		if err != nil {
+			return fmt.Errorf("layer %d backward: %w", l+1, err)
+		}
+		if l > 0 {
+			// inputs[l] = dropout(relu(z)); gradient flows where it is nonzero.
+			if m.masks[l] != nil {
+				c.Dev.Mul(dx, dx, m.masks[l])
+			}
+			c.Dev.ReluBackward(dx, dx, m.inputs[l])
+			m.freeInput(c, l)
+		}
+		d = dx
+	}
+	return nil
+}
+
+// freeInput frees layer l's input and mask once nothing needs them.
+func (m *Model) freeInput(c *Context, l int) {
+	if m.owned[l] && m.inputs[l] != nil {
+		c.Dev.Free(m.inputs[l])
+	}
+	if m.masks[l] != nil {
+		c.Dev.Free(m.masks[l])
+	}
+	m.inputs[l], m.owned[l], m.masks[l] = nil, false, nil
+}
+
+// Release frees the state of a pass whose backward will not run.
+func (m *Model) Release(c *Context) {
+	for _, layer := range m.Layers {
+		layer.Release(c)
+	}
+	for l := range m.inputs {
+		m.freeInput(c, l)
+	}
+	m.inputs, m.owned, m.masks = nil, nil, nil
+}
+
+// ForwardLayer runs layer l alone in evaluation mode, with the ReLU that
+// follows it unless it is the last: the step of layer-wise inference. The
+// caller owns the result.
+func (m *Model) ForwardLayer(c *Context, l int, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
+	if l < 0 || l >= len(m.Layers) {
+		return nil, fmt.Errorf("layer %d out of range [0, %d)", l, len(m.Layers))
+	}
+	ec := *c
+	ec.Train = false
+	y, err := m.Layers[l].Forward(&ec, blk, x)
+	if err != nil {
+		return nil, err
+	}
+	if l < len(m.Layers)-1 {
+		c.Dev.Relu(y, y)
+	}
+	return y, nil
+}
+
+// PrepareBlock returns the block a layer of this model should run on. GCN
+// adds self-loops and sets normalization weights from the nodes' degrees in
+// the whole graph (deg[v] is node v's degree plus one for the self-loop;
+// srcNodes maps the block's local sources to global ids); GraphSAGE uses the
+// block as it is (its root weight stands in for the self-loop).
+func (m *Model) PrepareBlock(blk *graph.Block, srcNodes []int32, deg []float32) *graph.Block {
+	if m.Spec.Kind != "gcn" {
+		return blk
+	}
+	b := blk.AddSelfLoops()
+	local := make([]float32, b.NumSrc)
+	for j := range local {
+		local[j] = deg[srcNodes[j]]
+	}
+	b.SetGCNWeightsGlobal(local)
+	return b
+}

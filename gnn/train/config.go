@@ -1,0 +1,111 @@
+package train
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/gnn/nn"
+)
+
+// Config is one training run's settings.
+type Config struct {
+	Model       string  `json:"model"`
+	Layers      int     `json:"layers"`
+	Hidden      int     `json:"hidden"`
+	Epochs      int     `json:"epochs"`
+	LR          float64 `json:"lr"`
+	WeightDecay float64 `json:"weight_decay"`
+	Dropout     float64 `json:"dropout"`
+	// Sampler is "full" (full-batch training on the whole graph) or
+	// "neighbor" (mini-batches with per-layer fanouts).
+	Sampler   string `json:"sampler"`
+	Fanouts   []int  `json:"fanouts,omitempty"` // hop 1 first, -1 = all neighbors
+	BatchSize int    `json:"batch_size,omitempty"`
+	Seed      uint64 `json:"seed"`
+	Threads   int    `json:"threads"`
+	// Features is "row" (scale each feature row to sum 1, as PyG's
+	// NormalizeFeatures), "none", or "auto": row when every feature is
+	// non-negative (bag-of-words data such as Cora), none otherwise.
+	Features string `json:"features"`
+	// EvalChunk is the number of destination nodes per block in layer-wise
+	// inference.
+	EvalChunk int `json:"eval_chunk"`
+	// EvalEvery evaluates every this many epochs (and always at the last).
+	EvalEvery int `json:"eval_every"`
+}
+
+// Defaults returns the usual hyper-parameters for a model: Kipf & Welling's
+// for GCN (2 layers of 16, lr 0.01, weight decay 5e-4, dropout 0.5, input
+// dropout) and PyG's GraphSAGE example settings for SAGE (2 layers of 256,
+// lr 0.01, weight decay 5e-4, dropout 0.5), full-batch for GCN and
+// neighbor sampling with fanouts 25,10 and batches of 512 for SAGE.
+func Defaults(model string) Config {
+	c := Config{
+		Model: model, Layers: 2, Hidden: 16, Epochs: 200, LR: 0.01, WeightDecay: 5e-4, Dropout: 0.5,
+		Sampler: "full", Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 8192, EvalEvery: 1,
+	}
+	if model == "sage" {
+		c.Hidden = 256
+		c.Sampler = "neighbor"
+	}
+	return c
+}
+
+// Validate reports impossible settings with a message naming the setting.
+func (c Config) Validate() error {
+	var errs []string
+	add := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
+	if c.Model != "gcn" && c.Model != "sage" {
+		add("model %q is not one of %s", c.Model, strings.Join(nn.Kinds, ", "))
+	}
+	if c.Layers < 1 {
+		add("layers must be at least 1, got %d", c.Layers)
+	}
+	if c.Hidden < 1 {
+		add("hidden must be at least 1, got %d", c.Hidden)
+	}
+	if c.Epochs < 1 {
+		add("epochs must be at least 1, got %d", c.Epochs)
+	}
+	if c.LR <= 0 {
+		add("lr must be positive, got %g", c.LR)
+	}
+	if c.WeightDecay < 0 {
+		add("weight decay must be non-negative, got %g", c.WeightDecay)
+	}
+	if c.Dropout < 0 || c.Dropout >= 1 {
+		add("dropout must be in [0, 1), got %g", c.Dropout)
+	}
+	switch c.Sampler {
+	case "full":
+	case "neighbor":
+		if len(c.Fanouts) != c.Layers {
+			add("neighbor sampling needs one fanout per layer: %d fanouts for %d layers", len(c.Fanouts), c.Layers)
+		}
+		for _, f := range c.Fanouts {
+			if f == 0 || f < -1 {
+				add("fanout %d is invalid (positive, or -1 for all neighbors)", f)
+			}
+		}
+		if c.BatchSize < 1 {
+			add("batch size must be at least 1, got %d", c.BatchSize)
+		}
+	default:
+		add("sampler %q is not one of full, neighbor", c.Sampler)
+	}
+	switch c.Features {
+	case "auto", "row", "none":
+	default:
+		add("features %q is not one of auto, row, none", c.Features)
+	}
+	if c.EvalChunk < 1 {
+		add("eval chunk must be at least 1, got %d", c.EvalChunk)
+	}
+	if c.EvalEvery < 1 {
+		add("eval every must be at least 1, got %d", c.EvalEvery)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid training config: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package train
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/rng"
+)
+
+// plantedPartition makes a small homophilous graph whose labels are only
+// weakly visible in the features, so models must use the edges.
+func plantedPartition(t *testing.T, n, classes int, seed uint64) *data.Dataset {
+	t.Helper()
+	r := rng.New(seed)
+	y := make([]int32, n)
+	for i := range y {
+		y[i] = int32(i % classes)
+	}
+	var src, dst []int32
+	for i := 0; i < n; i++ {
+		for k := 0; k < 4; k++ {
+			j := r.Intn(n)
+			if r.Float64() < 0.9 { // same class
+				j = (j/classes)*classes + int(y[i])
+				if j >= n {
+					j -= classes
+				}
+			}
+			if j != i {
+				src, dst = append(src, int32(i), int32(j)), append(dst, int32(j), int32(i))
+			}
+		}
+	}
+	g, err := graph.FromEdges(n, src, dst, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = 8
+	x := make([]float32, n*f)
+	for i := 0; i < n; i++ {
+		for j := 0; j < f; j++ {
+			x[i*f+j] = float32(r.NormFloat64())
+		}
+		x[i*f+int(y[i])%f] += 0.7
+	}
+	ds := &data.Dataset{Name: "planted", Graph: g, X: x, NumFeatures: f, Y: y, NumClasses: classes}
+	if err := ds.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func TestTrainLearnsAndIsDeterministic(t *testing.T) {
+	ds := plantedPartition(t, 600, 4, 1)
+	split, err := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 150, 300, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		model, sampler string
+	}{{"gcn", "full"}, {"gcn", "neighbor"}, {"sage", "full"}, {"sage", "neighbor"}} {
+		t.Run(tc.model+"/"+tc.sampler, func(t *testing.T) {
+			cfg := Defaults(tc.model)
+			cfg.Sampler, cfg.Epochs, cfg.Hidden, cfg.BatchSize = tc.sampler, 30, 32, 32
+			cfg.Fanouts = []int{5, 5}
+			cfg.EvalChunk = 128 // several chunks: exercises layer-wise inference
+			dev := cpu.New(2, 0)
+			a, err := Run(context.Background(), cfg, ds, split, dev, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.TestAcc < 0.6 {
+				t.Errorf("test accuracy %.3f: the model did not learn (chance is 0.25)", a.TestAcc)
+			}
+			if live := dev.Mem().Stats().Live; live != 0 {
+				t.Errorf("%d bytes still live after the run", live)
+			}
+			b, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range a.History {
+				if a.History[i].Loss != b.History[i].Loss || a.History[i].ValAcc != b.History[i].ValAcc {
+					t.Fatalf("epoch %d differs between runs with 2 and 1 threads: %+v vs %+v", i+1, a.History[i], b.History[i])
+				}
+			}
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	cfg := Defaults("sage")
+	cfg.Fanouts = []int{10}
+	cfg.Dropout = 1
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("expected an error for one fanout with two layers and dropout 1")
+	}
+	cfg = Defaults("gat")
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("expected an error for an unknown model")
+	}
+	if err := Defaults("gcn").Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	ds := plantedPartition(t, 100, 2, 2)
+	split, _ := data.PerClassSplit(ds.Y, 2, 10, 20, 20, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, Defaults("gcn"), ds, split, cpu.New(1, 0), nil); err == nil {
+		t.Fatal("expected an error from a canceled context")
+	}
+}
