@@ -1,0 +1,102 @@
+package sample
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/gnnscope/gnnscope/gnn/graph"
+)
+
+// BenchResult reports a sampling throughput measurement.
+type BenchResult struct {
+	Fanouts   []int
+	BatchSize int
+	Workers   int
+	// Cores is min(Workers, GOMAXPROCS): the cores the workers could use.
+	Cores   int
+	Batches int
+	// Edges counts the edges of all produced blocks; Nodes the sampled
+	// nodes (len(Batch.Nodes)) summed over batches.
+	Edges, Nodes int64
+	Elapsed      time.Duration
+	// EdgesPerSec is Edges / Elapsed; EdgesPerSecPerCore divides it by Cores.
+	EdgesPerSec        float64
+	EdgesPerSecPerCore float64
+	BatchesPerSec      float64
+}
+
+// String formats the result on one line.
+func (r BenchResult) String() string {
+	return fmt.Sprintf("fanouts %v batch %d workers %d: %d batches, %d edges in %v: %.2f M edges/s (%.2f M/s per core), %.1f batches/s",
+		r.Fanouts, r.BatchSize, r.Workers, r.Batches, r.Edges, r.Elapsed.Round(time.Millisecond),
+		r.EdgesPerSec/1e6, r.EdgesPerSecPerCore/1e6, r.BatchesPerSec)
+}
+
+// BenchSampling measures neighbor-sampling throughput: it streams shuffled
+// epochs of train (seed 1) through workers goroutines until at least minTime
+// has passed and at least one batch was delivered. Worker state is allocated
+// and touched before the clock starts.
+func BenchSampling(g *graph.CSR, train []int32, fanouts []int, batchSize, workers int, minTime time.Duration) (BenchResult, error) {
+	const seed = 1
+	res := BenchResult{Fanouts: append([]int(nil), fanouts...), BatchSize: batchSize}
+	if len(train) == 0 {
+		return res, fmt.Errorf("bench sampling: no training nodes")
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	res.Workers = workers
+	res.Cores = min(workers, runtime.GOMAXPROCS(0))
+	ns, err := NewNeighbor(g, fanouts, seed)
+	if err != nil {
+		return res, fmt.Errorf("bench sampling: %w", err)
+	}
+	ws := make([]*Worker, workers)
+	for i := range ws {
+		ws[i] = ns.getWorker()
+		for j := 0; j < len(ws[i].s.mark); j += 512 { // fault the pages in
+			ws[i].s.mark[j] = 0
+		}
+	}
+	for _, w := range ws {
+		ns.putWorker(w)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := time.Now()
+	for epoch := 0; ; epoch++ {
+		batches, err := Batches(train, batchSize, seed, epoch, true)
+		if err != nil {
+			return res, fmt.Errorf("bench sampling: %w", err)
+		}
+		done := false
+		ectx, ecancel := context.WithCancel(ctx)
+		for r := range ns.Stream(ectx, epoch, batches, workers) {
+			if r.Err != nil {
+				ecancel()
+				return res, fmt.Errorf("bench sampling: %w", r.Err)
+			}
+			res.Batches++
+			res.Edges += r.Batch.NumEdges()
+			res.Nodes += int64(len(r.Batch.Nodes))
+			res.Elapsed = time.Since(start)
+			if res.Elapsed >= minTime {
+				done = true
+				ecancel()
+				break
+			}
+		}
+		ecancel()
+		if done {
+			break
+		}
+	}
+	sec := res.Elapsed.Seconds()
+	res.EdgesPerSec = float64(res.Edges) / sec
+	res.EdgesPerSecPerCore = res.EdgesPerSec / float64(res.Cores)
+	res.BatchesPerSec = float64(res.Batches) / sec
+	return res, nil
+}

@@ -1,0 +1,240 @@
+package sample
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/rng"
+)
+
+// AllNeighbors as a fanout takes every neighbor of a node.
+const AllNeighbors = -1
+
+// Neighbor is a GraphSAGE neighbor sampler (as PyG's NeighborLoader and
+// SALIENT's sampler): starting from the target nodes, hop h samples up to
+// fanouts[h-1] distinct neighbors, uniformly without replacement, of every
+// node reached so far (targets included).
+//
+// Fanouts follow PyG's num_neighbors: fanouts[0] is the number of neighbors
+// sampled per target (hop 1), fanouts[1] per node of hop 1's list (hop 2),
+// and so on; AllNeighbors (-1) takes all of them. Batch.Blocks run outermost
+// (input) layer first, so Blocks[len(fanouts)-1] is hop 1's block (its
+// destinations are the targets) and Blocks[0] is the last hop's.
+//
+// Row v of the graph lists the nodes v aggregates from (messages flow from
+// the row's entries to v), and a block row lists the sampled entries of its
+// destination's graph row. Sampling picks distinct row positions, so a graph
+// with repeated entries in a row (multi-edges) can give repeated sources.
+//
+// A Neighbor is safe for concurrent use: Sample and Stream take per-goroutine
+// Workers from an internal pool. Every batch depends only on (seed, epoch,
+// index, targets).
+type Neighbor struct {
+	g       *graph.CSR
+	fanouts []int
+	seed    uint64
+
+	mu   sync.Mutex
+	free []*Worker
+}
+
+// NewNeighbor returns a sampler over g with the given fanouts (see Neighbor).
+// g must satisfy g.Validate; only its shape is checked here.
+func NewNeighbor(g *graph.CSR, fanouts []int, seed uint64) (*Neighbor, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, fmt.Errorf("neighbor sampler: %w", err)
+	}
+	if len(fanouts) == 0 {
+		return nil, errors.New("neighbor sampler: no fanouts (need one per layer)")
+	}
+	for i, k := range fanouts {
+		if k == 0 || k < AllNeighbors {
+			return nil, fmt.Errorf("neighbor sampler: fanout %d of hop %d must be positive or -1 (all neighbors)", k, i+1)
+		}
+	}
+	return &Neighbor{g: g, fanouts: append([]int(nil), fanouts...), seed: seed}, nil
+}
+
+// checkGraph checks the cheap structural invariants the samplers rely on.
+func checkGraph(g *graph.CSR) error {
+	if g == nil {
+		return errors.New("nil graph")
+	}
+	if g.N < 0 || len(g.Indptr) != g.N+1 {
+		return fmt.Errorf("graph has %d nodes but %d row pointers", g.N, len(g.Indptr))
+	}
+	if g.Indptr[0] != 0 || g.Indptr[g.N] != int64(len(g.Indices)) {
+		return fmt.Errorf("graph row pointers span [%d, %d) but there are %d column indices", g.Indptr[0], g.Indptr[g.N], len(g.Indices))
+	}
+	return nil
+}
+
+// Graph returns the sampled graph.
+func (n *Neighbor) Graph() *graph.CSR { return n.g }
+
+// Fanouts returns a copy of the fanouts, hop 1 first.
+func (n *Neighbor) Fanouts() []int { return append([]int(nil), n.fanouts...) }
+
+// Seed returns the sampler's seed.
+func (n *Neighbor) Seed() uint64 { return n.seed }
+
+// Worker is one goroutine's sampling state for a Neighbor: a Scratch sized
+// to the graph and a random generator. Reusing a Worker across batches keeps
+// sampling free of per-node allocations; a Worker is not safe for concurrent
+// use.
+type Worker struct {
+	n *Neighbor
+	s *Scratch
+	r rng.Rand
+}
+
+// NewWorker returns a fresh Worker (8 bytes per graph node).
+func (n *Neighbor) NewWorker() *Worker {
+	return &Worker{n: n, s: NewScratch(n.g.N)}
+}
+
+// getWorker takes a Worker from the pool or makes one.
+func (n *Neighbor) getWorker() *Worker {
+	n.mu.Lock()
+	if k := len(n.free); k > 0 {
+		w := n.free[k-1]
+		n.free = n.free[:k-1]
+		n.mu.Unlock()
+		return w
+	}
+	n.mu.Unlock()
+	return n.NewWorker()
+}
+
+// putWorker returns a Worker to the pool.
+func (n *Neighbor) putWorker(w *Worker) {
+	n.mu.Lock()
+	n.free = append(n.free, w)
+	n.mu.Unlock()
+}
+
+// Sample samples the batch with the given coordinates using a pooled Worker;
+// see Worker.Sample.
+func (n *Neighbor) Sample(epoch, index int, targets []int32) (*Batch, error) {
+	w := n.getWorker()
+	defer n.putWorker(w)
+	return w.Sample(epoch, index, targets)
+}
+
+// Sample draws the blocks of one batch. The random stream is derived from
+// rng.Mix(seed, epoch, index), so the result depends only on those and on
+// targets. Targets must be distinct node ids of the graph and not empty.
+//
+// Batch.Nodes lists the targets first, then the nodes discovered by hop 1 in
+// order of discovery (destination by destination, in sampling order), then
+// those of hop 2, and so on: every hop's node list is a prefix of the next.
+// The returned batch shares no memory with the Worker.
+func (w *Worker) Sample(epoch, index int, targets []int32) (*Batch, error) {
+	g, s := w.n.g, w.s
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("sample batch %d of epoch %d: no targets", index, epoch)
+	}
+	s.begin()
+	n := int32(g.N)
+	for i, t := range targets {
+		if t < 0 || t >= n {
+			return nil, fmt.Errorf("sample batch %d of epoch %d: target %d (position %d) out of range [0, %d)", index, epoch, t, i, g.N)
+		}
+		if l := s.lookup(t); l >= 0 {
+			return nil, fmt.Errorf("sample batch %d of epoch %d: target %d listed twice (positions %d and %d)", index, epoch, t, l, i)
+		}
+		s.add(t)
+	}
+	w.r.Seed(rng.Mix(w.n.seed, uint64(epoch), uint64(index)))
+
+	fan := w.n.fanouts
+	hops := len(fan)
+	var dims [2 * maxInlineHops]int // numDst, numSrc per hop
+	dim := dims[:0]
+	if 2*hops > len(dims) {
+		dim = make([]int, 0, 2*hops)
+	}
+	for h := 0; h < hops; h++ {
+		numDst := len(s.nodes)
+		w.hop(numDst, fan[h])
+		dim = append(dim, numDst, len(s.nodes))
+	}
+	return w.batch(epoch, index, dim), nil
+}
+
+const maxInlineHops = 8
+
+// hop samples the neighbors of local nodes [0, numDst) with fanout k,
+// appending one block's rows to s.indptr and s.edges and new nodes to
+// s.nodes. This is the sampler's hot loop.
+func (w *Worker) hop(numDst, k int) {
+	s := w.s
+	indptr, indices := w.n.g.Indptr, w.n.g.Indices
+	mark, gen := s.mark, s.gen
+	nodes, edges, rows := s.nodes, s.edges, s.indptr
+	base := len(edges)
+	rows = append(rows, 0)
+	for i := 0; i < numDst; i++ {
+		v := nodes[i]
+		row := indices[indptr[v]:indptr[v+1]]
+		if k < 0 || len(row) <= k {
+			for _, u := range row {
+				m := mark[u]
+				if m>>32 == gen {
+					edges = append(edges, int32(uint32(m)))
+					continue
+				}
+				l := int32(len(nodes))
+				mark[u] = gen<<32 | uint64(uint32(l))
+				nodes = append(nodes, u)
+				edges = append(edges, l)
+			}
+		} else {
+			for _, p := range s.choose(&w.r, len(row), k) {
+				u := row[p]
+				m := mark[u]
+				if m>>32 == gen {
+					edges = append(edges, int32(uint32(m)))
+					continue
+				}
+				l := int32(len(nodes))
+				mark[u] = gen<<32 | uint64(uint32(l))
+				nodes = append(nodes, u)
+				edges = append(edges, l)
+			}
+		}
+		rows = append(rows, int64(len(edges)-base))
+	}
+	s.nodes, s.edges, s.indptr = nodes, edges, rows
+}
+
+// batch copies the blocks built in s into a Batch that owns its memory
+// (four allocations whatever the number of layers). dim holds numDst,
+// numSrc of every hop, hop 1 first.
+func (w *Worker) batch(epoch, index int, dim []int) *Batch {
+	s := w.s
+	hops := len(dim) / 2
+	nodes := make([]int32, len(s.nodes))
+	copy(nodes, s.nodes)
+	edges := make([]int32, len(s.edges))
+	copy(edges, s.edges)
+	rows := make([]int64, len(s.indptr))
+	copy(rows, s.indptr)
+	blocks := make([]graph.Block, hops)
+	b := &Batch{Epoch: epoch, Index: index, Nodes: nodes, Blocks: make([]*graph.Block, hops)}
+	for h := 0; h < hops; h++ {
+		numDst, numSrc := dim[2*h], dim[2*h+1]
+		ptr := rows[: numDst+1 : numDst+1]
+		rows = rows[numDst+1:]
+		ne := int(ptr[numDst])
+		blk := &blocks[h]
+		blk.NumDst, blk.NumSrc = numDst, numSrc
+		blk.Indptr = ptr
+		blk.Indices = edges[:ne:ne]
+		edges = edges[ne:]
+		b.Blocks[hops-1-h] = blk
+	}
+	return b
+}
