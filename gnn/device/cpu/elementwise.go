@@ -1,0 +1,209 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/gnnscope/gnnscope/gnn/rng"
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+)
+
+// elemGrain is the number of elements below which elementwise kernels run
+// on one goroutine.
+const elemGrain = minWork
+
+// each runs fn over [0, n) in parallel ranges of elements.
+func (d *Device) each(n int, fn func(lo, hi int)) { d.parallelFor(n, elemGrain, fn) }
+
+// AddBias adds the 1×C row b to every row of x, in place.
+func (d *Device) AddBias(x, b *tensor.Tensor) {
+	if b.Rows != 1 || b.Cols != x.Cols {
+		panic(fmt.Sprintf("cpu: AddBias: x %s, bias %s", x.Shape(), b.Shape()))
+	}
+	cols := x.Cols
+	xd, bd := x.Data[:x.Len()], b.Data[:cols]
+	d.parallelFor(x.Rows, grainRows(cols), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			addVec(bd, xd[i*cols:(i+1)*cols])
+		}
+	})
+}
+
+// reduceChunkRows is the fixed number of rows a reduction sums before
+// combining partial results in chunk order; it does not depend on the
+// thread count, so reductions are bit-identical for any number of threads.
+const reduceChunkRows = 256
+
+// SumRows sets db (1×C) to the column sums of dy. Sums are accumulated in
+// float64 over fixed chunks of rows and combined in chunk order.
+func (d *Device) SumRows(db, dy *tensor.Tensor) {
+	if db.Rows != 1 || db.Cols != dy.Cols {
+		panic(fmt.Sprintf("cpu: SumRows: db %s, dy %s", db.Shape(), dy.Shape()))
+	}
+	cols := dy.Cols
+	nch := (dy.Rows + reduceChunkRows - 1) / reduceChunkRows
+	part := make([]float64, nch*cols)
+	yd := dy.Data[:dy.Len()]
+	sum := func(c int) {
+		p := part[c*cols : (c+1)*cols]
+		for i := c * reduceChunkRows; i < min((c+1)*reduceChunkRows, dy.Rows); i++ {
+			r := yd[i*cols : (i+1)*cols]
+			p = p[:len(r)]
+			for j, v := range r {
+				p[j] += float64(v)
+			}
+		}
+	}
+	if dy.Len() < minWork {
+		for c := 0; c < nch; c++ {
+			sum(c)
+		}
+	} else {
+		d.parallelChunks(nch, sum)
+	}
+	out := db.Data[:cols]
+	for j := range out {
+		var s float64
+		for c := 0; c < nch; c++ {
+			s += part[c*cols+j]
+		}
+		out[j] = float32(s)
+	}
+}
+
+// Relu sets y = max(x, 0); y may be x. NaN inputs stay NaN.
+func (d *Device) Relu(y, x *tensor.Tensor) {
+	mustSame("Relu", y, x)
+	xd, yd := x.Data[:x.Len()], y.Data[:y.Len()]
+	d.each(len(xd), func(lo, hi int) {
+		xs, ys := xd[lo:hi], yd[lo:hi]
+		ys = ys[:len(xs)]
+		for i, v := range xs {
+			if v < 0 {
+				v = 0
+			}
+			ys[i] = v
+		}
+	})
+}
+
+// ReluBackward sets dx = dy where y > 0, else 0; dx may be dy.
+func (d *Device) ReluBackward(dx, dy, y *tensor.Tensor) {
+	mustSame("ReluBackward", dx, dy)
+	mustSame("ReluBackward", dy, y)
+	xd, gd, yd := dx.Data[:dx.Len()], dy.Data[:dy.Len()], y.Data[:y.Len()]
+	d.each(len(xd), func(lo, hi int) {
+		xs, gs, ys := xd[lo:hi], gd[lo:hi], yd[lo:hi]
+		gs, ys = gs[:len(xs)], ys[:len(xs)]
+		for i := range xs {
+			if ys[i] > 0 {
+				xs[i] = gs[i]
+			} else {
+				xs[i] = 0
+			}
+		}
+	})
+}
+
+// DropoutChunkRows is the number of mask rows drawn from one generator:
+// rows [c*DropoutChunkRows, (c+1)*DropoutChunkRows) use the generator seeded
+// with rng.Mix(seed, c), so the mask depends only on the seed and the shape.
+const DropoutChunkRows = 64
+
+// DropoutMask fills mask with 0 (probability p) or 1/(1-p), drawn
+// deterministically from seed (independently of the thread count). p <= 0
+// gives all ones, p >= 1 all zeros.
+func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
+	md := mask.Data[:mask.Len()]
+	if p <= 0 || p >= 1 {
+		var v float32
+		if p <= 0 {
+			v = 1
+		}
+		d.each(len(md), func(lo, hi int) {
+			for i := range md[lo:hi] {
+				md[lo+i] = v
+			}
+		})
+		return
+	}
+	cols := mask.Cols
+	keep := 1 / (1 - p)
+	// Compare 24-bit integers: u < p exactly as r.Float32() < p would.
+	thresh := uint32(float64(p) * (1 << 24))
+	if float32(thresh)/(1<<24) < p {
+		thresh++
+	}
+	nch := (mask.Rows + DropoutChunkRows - 1) / DropoutChunkRows
+	gen := func(c int) {
+		var r rng.Rand
+		r.Seed(rng.Mix(seed, uint64(c)))
+		lo, hi := c*DropoutChunkRows*cols, min((c+1)*DropoutChunkRows, mask.Rows)*cols
+		m := md[lo:hi]
+		i := 0
+		// Two 24-bit draws per 64-bit word.
+		for ; i+2 <= len(m); i += 2 {
+			u := r.Uint64()
+			m[i], m[i+1] = keep, keep
+			if uint32(u>>40) < thresh {
+				m[i] = 0
+			}
+			if uint32(u>>16)&(1<<24-1) < thresh {
+				m[i+1] = 0
+			}
+		}
+		if i < len(m) {
+			m[i] = keep
+			if uint32(r.Uint64()>>40) < thresh {
+				m[i] = 0
+			}
+		}
+	}
+	if len(md) < minWork {
+		for c := 0; c < nch; c++ {
+			gen(c)
+		}
+		return
+	}
+	d.parallelChunks(nch, gen)
+}
+
+// Mul sets dst = a ⊙ b elementwise; dst may alias a or b.
+func (d *Device) Mul(dst, a, b *tensor.Tensor) {
+	mustSame("Mul", dst, a)
+	mustSame("Mul", a, b)
+	od, ad, bd := dst.Data[:dst.Len()], a.Data[:a.Len()], b.Data[:b.Len()]
+	d.each(len(od), func(lo, hi int) {
+		os, as, bs := od[lo:hi], ad[lo:hi], bd[lo:hi]
+		as, bs = as[:len(os)], bs[:len(os)]
+		for i := range os {
+			os[i] = as[i] * bs[i]
+		}
+	})
+}
+
+// Add sets dst = a + b elementwise; dst may alias a or b.
+func (d *Device) Add(dst, a, b *tensor.Tensor) {
+	mustSame("Add", dst, a)
+	mustSame("Add", a, b)
+	od, ad, bd := dst.Data[:dst.Len()], a.Data[:a.Len()], b.Data[:b.Len()]
+	d.each(len(od), func(lo, hi int) {
+		os, as, bs := od[lo:hi], ad[lo:hi], bd[lo:hi]
+		as, bs = as[:len(os)], bs[:len(os)]
+		for i := range os {
+			os[i] = as[i] + bs[i]
+		}
+	})
+}
+
+// Axpy sets y += alpha*x.
+func (d *Device) Axpy(alpha float32, x, y *tensor.Tensor) {
+	mustSame("Axpy", x, y)
+	xd, yd := x.Data[:x.Len()], y.Data[:y.Len()]
+	d.each(len(xd), func(lo, hi int) { axpyVec(alpha, xd[lo:hi], yd[lo:hi]) })
+}
+
+// Scale sets x *= alpha.
+func (d *Device) Scale(alpha float32, x *tensor.Tensor) {
+	xd := x.Data[:x.Len()]
+	d.each(len(xd), func(lo, hi int) { scaleVec(alpha, xd[lo:hi]) })
+}

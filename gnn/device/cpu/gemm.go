@@ -1,0 +1,308 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+)
+
+// Cache blocking of the packed gemm (Goto/BLIS loop order): a kc×nc panel
+// of op(B) is packed once and reused by every mc×kc block of op(A), which
+// is packed to stay in L2 while the micro-kernel streams kc×nr slivers of B
+// from L1.
+const (
+	gemmKC = 256
+	gemmMC = 96
+	gemmNC = 1024
+)
+
+// microKernel computes C[0:mr, 0:nr] += Apanel·Bpanel where a holds kc
+// columns of mr packed values, b holds kc rows of nr packed values and C's
+// rows are ldc apart. The sum over kc starts from zero and is added to C
+// at the end, so the result does not depend on how C was partitioned.
+type microKernel struct {
+	name   string
+	mr, nr int
+	fn     func(kc int, a, b, c []float32, ldc int)
+}
+
+// goKernel is the portable register-tiled micro-kernel.
+var goKernel = microKernel{name: "go4x4", mr: 4, nr: 4, fn: kernelGo4x4}
+
+// activeKernel is the micro-kernel Gemm uses; an assembly kernel replaces
+// goKernel at init where the CPU supports it.
+var activeKernel = goKernel
+
+// GemmKernel names the micro-kernel Gemm uses on this machine.
+func GemmKernel() string { return activeKernel.name }
+
+// gemmOp describes C = alpha*op(A)*op(B) + C over row-major storage.
+type gemmOp struct {
+	transA, transB bool
+	m, n, k        int
+	alpha          float32
+	a              []float32
+	lda            int
+	b              []float32
+	ldb            int
+	c              []float32
+	ldc            int
+}
+
+// Gemm computes C = alpha*op(A)*op(B) + beta*C, where op transposes when the
+// flag is set. With beta == 0 the old C is ignored (NaNs included); with
+// alpha == 0 or an empty inner dimension only the beta scaling happens.
+// Work is split over output tiles, never the inner dimension, so every
+// element of C is summed in the same order whatever the thread count.
+func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, beta float32, c *tensor.Tensor) {
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	kb, n := b.Rows, b.Cols
+	if transB {
+		kb, n = n, kb
+	}
+	if kb != k || c.Rows != m || c.Cols != n {
+		panic(fmt.Sprintf("cpu: Gemm: op(A) %dx%d, op(B) %dx%d, C %s", m, k, kb, n, c.Shape()))
+	}
+	op := gemmOp{
+		transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
+		a: a.Data[:a.Len()], lda: a.Cols,
+		b: b.Data[:b.Len()], ldb: b.Cols,
+		c: c.Data[:c.Len()], ldc: c.Cols,
+	}
+	d.gemm(&op, beta, activeKernel)
+}
+
+func (d *Device) gemm(op *gemmOp, beta float32, kern microKernel) {
+	m, n, k := op.m, op.n, op.k
+	cd := op.c
+	switch {
+	case beta == 0:
+		d.zero(cd)
+	case beta != 1:
+		d.each(len(cd), func(lo, hi int) { scaleVec(beta, cd[lo:hi]) })
+	}
+	if m == 0 || n == 0 || k == 0 || op.alpha == 0 {
+		return
+	}
+	mt, nt := gemmGrid(m, n, k, d.threads, kern)
+	rowsPer := roundUp((m+mt-1)/mt, kern.mr)
+	colsPer := roundUp((n+nt-1)/nt, kern.nr)
+	mt = (m + rowsPer - 1) / rowsPer
+	nt = (n + colsPer - 1) / colsPer
+	task := func(t int) {
+		i0, j0 := (t/nt)*rowsPer, (t%nt)*colsPer
+		ws := getWorkspace(kern)
+		gemmBlock(op, i0, min(i0+rowsPer, m), j0, min(j0+colsPer, n), kern, ws)
+		putWorkspace(ws)
+	}
+	d.parallelChunks(mt*nt, task)
+}
+
+// gemmGrid chooses an mt×nt grid of output tiles: about four per thread for
+// load balancing, none under a few MFLOP, shaped to minimize packing (each
+// tile packs k×(its rows + its columns)).
+func gemmGrid(m, n, k, threads int, kern microKernel) (mt, nt int) {
+	flops := 2 * float64(m) * float64(n) * float64(k)
+	tasks := 4 * threads
+	if threads <= 1 {
+		tasks = 1
+	}
+	if lim := int(flops / gemmTaskFlops); lim < tasks {
+		tasks = max(lim, 1)
+	}
+	maxM := (m + kern.mr - 1) / kern.mr
+	maxN := (n + kern.nr - 1) / kern.nr
+	mt = int(math.Round(math.Sqrt(float64(tasks) * float64(m) / float64(n))))
+	mt = min(max(mt, 1), tasks, maxM)
+	nt = min(max(tasks/mt, 1), maxN)
+	return mt, nt
+}
+
+// gemmTaskFlops is the least work worth a task of its own (a variable so
+// tests can split small products).
+var gemmTaskFlops float64 = 4 << 20
+
+func roundUp(x, to int) int { return (x + to - 1) / to * to }
+
+// workspace holds one worker's packing buffers.
+type workspace struct {
+	ap, bp, tmp []float32
+	pool        *sync.Pool
+}
+
+var workspaces = map[string]*sync.Pool{}
+var workspacesMu sync.Mutex
+
+func getWorkspace(kern microKernel) *workspace {
+	workspacesMu.Lock()
+	p := workspaces[kern.name]
+	if p == nil {
+		mr, nr := kern.mr, kern.nr
+		p = &sync.Pool{New: func() any {
+			return &workspace{
+				ap:  make([]float32, roundUp(gemmMC, mr)*gemmKC),
+				bp:  make([]float32, roundUp(gemmNC, nr)*gemmKC),
+				tmp: make([]float32, mr*nr),
+			}
+		}}
+		workspaces[kern.name] = p
+	}
+	workspacesMu.Unlock()
+	ws := p.Get().(*workspace)
+	ws.pool = p
+	return ws
+}
+
+func putWorkspace(ws *workspace) { ws.pool.Put(ws) }
+
+// gemmBlock computes rows [i0, i1) × columns [j0, j1) of C += alpha*op(A)*op(B)
+// on the calling goroutine.
+func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) {
+	mr, nr := kern.mr, kern.nr
+	for jc := j0; jc < j1; jc += gemmNC {
+		nc := min(gemmNC, j1-jc)
+		for pc := 0; pc < op.k; pc += gemmKC {
+			kc := min(gemmKC, op.k-pc)
+			packB(op, ws.bp, pc, kc, jc, nc, nr)
+			for ic := i0; ic < i1; ic += gemmMC {
+				mc := min(gemmMC, i1-ic)
+				packA(op, ws.ap, ic, mc, pc, kc, mr)
+				for jr := 0; jr < nc; jr += nr {
+					nrr := min(nr, nc-jr)
+					bpan := ws.bp[jr*kc : (jr+nr)*kc]
+					for ir := 0; ir < mc; ir += mr {
+						mrr := min(mr, mc-ir)
+						apan := ws.ap[ir*kc : (ir+mr)*kc]
+						off := (ic+ir)*op.ldc + jc + jr
+						if mrr == mr && nrr == nr {
+							kern.fn(kc, apan, bpan, op.c[off:], op.ldc)
+							continue
+						}
+						tmp := ws.tmp
+						clear(tmp)
+						kern.fn(kc, apan, bpan, tmp, nr)
+						for r := 0; r < mrr; r++ {
+							addVec(tmp[r*nr:r*nr+nrr], op.c[off+r*op.ldc:off+r*op.ldc+nrr])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packA packs alpha*op(A)[ic:ic+mc, pc:pc+kc] into panels of mr rows: panel
+// q holds, for each p, the mr values of column p (rows past mc are zero).
+func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
+	alpha := op.alpha
+	for ir := 0; ir < mc; ir += mr {
+		pan := dst[ir*kc : (ir+mr)*kc]
+		rows := min(mr, mc-ir)
+		if rows < mr {
+			clear(pan)
+		}
+		for r := 0; r < rows; r++ {
+			i := ic + ir + r
+			if op.transA {
+				// op(A)(i, p) = a[p*lda + i]
+				src := op.a[pc*op.lda+i:]
+				for p := 0; p < kc; p++ {
+					pan[p*mr+r] = alpha * src[p*op.lda]
+				}
+			} else {
+				src := op.a[i*op.lda+pc : i*op.lda+pc+kc]
+				for p, v := range src {
+					pan[p*mr+r] = alpha * v
+				}
+			}
+		}
+	}
+}
+
+// packB packs op(B)[pc:pc+kc, jc:jc+nc] into panels of nr columns: panel q
+// holds, for each p, the nr values of row p (columns past nc are zero).
+func packB(op *gemmOp, dst []float32, pc, kc, jc, nc, nr int) {
+	for jr := 0; jr < nc; jr += nr {
+		pan := dst[jr*kc : (jr+nr)*kc]
+		cols := min(nr, nc-jr)
+		if cols < nr {
+			clear(pan)
+		}
+		if op.transB {
+			// op(B)(p, j) = b[j*ldb + p]
+			for cc := 0; cc < cols; cc++ {
+				j := jc + jr + cc
+				src := op.b[j*op.ldb+pc : j*op.ldb+pc+kc]
+				for p, v := range src {
+					pan[p*nr+cc] = v
+				}
+			}
+		} else {
+			for p := 0; p < kc; p++ {
+				src := op.b[(pc+p)*op.ldb+jc+jr : (pc+p)*op.ldb+jc+jr+cols]
+				copy(pan[p*nr:p*nr+cols], src)
+			}
+		}
+	}
+}
+
+// kernelGo4x4 is the pure-Go micro-kernel: a 4×4 tile of accumulators held
+// in locals over the packed panels.
+func kernelGo4x4(kc int, a, b, c []float32, ldc int) {
+	var c00, c01, c02, c03 float32
+	var c10, c11, c12, c13 float32
+	var c20, c21, c22, c23 float32
+	var c30, c31, c32, c33 float32
+	a = a[:4*kc]
+	b = b[:4*kc]
+	for p := 0; p+4 <= len(a); p += 4 {
+		aa := a[p : p+4 : p+4]
+		bb := b[p : p+4 : p+4]
+		b0, b1, b2, b3 := bb[0], bb[1], bb[2], bb[3]
+		a0 := aa[0]
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c02 += a0 * b2
+		c03 += a0 * b3
+		a1 := aa[1]
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c12 += a1 * b2
+		c13 += a1 * b3
+		a2 := aa[2]
+		c20 += a2 * b0
+		c21 += a2 * b1
+		c22 += a2 * b2
+		c23 += a2 * b3
+		a3 := aa[3]
+		c30 += a3 * b0
+		c31 += a3 * b1
+		c32 += a3 * b2
+		c33 += a3 * b3
+	}
+	r := c[0:4:4]
+	r[0] += c00
+	r[1] += c01
+	r[2] += c02
+	r[3] += c03
+	r = c[ldc : ldc+4 : ldc+4]
+	r[0] += c10
+	r[1] += c11
+	r[2] += c12
+	r[3] += c13
+	r = c[2*ldc : 2*ldc+4 : 2*ldc+4]
+	r[0] += c20
+	r[1] += c21
+	r[2] += c22
+	r[3] += c23
+	r = c[3*ldc : 3*ldc+4 : 3*ldc+4]
+	r[0] += c30
+	r[1] += c31
+	r[2] += c32
+	r[3] += c33
+}
