@@ -29,7 +29,7 @@ type microKernel struct {
 }
 
 // goKernel is the portable register-tiled micro-kernel.
-var goKernel = microKernel{name: "go4x4", mr: 4, nr: 4, fn: kernelGo4x4}
+var goKernel = microKernel{name: "go2x4", mr: 2, nr: 4, fn: kernelGo2x4}
 
 // activeKernel is the micro-kernel Gemm uses; an assembly kernel replaces
 // goKernel at init where the CPU supports it.
@@ -251,39 +251,27 @@ func packB(op *gemmOp, dst []float32, pc, kc, jc, nc, nr int) {
 	}
 }
 
-// kernelGo4x4 is the pure-Go micro-kernel: a 4×4 tile of accumulators held
-// in locals over the packed panels.
-func kernelGo4x4(kc int, a, b, c []float32, ldc int) {
+// kernelGo2x4 is the pure-Go micro-kernel: a 2×4 tile of accumulators
+// held in locals over the packed panels. (Wider tiles make the compiler
+// spill accumulators to the stack and run slower.)
+func kernelGo2x4(kc int, a, b, c []float32, ldc int) {
 	var c00, c01, c02, c03 float32
 	var c10, c11, c12, c13 float32
-	var c20, c21, c22, c23 float32
-	var c30, c31, c32, c33 float32
-	a = a[:4*kc]
+	a = a[:2*kc]
 	b = b[:4*kc]
-	for p := 0; p+4 <= len(a); p += 4 {
-		aa := a[p : p+4 : p+4]
-		bb := b[p : p+4 : p+4]
+	for p := 0; p < kc; p++ {
+		aa := a[2*p : 2*p+2 : 2*p+2]
+		bb := b[4*p : 4*p+4 : 4*p+4]
+		a0, a1 := aa[0], aa[1]
 		b0, b1, b2, b3 := bb[0], bb[1], bb[2], bb[3]
-		a0 := aa[0]
 		c00 += a0 * b0
 		c01 += a0 * b1
 		c02 += a0 * b2
 		c03 += a0 * b3
-		a1 := aa[1]
 		c10 += a1 * b0
 		c11 += a1 * b1
 		c12 += a1 * b2
 		c13 += a1 * b3
-		a2 := aa[2]
-		c20 += a2 * b0
-		c21 += a2 * b1
-		c22 += a2 * b2
-		c23 += a2 * b3
-		a3 := aa[3]
-		c30 += a3 * b0
-		c31 += a3 * b1
-		c32 += a3 * b2
-		c33 += a3 * b3
 	}
 	r := c[0:4:4]
 	r[0] += c00
@@ -295,14 +283,4 @@ func kernelGo4x4(kc int, a, b, c []float32, ldc int) {
 	r[1] += c11
 	r[2] += c12
 	r[3] += c13
-	r = c[2*ldc : 2*ldc+4 : 2*ldc+4]
-	r[0] += c20
-	r[1] += c21
-	r[2] += c22
-	r[3] += c23
-	r = c[3*ldc : 3*ldc+4 : 3*ldc+4]
-	r[0] += c30
-	r[1] += c31
-	r[2] += c32
-	r[3] += c33
 }
