@@ -1,0 +1,375 @@
+package profile
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+)
+
+// TopLevel reports whether a stage name is one of the top-level pipeline
+// stages counted in T_stages: sample, transfer, train and eval. Children of
+// train (forward, backward, step) and the auxiliary stages (history.pull,
+// history.push, cache, guard), which run nested inside the top-level ones,
+// are not counted, so no time is counted twice.
+func TopLevel(name string) bool {
+	switch name {
+	case StageSample, StageTransfer, StageTrain, StageEval:
+		return true
+	}
+	return false
+}
+
+// Summary is the aggregation of one run's events. Times are in seconds.
+//
+// Definitions (all over span events; a span covers [start, start+dur)):
+//
+//   - wall time = max(start+dur) − min(start) over all spans.
+//   - data wait = total duration of `wait` spans, plus `sample` and
+//     `transfer` spans that ran on lane `compute` (the baseline prepares data
+//     on the trainer itself, so that time is waiting for data too).
+//   - T_stages = total duration of top-level stage spans (sample, transfer,
+//     train, eval) on all lanes.
+//   - overlap = T_stages / wall time (1.0 = strictly sequential, higher =
+//     stages ran concurrently).
+//   - T_compute = total duration of top-level stage spans on lane `compute`
+//     other than `sample` and `transfer`, i.e. its `train` and `eval` spans:
+//     the trainer's own work, which cannot overlap with itself. (`wait` is
+//     not work; forward/backward/step and history.*, cache, guard nest inside
+//     train and would count twice.)
+//   - ideal = max(T_compute, T_stages / C), C = the cores of run_start's
+//     host (1 if absent): the shortest wall time the same work could take.
+//   - efficiency = ideal / wall time, at most 1 (0 without spans).
+//   - epoch e's wall time = from the first span of epoch e's training (the
+//     earliest start of any span with epoch e, on any lane, other than eval
+//     spans and spans on lane `eval`) to the end of the last `train` span of
+//     epoch e on lane `compute`. Epochs without such a train span are not
+//     listed. Epoch times may overlap when samplers prefetch the next epoch.
+//   - epoch spread: min, median, max, mean and the sample standard deviation
+//     (n−1) of the epoch wall times.
+type Summary struct {
+	Status  string `json:"status,omitempty"` // from run_end; empty while running
+	Error   string `json:"error,omitempty"`  // from run_end
+	Run     string `json:"run,omitempty"`    // from run_start
+	Variant string `json:"variant,omitempty"`
+	Cores   int    `json:"cores"` // C: from run_start's host, 1 if absent
+
+	Events int64            `json:"events"` // events added
+	Counts map[string]int64 `json:"counts"` // events by type
+
+	Stages map[string]float64 `json:"stages_s"` // total seconds per span name (all names, all lanes; children separately)
+	Lanes  map[string]float64 `json:"lanes_s"`  // busy seconds per lane: top-level stage spans on it
+
+	WallS      float64 `json:"wall_s"`
+	DataWaitS  float64 `json:"data_wait_s"`
+	StagesS    float64 `json:"stages_total_s"` // T_stages
+	ComputeS   float64 `json:"compute_s"`      // T_compute
+	IdealS     float64 `json:"ideal_s"`
+	Overlap    float64 `json:"overlap"`
+	Efficiency float64 `json:"efficiency"`
+
+	Batches    int64       `json:"batches"` // train spans on lane compute
+	Epochs     []EpochTime `json:"epochs"`
+	EpochStats EpochStats  `json:"epoch_stats"`
+
+	Metrics map[string]float64 `json:"metrics"` // last value per metric name (may be NaN)
+
+	PeakBytes   int64   `json:"peak_bytes"`   // max mem peak
+	BudgetBytes int64   `json:"budget_bytes"` // last mem budget
+	StaleMean   float64 `json:"stale_mean"`   // mean of stale events' means
+	StaleMax    float64 `json:"stale_max"`    // max of stale events' max
+}
+
+// Stage returns the total seconds of spans named name (0 if none).
+func (s *Summary) Stage(name string) float64 { return s.Stages[name] }
+
+// EpochTime is one epoch's wall time.
+type EpochTime struct {
+	Epoch   int     `json:"epoch"`
+	WallS   float64 `json:"wall_s"`
+	Batches int     `json:"batches"` // train spans of the epoch on lane compute
+}
+
+// EpochStats is the spread of epoch wall times, in seconds.
+type EpochStats struct {
+	N       int     `json:"n"`
+	MeanS   float64 `json:"mean_s"`
+	MinS    float64 `json:"min_s"`
+	MedianS float64 `json:"median_s"`
+	MaxS    float64 `json:"max_s"`
+	StdS    float64 `json:"std_s"` // sample standard deviation (n−1); 0 for one epoch
+}
+
+// Aggregator computes a Summary incrementally: Add every event in journal
+// order, call Summary at any time. A live tail and a finished journal fed
+// through it give the same numbers. It is not safe for concurrent use.
+type Aggregator struct {
+	events int64
+	counts map[string]int64
+	stages map[string]int64 // ns per span name
+	lanes  map[string]int64 // ns of top-level spans per lane
+
+	hasSpan   bool
+	minStart  int64
+	maxEnd    int64
+	dataWait  int64
+	stagesNs  int64
+	computeNs int64
+	batches   int64
+	epochs    map[int]*epochAcc
+	metrics   map[string]float64
+	cores     int
+	status    string
+	errMsg    string
+	run       string
+	variant   string
+	peak      int64
+	budget    int64
+	staleSum  float64
+	staleN    int64
+	staleMax  float64
+}
+
+type epochAcc struct {
+	first    int64
+	hasFirst bool
+	end      int64
+	hasTrain bool
+	batches  int
+}
+
+// NewAggregator returns an empty Aggregator.
+func NewAggregator() *Aggregator {
+	return &Aggregator{
+		counts:  map[string]int64{},
+		stages:  map[string]int64{},
+		lanes:   map[string]int64{},
+		epochs:  map[int]*epochAcc{},
+		metrics: map[string]float64{},
+	}
+}
+
+// Add folds one event into the aggregation.
+func (a *Aggregator) Add(e Event) { a.add(&e) }
+
+// AddAll folds events in order.
+func (a *Aggregator) AddAll(evs []Event) {
+	for i := range evs {
+		a.add(&evs[i])
+	}
+}
+
+func (a *Aggregator) add(e *Event) {
+	a.events++
+	a.counts[e.T]++
+	switch e.T {
+	case TypeSpan:
+		a.span(e)
+	case TypeMetric:
+		a.metrics[e.Name] = e.Value
+	case TypeMem:
+		a.peak = max(a.peak, e.Peak)
+		if e.Budget > 0 {
+			a.budget = e.Budget
+		}
+	case TypeStale:
+		if !math.IsNaN(e.Mean) && !math.IsInf(e.Mean, 0) {
+			a.staleSum += e.Mean
+			a.staleN++
+		}
+		if !math.IsNaN(e.Max) && !math.IsInf(e.Max, 0) {
+			a.staleMax = max(a.staleMax, e.Max)
+		}
+	case TypeRunStart:
+		a.run, a.variant = e.Run, e.Variant
+		if e.Host != nil && e.Host.Cores > 0 {
+			a.cores = e.Host.Cores
+		}
+	case TypeRunEnd:
+		a.status, a.errMsg = e.Status, e.Error
+	}
+}
+
+func (a *Aggregator) span(e *Event) {
+	dur := max(e.Dur, 0)
+	end := e.Start + dur
+	if !a.hasSpan {
+		a.hasSpan, a.minStart, a.maxEnd = true, e.Start, end
+	} else {
+		a.minStart = min(a.minStart, e.Start)
+		a.maxEnd = max(a.maxEnd, end)
+	}
+	a.stages[e.Name] += dur
+	compute := e.Lane == LaneCompute
+	switch e.Name {
+	case StageWait:
+		a.dataWait += dur
+	case StageSample, StageTransfer:
+		if compute {
+			a.dataWait += dur
+		}
+	}
+	if TopLevel(e.Name) {
+		a.stagesNs += dur
+		a.lanes[e.Lane] += dur
+		if compute && e.Name != StageSample && e.Name != StageTransfer {
+			a.computeNs += dur
+		}
+	}
+	if e.Name == StageEval || e.Lane == LaneEval {
+		return
+	}
+	ep := a.epochs[e.Epoch]
+	if ep == nil {
+		ep = &epochAcc{}
+		a.epochs[e.Epoch] = ep
+	}
+	if !ep.hasFirst || e.Start < ep.first {
+		ep.first, ep.hasFirst = e.Start, true
+	}
+	if e.Name == StageTrain && compute {
+		a.batches++
+		ep.batches++
+		if !ep.hasTrain || end > ep.end {
+			ep.end, ep.hasTrain = end, true
+		}
+	}
+}
+
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// Summary returns the aggregation of the events added so far. The maps are
+// fresh copies.
+func (a *Aggregator) Summary() Summary {
+	s := Summary{
+		Status: a.status, Error: a.errMsg, Run: a.run, Variant: a.variant,
+		Cores:     max(a.cores, 1),
+		Events:    a.events,
+		Counts:    make(map[string]int64, len(a.counts)),
+		Stages:    make(map[string]float64, len(a.stages)),
+		Lanes:     make(map[string]float64, len(a.lanes)),
+		Metrics:   make(map[string]float64, len(a.metrics)),
+		DataWaitS: seconds(a.dataWait),
+		StagesS:   seconds(a.stagesNs),
+		ComputeS:  seconds(a.computeNs),
+		Batches:   a.batches,
+		PeakBytes: a.peak, BudgetBytes: a.budget, StaleMax: a.staleMax,
+	}
+	for k, v := range a.counts {
+		s.Counts[k] = v
+	}
+	for k, v := range a.stages {
+		s.Stages[k] = seconds(v)
+	}
+	for k, v := range a.lanes {
+		s.Lanes[k] = seconds(v)
+	}
+	for k, v := range a.metrics {
+		s.Metrics[k] = v
+	}
+	if a.staleN > 0 {
+		s.StaleMean = a.staleSum / float64(a.staleN)
+	}
+	if a.hasSpan {
+		wall := a.maxEnd - a.minStart
+		s.WallS = seconds(wall)
+		ideal := max(float64(a.computeNs), float64(a.stagesNs)/float64(s.Cores))
+		s.IdealS = ideal / 1e9
+		if wall > 0 {
+			s.Overlap = float64(a.stagesNs) / float64(wall)
+			s.Efficiency = min(ideal/float64(wall), 1)
+		}
+	}
+	s.Epochs = []EpochTime{}
+	for ep, acc := range a.epochs {
+		if acc.hasTrain && acc.hasFirst {
+			s.Epochs = append(s.Epochs, EpochTime{Epoch: ep, WallS: seconds(acc.end - acc.first), Batches: acc.batches})
+		}
+	}
+	slices.SortFunc(s.Epochs, func(x, y EpochTime) int { return x.Epoch - y.Epoch })
+	s.EpochStats = epochStats(s.Epochs)
+	return s
+}
+
+func epochStats(epochs []EpochTime) EpochStats {
+	n := len(epochs)
+	if n == 0 {
+		return EpochStats{}
+	}
+	w := make([]float64, n)
+	sum := 0.0
+	for i, e := range epochs {
+		w[i] = e.WallS
+		sum += e.WallS
+	}
+	slices.Sort(w)
+	st := EpochStats{N: n, MinS: w[0], MaxS: w[n-1], MeanS: sum / float64(n)}
+	if n%2 == 1 {
+		st.MedianS = w[n/2]
+	} else {
+		st.MedianS = (w[n/2-1] + w[n/2]) / 2
+	}
+	if n > 1 {
+		ss := 0.0
+		for _, x := range w {
+			ss += (x - st.MeanS) * (x - st.MeanS)
+		}
+		st.StdS = math.Sqrt(ss / float64(n-1))
+	}
+	return st
+}
+
+// Summarize aggregates a whole journal's events.
+func Summarize(evs []Event) Summary {
+	a := NewAggregator()
+	a.AddAll(evs)
+	return a.Summary()
+}
+
+// jsonFloat encodes non-finite values as "NaN", "Inf", "-Inf", like events.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) { return appendFloat(nil, float64(f)), nil }
+
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	d := decoder{b: b}
+	v, err := d.float()
+	if err != nil {
+		return err
+	}
+	*f = jsonFloat(v)
+	return nil
+}
+
+type summaryAlias Summary
+
+// MarshalJSON encodes the summary; metric values that are not finite (a
+// diverged loss) are written as "NaN", "Inf" or "-Inf".
+func (s Summary) MarshalJSON() ([]byte, error) {
+	m := make(map[string]jsonFloat, len(s.Metrics))
+	for k, v := range s.Metrics {
+		m[k] = jsonFloat(v)
+	}
+	return json.Marshal(struct {
+		summaryAlias
+		Metrics map[string]jsonFloat `json:"metrics"`
+	}{summaryAlias(s), m})
+}
+
+// UnmarshalJSON decodes what MarshalJSON wrote.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var v struct {
+		summaryAlias
+		Metrics map[string]jsonFloat `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Summary(v.summaryAlias)
+	if v.Metrics != nil {
+		s.Metrics = make(map[string]float64, len(v.Metrics))
+		for k, f := range v.Metrics {
+			s.Metrics[k] = float64(f)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,219 @@
+package profile
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+)
+
+const ms = int64(1e6)
+
+func span(name, lane string, epoch, batch int, from, to int64) Event {
+	return Event{T: TypeSpan, Name: name, Lane: lane, Epoch: epoch, Batch: batch, Start: from * ms, Dur: (to - from) * ms}
+}
+
+func runStart(cores int) Event {
+	e := Event{T: TypeRunStart, V: SchemaVersion, Run: "r", Variant: "v"}
+	if cores > 0 {
+		e.Host = &Host{Cores: cores}
+	}
+	return e
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s = %.12g, want %.12g", what, got, want)
+	}
+}
+
+// Baseline: everything on the trainer, one after the other.
+func TestSummaryBaselineSequential(t *testing.T) {
+	evs := []Event{
+		runStart(4),
+		span(StageSample, LaneCompute, 0, 0, 0, 10),
+		span(StageTransfer, LaneCompute, 0, 0, 10, 15),
+		span(StageTrain, LaneCompute, 0, 0, 15, 45),
+		span(StageForward, LaneCompute, 0, 0, 15, 25),
+		span(StageBackward, LaneCompute, 0, 0, 25, 40),
+		span(StageStep, LaneCompute, 0, 0, 40, 45),
+		{T: TypeMetric, Name: "loss", Epoch: 0, Batch: 0, Value: 2.0},
+		{T: TypeMem, Epoch: 0, Batch: 0, Peak: 900, Budget: 1000},
+		span(StageSample, LaneCompute, 0, 1, 45, 55),
+		span(StageTransfer, LaneCompute, 0, 1, 55, 60),
+		span(StageTrain, LaneCompute, 0, 1, 60, 90),
+		{T: TypeMetric, Name: "loss", Epoch: 0, Batch: 1, Value: 1.5},
+		{T: TypeMem, Epoch: 0, Batch: 1, Peak: 950, Budget: 1000},
+		span(StageEval, LaneCompute, 0, -1, 90, 110),
+		{T: TypeMetric, Name: "val_acc", Epoch: 0, Batch: -1, Value: 0.6},
+		{T: TypeRunEnd, Status: StatusOK},
+	}
+	s := Summarize(evs)
+	near(t, "wall", s.WallS, 0.110)
+	near(t, "sample", s.Stage(StageSample), 0.020)
+	near(t, "transfer", s.Stage(StageTransfer), 0.010)
+	near(t, "train", s.Stage(StageTrain), 0.060)
+	near(t, "forward", s.Stage(StageForward), 0.010)
+	near(t, "backward", s.Stage(StageBackward), 0.015)
+	near(t, "step", s.Stage(StageStep), 0.005)
+	near(t, "eval", s.Stage(StageEval), 0.020)
+	near(t, "data wait", s.DataWaitS, 0.030)
+	near(t, "T_stages", s.StagesS, 0.110)
+	near(t, "overlap", s.Overlap, 1.0)
+	near(t, "T_compute", s.ComputeS, 0.080)
+	near(t, "ideal", s.IdealS, 0.080) // max(80, 110/4)
+	near(t, "efficiency", s.Efficiency, 80.0/110)
+	if len(s.Epochs) != 1 || s.Epochs[0].Batches != 2 {
+		t.Fatalf("epochs %+v", s.Epochs)
+	}
+	near(t, "epoch 0", s.Epochs[0].WallS, 0.090) // first span 0 .. last train end 90
+	if s.Status != StatusOK || s.Cores != 4 || s.Batches != 2 || s.PeakBytes != 950 || s.BudgetBytes != 1000 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.Metrics["loss"] != 1.5 || s.Metrics["val_acc"] != 0.6 {
+		t.Errorf("metrics %v", s.Metrics)
+	}
+	if s.Counts[TypeSpan] != 10 || s.Counts[TypeMetric] != 3 || s.Counts[TypeMem] != 2 || s.Events != int64(len(evs)) {
+		t.Errorf("counts %v", s.Counts)
+	}
+	near(t, "lane compute", s.Lanes[LaneCompute], 0.110)
+}
+
+// Pipelined: two sampler workers and a copy stream feed the trainer; the
+// samplers start epoch 1 before epoch 0 finishes.
+func pipelined(cores int) []Event {
+	return []Event{
+		runStart(cores),
+		span(StageSample, SamplerLane(0), 0, 0, 0, 20),
+		span(StageSample, SamplerLane(1), 0, 1, 0, 20),
+		span(StageWait, LaneCompute, 0, 0, 0, 25),
+		span(StageTransfer, LaneCopy, 0, 0, 20, 25),
+		span(StageSample, SamplerLane(0), 0, 2, 20, 40),
+		span(StageSample, SamplerLane(1), 0, 3, 20, 40),
+		span(StageTrain, LaneCompute, 0, 0, 25, 45),
+		span(StageTransfer, LaneCopy, 0, 1, 40, 45),
+		span(StageTrain, LaneCompute, 0, 1, 45, 65),
+		span(StageTransfer, LaneCopy, 0, 2, 60, 65),
+		span(StageTrain, LaneCompute, 0, 2, 65, 85),
+		span(StageTransfer, LaneCopy, 0, 3, 80, 85),
+		span(StageSample, SamplerLane(0), 1, 0, 90, 110),
+		span(StageTrain, LaneCompute, 0, 3, 85, 105),
+		span(StageWait, LaneCompute, 1, 0, 105, 115),
+		span(StageTransfer, LaneCopy, 1, 0, 110, 115),
+		span(StageTrain, LaneCompute, 1, 0, 115, 135),
+	}
+}
+
+func TestSummaryPipelined(t *testing.T) {
+	s := Summarize(pipelined(2))
+	near(t, "wall", s.WallS, 0.135)
+	near(t, "sample", s.Stage(StageSample), 0.100)
+	near(t, "transfer", s.Stage(StageTransfer), 0.025)
+	near(t, "train", s.Stage(StageTrain), 0.100)
+	near(t, "wait", s.Stage(StageWait), 0.035)
+	near(t, "data wait", s.DataWaitS, 0.035) // only the wait spans
+	near(t, "T_stages", s.StagesS, 0.225)
+	near(t, "overlap", s.Overlap, 225.0/135)
+	near(t, "T_compute", s.ComputeS, 0.100)
+	near(t, "ideal", s.IdealS, 0.1125) // max(100, 225/2)
+	near(t, "efficiency", s.Efficiency, 112.5/135)
+	near(t, "lane sampler/0", s.Lanes[SamplerLane(0)], 0.060)
+	near(t, "lane copy", s.Lanes[LaneCopy], 0.025)
+	near(t, "lane compute", s.Lanes[LaneCompute], 0.100)
+	if len(s.Epochs) != 2 {
+		t.Fatalf("epochs %+v", s.Epochs)
+	}
+	near(t, "epoch 0", s.Epochs[0].WallS, 0.105) // 0 .. 105
+	near(t, "epoch 1", s.Epochs[1].WallS, 0.045) // sampler starts at 90 .. 135
+	st := s.EpochStats
+	if st.N != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	near(t, "mean", st.MeanS, 0.075)
+	near(t, "median", st.MedianS, 0.075)
+	near(t, "min", st.MinS, 0.045)
+	near(t, "max", st.MaxS, 0.105)
+	near(t, "std", st.StdS, math.Sqrt(2*0.030*0.030))
+
+	// without host cores, C = 1 and the ideal exceeds the wall: clamped
+	s1 := Summarize(pipelined(0))
+	if s1.Cores != 1 || s1.Efficiency != 1 {
+		t.Errorf("C=1: cores %d efficiency %v", s1.Cores, s1.Efficiency)
+	}
+}
+
+// Overlapped eval: epoch e's evaluation runs on its own lane while epoch
+// e+1 trains.
+func TestSummaryOverlappedEval(t *testing.T) {
+	evs := []Event{
+		runStart(8),
+		span(StageSample, SamplerLane(0), 0, 0, 0, 10),
+		span(StageWait, LaneCompute, 0, 0, 0, 10),
+		span(StageTrain, LaneCompute, 0, 0, 10, 40),
+		span(StageSample, SamplerLane(0), 1, 0, 40, 50),
+		span(StageEval, LaneEval, 0, -1, 40, 70),
+		span(StageWait, LaneCompute, 1, 0, 40, 50),
+		span(StageTrain, LaneCompute, 1, 0, 50, 80),
+		span(StageEval, LaneEval, 1, -1, 80, 110),
+	}
+	s := Summarize(evs)
+	near(t, "wall", s.WallS, 0.110)
+	near(t, "T_stages", s.StagesS, 0.140)
+	near(t, "overlap", s.Overlap, 140.0/110)
+	near(t, "data wait", s.DataWaitS, 0.020)
+	near(t, "T_compute", s.ComputeS, 0.060) // eval is on its own lane
+	near(t, "ideal", s.IdealS, 0.060)
+	near(t, "efficiency", s.Efficiency, 60.0/110)
+	if len(s.Epochs) != 2 {
+		t.Fatalf("epochs %+v", s.Epochs)
+	}
+	near(t, "epoch 0", s.Epochs[0].WallS, 0.040)
+	near(t, "epoch 1", s.Epochs[1].WallS, 0.040) // eval spans do not start an epoch
+	near(t, "std", s.EpochStats.StdS, 0)
+	near(t, "lane eval", s.Lanes[LaneEval], 0.060)
+	if s.Status != "" {
+		t.Errorf("status %q without run_end", s.Status)
+	}
+}
+
+// Summary can be taken at any point; feeding the rest later gives the same
+// result as aggregating everything at once (live tail == finished journal).
+func TestAggregatorIncremental(t *testing.T) {
+	evs := append(pipelined(2),
+		Event{T: TypeStale, Mean: 1, Max: 3}, Event{T: TypeStale, Mean: 2, Max: 5},
+		Event{T: TypeOOM, Action: ActionSplit}, Event{T: TypeRunEnd, Status: StatusOOM, Error: "x"})
+	a := NewAggregator()
+	for i, e := range evs {
+		a.Add(e)
+		if i%3 == 0 {
+			_ = a.Summary()
+		}
+	}
+	got, want := a.Summary(), Summarize(evs)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("incremental differs:\n%+v\n%+v", got, want)
+	}
+	if got.StaleMean != 1.5 || got.StaleMax != 5 || got.Counts[TypeOOM] != 1 || got.Status != StatusOOM || got.Error != "x" {
+		t.Errorf("summary %+v", got)
+	}
+	// JSON round trip of the summary
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, got) {
+		t.Errorf("summary JSON round trip: %v\n%+v\n%+v", err, back, got)
+	}
+}
+
+func TestSummaryEmpty(t *testing.T) {
+	s := NewAggregator().Summary()
+	if s.WallS != 0 || s.Efficiency != 0 || s.Overlap != 0 || s.Cores != 1 || s.Epochs == nil || s.EpochStats.N != 0 {
+		t.Errorf("empty summary %+v", s)
+	}
+	if _, err := json.Marshal(s); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,196 @@
+package profile
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// SchemaVersion is the version of the event schema written in run_start's "v".
+const SchemaVersion = 1
+
+// Event types (the "t" field).
+const (
+	TypeRunStart = "run_start" // first line of every journal
+	TypeSpan     = "span"      // one timed stage
+	TypeMem      = "mem"       // per-batch device memory
+	TypeGPU      = "gpu"       // device sample (NVML)
+	TypeOOM      = "oom"       // an allocation exceeded the budget
+	TypeStale    = "stale"     // staleness of pulled history rows
+	TypeHistErr  = "hist_err"  // error of histories against exact embeddings
+	TypeMetric   = "metric"    // loss, accuracy, learning rate, throughput
+	TypeRunEnd   = "run_end"   // last line of a finished journal
+)
+
+// Stage names (a span's "name"). New names are allowed; these are the ones
+// every view understands.
+const (
+	StageSample      = "sample"       // build a batch's blocks (top level)
+	StageTransfer    = "transfer"     // gather features and copy them to the device (top level)
+	StageTrain       = "train"        // one optimizer step on a batch (top level)
+	StageForward     = "forward"      // child of train
+	StageBackward    = "backward"     // child of train
+	StageStep        = "step"         // child of train: the optimizer update
+	StageEval        = "eval"         // evaluation (top level)
+	StageHistoryPull = "history.pull" // read historical embeddings
+	StageHistoryPush = "history.push" // write historical embeddings
+	StageCache       = "cache"        // feature cache lookups and fills
+	StageGuard       = "guard"        // memory guard: prediction, re-sampling, splitting, cutting
+	StageWait        = "wait"         // the trainer blocked waiting for a prepared batch
+)
+
+// Lanes (a span's "lane": where it ran). Sampler workers use SamplerLane(i).
+const (
+	LaneCompute = "compute" // the trainer's own thread / compute stream
+	LaneCopy    = "copy"    // the host-to-device copy stream
+	LaneEval    = "eval"    // the overlapped evaluator
+)
+
+// samplerLanes caches the first lane names so SamplerLane does not allocate.
+var samplerLanes = func() [64]string {
+	var a [64]string
+	for i := range a {
+		a[i] = "sampler/" + strconv.Itoa(i)
+	}
+	return a
+}()
+
+// SamplerLane returns the lane name of sampler worker i: "sampler/<i>".
+// It does not allocate for i < 64.
+func SamplerLane(i int) string {
+	if i >= 0 && i < len(samplerLanes) {
+		return samplerLanes[i]
+	}
+	return "sampler/" + strconv.Itoa(i)
+}
+
+// IsSamplerLane reports whether lane is a sampler worker's lane.
+func IsSamplerLane(lane string) bool {
+	return len(lane) > 8 && lane[:8] == "sampler/"
+}
+
+// Run statuses (run_end's "status").
+const (
+	StatusOK       = "ok"       // the run finished
+	StatusOOM      = "oom"      // the run stopped on an out-of-memory error
+	StatusFailed   = "failed"   // the run stopped on another error
+	StatusCrashed  = "crashed"  // no run_end and the process is gone (set by readers)
+	StatusCanceled = "canceled" // the run was canceled by the user
+)
+
+// OOM actions (oom's "action"): what the engine did about it.
+const (
+	ActionAbort     = "abort"     // the run stops
+	ActionSkip      = "skip"      // the batch was skipped
+	ActionResampled = "resampled" // the batch was sampled again
+	ActionSplit     = "split"     // the batch was split into smaller ones
+	ActionCut       = "cut"       // edges were dropped from the batch's blocks
+)
+
+// Memory phases (mem's "phase"), free-form; these are the usual ones.
+const (
+	PhaseTrain = "train"
+	PhaseEval  = "eval"
+)
+
+// Host describes the machine a run ran on (run_start's "host").
+type Host struct {
+	CPU      string `json:"cpu,omitempty"`      // CPU model name
+	Cores    int    `json:"cores,omitempty"`    // logical cores usable by the run
+	GPU      string `json:"gpu,omitempty"`      // device name, empty on CPU runs
+	Driver   string `json:"driver,omitempty"`   // GPU driver version
+	Go       string `json:"go,omitempty"`       // Go version of the writer
+	OS       string `json:"os,omitempty"`       // GOOS/GOARCH or a kernel string
+	Hostname string `json:"hostname,omitempty"` // host name
+}
+
+// Event is one journal line. T selects which fields are meaningful; the table
+// in DESIGN.md lists them per type. JSON field names are the schema's.
+//
+// Slices and raw JSON (Config, Attrs, Hist, Summary) are retained by
+// reference once recorded: do not modify them afterwards.
+type Event struct {
+	T string `json:"t"`
+
+	// run_start
+	V       int             `json:"v,omitempty"`       // schema version
+	Run     string          `json:"run,omitempty"`     // run name (unique in its session)
+	Session string          `json:"session,omitempty"` // session id
+	Variant string          `json:"variant,omitempty"` // variant name (baseline, optimized, ...)
+	Config  json.RawMessage `json:"config,omitempty"`  // the run's configuration, any JSON
+	Host    *Host           `json:"host,omitempty"`
+	Wall    string          `json:"wall,omitempty"` // wall-clock start, RFC 3339 with nanoseconds
+
+	// span (also: epoch, batch)
+	Name  string          `json:"name,omitempty"` // stage or metric name
+	Lane  string          `json:"lane,omitempty"`
+	Epoch int             `json:"epoch"`
+	Batch int             `json:"batch"`
+	Start int64           `json:"start"` // ns from run start
+	Dur   int64           `json:"dur"`   // ns
+	Attrs json.RawMessage `json:"attrs,omitempty"`
+
+	// mem (also: live, budget)
+	Phase     string `json:"phase,omitempty"`
+	Peak      int64  `json:"peak"`
+	Live      int64  `json:"live"`
+	Budget    int64  `json:"budget"`
+	Predicted int64  `json:"predicted"`
+
+	// gpu
+	Ts    int64   `json:"ts"` // ns from run start
+	Used  int64   `json:"used"`
+	Total int64   `json:"total"`
+	Util  float64 `json:"util"` // 0..1
+
+	// oom (also: epoch, batch, live, budget)
+	Requested int64  `json:"requested"`
+	Action    string `json:"action,omitempty"`
+
+	// stale, hist_err
+	Layer  int     `json:"layer"`
+	Mean   float64 `json:"mean"`
+	Max    float64 `json:"max"`
+	Hist   []int64 `json:"hist,omitempty"` // counts in age buckets 0, 1, 2-3, 4-7, ...
+	RelErr float64 `json:"rel_err"`
+
+	// metric
+	Value float64 `json:"value"`
+
+	// run_end
+	Status  string          `json:"status,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Summary json.RawMessage `json:"summary,omitempty"`
+}
+
+// End returns Start+Dur, the end of a span.
+func (e *Event) End() int64 { return e.Start + e.Dur }
+
+// WallTime parses the run_start wall-clock time.
+func (e *Event) WallTime() (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, e.Wall)
+}
+
+// MarshalJSON encodes e exactly as a journal line (without the newline).
+func (e Event) MarshalJSON() ([]byte, error) {
+	return AppendEvent(nil, &e), nil
+}
+
+// UnmarshalJSON decodes one event with DecodeEvent.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	return DecodeEvent(b, e)
+}
+
+// StaleBucket returns the index of the staleness histogram bucket of an age
+// in optimizer steps: 0 -> 0, 1 -> 1, 2-3 -> 2, 4-7 -> 3, ...
+func StaleBucket(age int64) int {
+	if age <= 0 {
+		return 0
+	}
+	b := 1
+	for age > 1 {
+		age >>= 1
+		b++
+	}
+	return b
+}

@@ -1,0 +1,434 @@
+package profile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Sink receives recorded events in batches, in recording order. It is called
+// from one goroutine at a time. The slice is only valid during the call.
+// sessions.JournalWriter implements it.
+type Sink interface {
+	// WriteEvents writes a batch of events (buffering is allowed).
+	WriteEvents(evs []Event) error
+	// Flush makes everything written so far durable enough to be read by
+	// another process (e.g. writes buffered bytes to the file).
+	Flush() error
+}
+
+// RecorderOptions tune a Recorder. The zero value gives the defaults.
+type RecorderOptions struct {
+	// FlushInterval is how often the background writer hands pending events
+	// to the sink and flushes it. Default 200 ms.
+	FlushInterval time.Duration
+	// BufferEvents is the capacity of each event buffer. Default 2048.
+	BufferEvents int
+	// Buffers is the number of buffers (one being filled, the others in
+	// flight to the sink). When all are in flight, recording blocks until
+	// the sink catches up rather than dropping events. Default 4, minimum 2.
+	Buffers int
+	// OnError, if set, is called (from the writer goroutine) with the first
+	// error the sink returns.
+	OnError func(error)
+}
+
+// Recorder collects events from any number of goroutines and hands them to a
+// Sink from a background goroutine. Recording a span does not allocate.
+//
+// A nil *Recorder is valid: every method does nothing (Now still tells
+// time), so code can be instrumented unconditionally.
+type Recorder struct {
+	sink     Sink
+	start    time.Time // monotonic origin of every event time
+	interval time.Duration
+	onError  func(error)
+
+	mu     sync.Mutex
+	spare  sync.Cond // signaled when a buffer returns to r.free
+	cur    []Event
+	free   [][]Event
+	closed bool
+
+	flushMu sync.Mutex // serializes Flush and Close
+	jobs    chan job
+	ack     chan error
+	done    chan struct{}
+
+	errMu sync.Mutex
+	err   error // first sink error
+
+	aggMu sync.Mutex
+	agg   *Aggregator // every event handed to the sink
+}
+
+type job struct {
+	evs   []Event // nil for a flush without pending events
+	flush bool
+	ack   bool
+	end   *endJob
+}
+
+type endJob struct {
+	status  string
+	err     error
+	summary any
+}
+
+// processStart is the time origin of a nil Recorder's Now.
+var processStart = time.Now()
+
+// NewRecorder starts a recorder writing to sink. Its clock starts now: every
+// time it reports is nanoseconds since this call. Close it to stop its
+// writer goroutine.
+func NewRecorder(sink Sink, opts RecorderOptions) *Recorder {
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = 200 * time.Millisecond
+	}
+	if opts.BufferEvents <= 0 {
+		opts.BufferEvents = 2048
+	}
+	if opts.Buffers < 2 {
+		opts.Buffers = 4
+	}
+	r := &Recorder{
+		sink:     sink,
+		start:    time.Now(),
+		interval: opts.FlushInterval,
+		onError:  opts.OnError,
+		jobs:     make(chan job, opts.Buffers+2),
+		ack:      make(chan error, 1),
+		done:     make(chan struct{}),
+		agg:      NewAggregator(),
+	}
+	r.spare.L = &r.mu
+	r.cur = make([]Event, 0, opts.BufferEvents)
+	for i := 1; i < opts.Buffers; i++ {
+		r.free = append(r.free, make([]Event, 0, opts.BufferEvents))
+	}
+	go r.writer()
+	return r
+}
+
+// Now returns nanoseconds since the recorder started, on the monotonic
+// clock. For a nil recorder it is time since the process started.
+func (r *Recorder) Now() int64 {
+	if r == nil {
+		return int64(time.Since(processStart))
+	}
+	return int64(time.Since(r.start))
+}
+
+// StartTime returns the wall-clock time the recorder's clock counts from.
+func (r *Recorder) StartTime() time.Time {
+	if r == nil {
+		return processStart
+	}
+	return r.start
+}
+
+// Span records one timed stage that started at start (from Now) and lasted
+// dur nanoseconds. It does not allocate.
+func (r *Recorder) Span(name, lane string, epoch, batch int, start, dur int64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if e := r.slotLocked(); e != nil {
+		*e = Event{T: TypeSpan, Name: name, Lane: lane, Epoch: epoch, Batch: batch, Start: start, Dur: dur}
+	}
+	r.mu.Unlock()
+}
+
+// SpanSince records a span from start (from Now) until now and returns now,
+// which can start the next span.
+func (r *Recorder) SpanSince(name, lane string, epoch, batch int, start int64) int64 {
+	if r == nil {
+		return 0
+	}
+	now := r.Now()
+	r.Span(name, lane, epoch, batch, start, now-start)
+	return now
+}
+
+// SpanAttrs records a span with attributes, a JSON object (see Attrs).
+func (r *Recorder) SpanAttrs(name, lane string, epoch, batch int, start, dur int64, attrs json.RawMessage) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if e := r.slotLocked(); e != nil {
+		*e = Event{T: TypeSpan, Name: name, Lane: lane, Epoch: epoch, Batch: batch, Start: start, Dur: dur, Attrs: attrs}
+	}
+	r.mu.Unlock()
+}
+
+// Mem records a batch's device memory: peak and live bytes, the budget and
+// the bytes the memory guard predicted (0 if none).
+func (r *Recorder) Mem(epoch, batch int, phase string, peak, live, budget, predicted int64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if e := r.slotLocked(); e != nil {
+		*e = Event{T: TypeMem, Epoch: epoch, Batch: batch, Phase: phase, Peak: peak, Live: live, Budget: budget, Predicted: predicted}
+	}
+	r.mu.Unlock()
+}
+
+// Metric records a named value (loss, val_acc, lr, ...). Use batch -1 for
+// per-epoch values by convention.
+func (r *Recorder) Metric(name string, epoch, batch int, value float64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if e := r.slotLocked(); e != nil {
+		*e = Event{T: TypeMetric, Name: name, Epoch: epoch, Batch: batch, Value: value}
+	}
+	r.mu.Unlock()
+}
+
+// Emit records any event as given (gpu, oom, stale, hist_err, ...).
+func (r *Recorder) Emit(e Event) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if p := r.slotLocked(); p != nil {
+		*p = e
+	}
+	r.mu.Unlock()
+}
+
+// RunStart records the run_start event: schema version, the wall-clock time
+// of the recorder's start, and what the run is.
+func (r *Recorder) RunStart(run, session, variant string, config json.RawMessage, host *Host) {
+	if r == nil {
+		return
+	}
+	r.Emit(Event{
+		T: TypeRunStart, V: SchemaVersion, Run: run, Session: session, Variant: variant,
+		Config: config, Host: host, Wall: r.start.UTC().Format(time.RFC3339Nano),
+	})
+}
+
+// slotLocked returns the next free slot of the current buffer, handing a
+// full buffer to the writer first. nil after Close. r.mu must be held.
+func (r *Recorder) slotLocked() *Event {
+	for len(r.cur) == cap(r.cur) {
+		if r.closed {
+			return nil
+		}
+		if len(r.free) == 0 {
+			r.spare.Wait() // every buffer is in flight: wait for the sink
+			continue
+		}
+		r.rotateLocked(false)
+	}
+	n := len(r.cur)
+	r.cur = r.cur[:n+1]
+	return &r.cur[n]
+}
+
+// rotateLocked sends the current buffer to the writer and takes a free one;
+// r.free must not be empty. Sending never blocks: at most one job per buffer
+// plus one flush or end job are ever queued.
+func (r *Recorder) rotateLocked(flush bool) {
+	full := r.cur
+	r.cur = r.free[len(r.free)-1]
+	r.free = r.free[:len(r.free)-1]
+	r.jobs <- job{evs: full, flush: flush}
+}
+
+// Flush hands everything recorded so far to the sink, flushes the sink and
+// returns once that is done, with the first error the sink ever returned.
+// Call it at every epoch's end; the background writer also flushes on its
+// own every FlushInterval.
+func (r *Recorder) Flush() error {
+	if r == nil {
+		return nil
+	}
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return r.Err()
+	}
+	var j job
+	if len(r.cur) > 0 {
+		for len(r.free) == 0 {
+			r.spare.Wait()
+		}
+		j.evs = r.cur
+		r.cur = r.free[len(r.free)-1]
+		r.free = r.free[:len(r.free)-1]
+	}
+	j.flush, j.ack = true, true
+	r.jobs <- j
+	r.mu.Unlock()
+	<-r.ack
+	return r.Err()
+}
+
+// Close records run_end with status, err's message and summary, hands
+// everything to the sink, flushes it and stops the writer. An empty status
+// is derived from err: nil gives ok, context.Canceled canceled, anything
+// else failed. A nil summary is replaced by the Summary of every recorded
+// event. Close does not close the sink (its owner does). It returns the
+// first sink error, or an error encoding the summary. Later calls return
+// the same error and record nothing.
+func (r *Recorder) Close(status string, err error, summary any) error {
+	if r == nil {
+		return nil
+	}
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return r.Err()
+	}
+	r.closed = true
+	r.spare.Broadcast() // recorders waiting for a buffer give up
+	j := job{evs: r.cur, flush: true, ack: true, end: &endJob{status: status, err: err, summary: summary}}
+	r.cur = nil
+	r.jobs <- j
+	r.mu.Unlock()
+	<-r.ack
+	<-r.done
+	return r.Err()
+}
+
+// Err returns the first error the sink returned, if any.
+func (r *Recorder) Err() error {
+	if r == nil {
+		return nil
+	}
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
+func (r *Recorder) setErr(err error) {
+	if err == nil {
+		return
+	}
+	r.errMu.Lock()
+	first := r.err == nil
+	if first {
+		r.err = err
+	}
+	r.errMu.Unlock()
+	if first && r.onError != nil {
+		r.onError(err)
+	}
+}
+
+// Summary returns the aggregation of every event handed to the sink so far
+// (everything recorded before the last flush).
+func (r *Recorder) Summary() Summary {
+	if r == nil {
+		return Summary{}
+	}
+	r.aggMu.Lock()
+	defer r.aggMu.Unlock()
+	return r.agg.Summary()
+}
+
+// writer is the background goroutine: it writes jobs in order, returns
+// buffers to the free list and flushes on a timer.
+func (r *Recorder) writer() {
+	defer close(r.done)
+	tick := time.NewTicker(r.interval)
+	defer tick.Stop()
+	dirty := false
+	for {
+		select {
+		case j := <-r.jobs:
+			if j.evs != nil {
+				r.write(j.evs)
+				dirty = true
+				r.mu.Lock()
+				if j.end == nil {
+					r.free = append(r.free, j.evs[:0])
+					r.spare.Broadcast()
+				}
+				r.mu.Unlock()
+			}
+			if j.end != nil {
+				r.writeEnd(j.end)
+				dirty = true
+			}
+			if j.flush && dirty {
+				r.setErr(r.sink.Flush())
+				dirty = false
+			}
+			if j.ack {
+				r.ack <- nil
+			}
+			if j.end != nil {
+				return
+			}
+		case <-tick.C:
+			r.mu.Lock()
+			if len(r.cur) > 0 && len(r.free) > 0 && !r.closed {
+				r.rotateLocked(true)
+				r.mu.Unlock()
+				continue // the job is next in the queue, after older ones
+			}
+			r.mu.Unlock()
+			if dirty {
+				r.setErr(r.sink.Flush())
+				dirty = false
+			}
+		}
+	}
+}
+
+func (r *Recorder) write(evs []Event) {
+	r.aggMu.Lock()
+	for i := range evs {
+		r.agg.add(&evs[i])
+	}
+	r.aggMu.Unlock()
+	r.setErr(r.sink.WriteEvents(evs))
+}
+
+func (r *Recorder) writeEnd(end *endJob) {
+	status := end.status
+	if status == "" {
+		switch {
+		case end.err == nil:
+			status = StatusOK
+		case errors.Is(end.err, context.Canceled):
+			status = StatusCanceled
+		default:
+			status = StatusFailed
+		}
+	}
+	e := Event{T: TypeRunEnd, Status: status}
+	if end.err != nil {
+		e.Error = end.err.Error()
+	}
+	summary := end.summary
+	if summary == nil {
+		r.aggMu.Lock()
+		s := r.agg.Summary()
+		r.aggMu.Unlock()
+		s.Status, s.Error = e.Status, e.Error
+		summary = s
+	}
+	if raw, ok := summary.(json.RawMessage); ok {
+		e.Summary = raw
+	} else if b, err := json.Marshal(summary); err != nil {
+		r.setErr(fmt.Errorf("encode run summary: %w", err))
+	} else {
+		e.Summary = b
+	}
+	r.write([]Event{e})
+}
