@@ -1,0 +1,319 @@
+package ogb
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// chunkSize is the amount of decompressed text handed to one parse job.
+const chunkSize = 1 << 20
+
+// textFile is one (optionally gzipped) CSV file being read.
+type textFile struct {
+	name string // shown in errors, e.g. "raw/edge.csv.gz"
+	path string
+}
+
+// lineError is a parse error at a line of a text file.
+type lineError struct {
+	line int64
+	msg  string
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// countingReader counts the bytes read through it, for progress reports.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+type job[T any] struct {
+	buf       []byte // owned buffer, returned to the pool after parsing
+	text      []byte // complete lines inside buf
+	firstLine int64
+	res       chan result[T]
+}
+
+type result[T any] struct {
+	val T
+	err error
+}
+
+// parseFile decompresses f (gzip when the name ends in .gz) and splits it
+// into chunks of whole lines, which workers parse concurrently with parse;
+// consume receives the results in file order. Line numbers start at 1.
+// progress (may be nil) gets the fraction of the file read so far.
+func parseFile[T any](f textFile, workers int, progress func(float64),
+	parse func(text []byte, firstLine int64) (T, error), consume func(T) error) error {
+	file, err := os.Open(f.path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	var size int64
+	if fi, err := file.Stat(); err == nil {
+		size = fi.Size()
+	}
+	cr := &countingReader{r: file}
+	var r io.Reader = cr
+	if len(f.path) > 3 && f.path[len(f.path)-3:] == ".gz" {
+		gz, err := gzip.NewReader(cr)
+		if err != nil {
+			return fmt.Errorf("not a valid gzip file: %w", err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	report := func() {
+		if progress != nil && size > 0 {
+			progress(min(1, float64(cr.n.Load())/float64(size)))
+		}
+	}
+	return parseStream(r, workers, report, parse, consume)
+}
+
+func parseStream[T any](r io.Reader, workers int, report func(),
+	parse func(text []byte, firstLine int64) (T, error), consume func(T) error) error {
+	workers = max(1, workers)
+	pool := make(chan []byte, 2*workers+2)
+	for range cap(pool) {
+		pool <- make([]byte, chunkSize)
+	}
+	jobs := make(chan *job[T], workers)
+	order := make(chan *job[T], 2*workers)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				v, err := parse(j.text, j.firstLine)
+				j.res <- result[T]{v, err}
+				pool <- j.buf[:cap(j.buf)]
+			}
+		}()
+	}
+	// Reader: fill a buffer, cut it after its last newline, carry the rest
+	// over to the next buffer.
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer close(order)
+		defer close(jobs)
+		line := int64(1)
+		var carry []byte
+		eof := false
+		for !eof {
+			var buf []byte
+			select {
+			case buf = <-pool:
+			case <-done:
+				return
+			}
+			if len(carry) > len(buf)/2 {
+				buf = make([]byte, 2*len(carry)+chunkSize) // a very long line
+			}
+			n := copy(buf, carry)
+			for n < len(buf) && !eof {
+				m, err := r.Read(buf[n:])
+				n += m
+				if err == io.EOF {
+					eof = true
+				} else if err != nil {
+					j := &job[T]{res: make(chan result[T], 1)}
+					j.res <- result[T]{err: fmt.Errorf("read error after line %d: %w", line, err)}
+					select {
+					case order <- j:
+					case <-done:
+					}
+					return
+				}
+			}
+			text := buf[:n]
+			carry = nil
+			if !eof {
+				cut := bytes.LastIndexByte(text, '\n')
+				if cut < 0 { // no newline in a full buffer: grow it
+					carry = append([]byte(nil), text...)
+					pool <- buf
+					continue
+				}
+				carry = append(carry[:0:0], text[cut+1:]...)
+				text = text[:cut+1]
+			}
+			j := &job[T]{buf: buf, text: text, firstLine: line, res: make(chan result[T], 1)}
+			line += int64(bytes.Count(text, []byte{'\n'}))
+			select {
+			case order <- j:
+			case <-done:
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-done:
+				return
+			}
+		}
+	}()
+	var firstErr error
+	for j := range order {
+		if firstErr != nil {
+			continue // j may never reach a worker; do not wait for it
+		}
+		res := <-j.res
+		if res.err == nil {
+			res.err = consume(res.val)
+		}
+		if res.err != nil {
+			firstErr = res.err
+			close(done)
+		}
+		report()
+	}
+	wg.Wait()
+	<-readerDone // the reader no longer touches r when parseStream returns
+	return firstErr
+}
+
+// nextLine splits off the first line of text (without its "\n" or "\r\n").
+func nextLine(text []byte) (line, rest []byte) {
+	i := bytes.IndexByte(text, '\n')
+	if i < 0 {
+		line, rest = text, nil
+	} else {
+		line, rest = text[:i], text[i+1:]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, rest
+}
+
+// blank reports whether a line holds only spaces or tabs.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+var errBadNumber = errors.New("bad number")
+
+// parseInt parses a decimal integer (optional sign, surrounding spaces).
+func parseInt(b []byte) (int64, error) {
+	b = bytes.TrimSpace(b)
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		if len(b) > 18 {
+			if v, err := strconv.ParseInt(string(b), 10, 64); err == nil { // rare: very long
+				if neg {
+					v = -v
+				}
+				return v, nil
+			}
+		}
+		return 0, errBadNumber
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, errBadNumber
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+var pow10f32 = [...]float32{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// parseFloat32 parses a decimal float. Plain numbers with at most 7
+// significant digits (the usual content of OGB feature files) take an exact
+// fast path: mantissa and power of ten are both exact float32 values, so one
+// division rounds correctly. Anything else goes through strconv.
+func parseFloat32(b []byte) (float32, error) {
+	b = bytes.TrimSpace(b)
+	s := b
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var mant uint32
+	digits, frac := 0, 0
+	seenDot, ok := false, len(s) > 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			if mant == 0 && c == '0' && !seenDot {
+				continue // leading zeros
+			}
+			if mant == 0 && c == '0' {
+				frac++
+				continue
+			}
+			digits++
+			mant = mant*10 + uint32(c-'0')
+			if seenDot {
+				frac++
+			}
+		case c == '.' && !seenDot:
+			seenDot = true
+		default:
+			ok = false
+		}
+		if !ok || digits > 7 {
+			ok = false
+			break
+		}
+	}
+	if ok && frac < len(pow10f32) && (len(s) > 1 || s[0] != '.') {
+		v := float32(mant) / pow10f32[frac]
+		if neg {
+			v = -v
+		}
+		return v, nil
+	}
+	v, err := strconv.ParseFloat(string(b), 32)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return float32(v), nil // ±Inf or 0 like NumPy
+		}
+		return 0, errBadNumber
+	}
+	return float32(v), nil
+}
+
+// checkID converts a parsed node id, checking it against n nodes (n < 0:
+// unknown yet, only the int32 range is checked).
+func checkID(v int64, n int) (int32, bool) {
+	if v < 0 || v > math.MaxInt32-1 || (n >= 0 && v >= int64(n)) {
+		return 0, false
+	}
+	return int32(v), true
+}
