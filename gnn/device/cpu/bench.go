@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gnnscope/gnnscope/gnn/rng"
@@ -18,6 +19,12 @@ type GemmResult struct {
 	PerOp          time.Duration // median time of one product
 	GFLOPS         float64       // 2·M·N·K / PerOp
 	GFLOPSPerCore  float64       // GFLOPS / Threads
+	// CPUTime is the median CPU time of one product (all threads), and
+	// GFLOPSPerCPUSecond the work done per second of CPU actually received:
+	// on a shared machine, where threads wait for a core, it estimates the
+	// per-core rate of an unloaded one (0 where CPU time is unavailable).
+	CPUTime            time.Duration
+	GFLOPSPerCPUSecond float64
 }
 
 // String formats the result on one line.
@@ -29,8 +36,8 @@ func (r GemmResult) String() string {
 	if r.TransB {
 		tb = "ᵀ"
 	}
-	return fmt.Sprintf("gemm A%s·B%s %dx%dx%d threads=%d kernel=%s: %v/op, %.1f GFLOP/s (%.1f per core)",
-		ta, tb, r.M, r.K, r.N, r.Threads, r.Kernel, r.PerOp, r.GFLOPS, r.GFLOPSPerCore)
+	return fmt.Sprintf("gemm A%s·B%s %dx%dx%d threads=%d kernel=%s: %v/op, %.1f GFLOP/s (%.1f per core, %.1f per CPU-second)",
+		ta, tb, r.M, r.K, r.N, r.Threads, r.Kernel, r.PerOp, r.GFLOPS, r.GFLOPSPerCore, r.GFLOPSPerCPUSecond)
 }
 
 // BenchGemm measures C = A·B with A m×k and B k×n (no transposes) on a
@@ -61,10 +68,16 @@ func BenchGemmOp(transA, transB bool, m, k, n, threads int, minTime time.Duratio
 	defer d.Free(b)
 	defer d.Free(c)
 	d.Gemm(transA, transB, 1, a, b, 0, c) // warm up
-	iters, per := timeMedian(minTime, func() { d.Gemm(transA, transB, 1, a, b, 0, c) })
-	gf := 2 * float64(m) * float64(n) * float64(k) / per.Seconds() / 1e9
-	return GemmResult{M: m, K: k, N: n, TransA: transA, TransB: transB, Threads: d.threads,
-		Kernel: GemmKernel(), Iters: iters, PerOp: per, GFLOPS: gf, GFLOPSPerCore: gf / float64(d.threads)}
+	tm := timeMedian(minTime, func() { d.Gemm(transA, transB, 1, a, b, 0, c) })
+	flops := 2 * float64(m) * float64(n) * float64(k)
+	gf := flops / tm.wall.Seconds() / 1e9
+	res := GemmResult{M: m, K: k, N: n, TransA: transA, TransB: transB, Threads: d.threads,
+		Kernel: GemmKernel(), Iters: tm.runs, PerOp: tm.wall, GFLOPS: gf, GFLOPSPerCore: gf / float64(d.threads)}
+	if tm.cpu > 0 {
+		res.CPUTime = tm.cpu
+		res.GFLOPSPerCPUSecond = flops / tm.cpu.Seconds() / 1e9
+	}
+	return res
 }
 
 // GatherResult compares row-gather bandwidth with memcpy bandwidth.
@@ -72,18 +85,24 @@ type GatherResult struct {
 	Rows, Cols  int // host feature matrix
 	N           int // rows gathered per operation
 	Threads     int
-	Bytes       int64   // bytes gathered (and copied) per operation
-	GatherGBps  float64 // GatherHost with uniformly random indices
-	MemcpyGBps  float64 // copy() of Bytes between large buffers, same threads
-	Ratio       float64 // GatherGBps / MemcpyGBps
-	GatherPerOp time.Duration
-	MemcpyPerOp time.Duration
+	Bytes       int64         // bytes gathered (and copied) per operation
+	GatherGBps  float64       // GatherHost with uniformly random indices
+	MemcpyGBps  float64       // copy() of Bytes between large buffers, same threads
+	Ratio       float64       // GatherGBps / MemcpyGBps
+	GatherPerOp time.Duration // median wall-clock time of one gather
+	MemcpyPerOp time.Duration // median wall-clock time of one copy
+	// The same figures per second of CPU time received (bytes /
+	// (CPU time / Threads)): on a shared machine they estimate the rates of
+	// an unloaded one (0 where CPU time is unavailable).
+	GatherBusyGBps float64
+	MemcpyBusyGBps float64
+	BusyRatio      float64
 }
 
 // String formats the result on one line.
 func (r GatherResult) String() string {
-	return fmt.Sprintf("gather %d of %dx%d rows threads=%d: %.2f GB/s, memcpy %.2f GB/s, ratio %.2f",
-		r.N, r.Rows, r.Cols, r.Threads, r.GatherGBps, r.MemcpyGBps, r.Ratio)
+	return fmt.Sprintf("gather %d of %dx%d rows threads=%d: %.2f GB/s, memcpy %.2f GB/s, ratio %.2f (per CPU-second: %.2f / %.2f GB/s, ratio %.2f)",
+		r.N, r.Rows, r.Cols, r.Threads, r.GatherGBps, r.MemcpyGBps, r.Ratio, r.GatherBusyGBps, r.MemcpyBusyGBps, r.BusyRatio)
 }
 
 // BenchGather measures GatherHost of n random rows from a rows×cols host
@@ -109,24 +128,32 @@ func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult
 	}
 	defer d.Free(dst)
 	bytes := int64(n) * int64(cols) * 4
-	d.GatherHost(dst, src, idx)
-	gi, gper := timeMedian(minTime, func() { d.GatherHost(dst, src, idx) })
-	_ = gi
-	src = nil
-	// memcpy: copy between two buffers of the same size as dst (both
-	// larger than the caches for the sizes this is meant for).
+	// memcpy: copy between two buffers as large as dst (both larger than
+	// the caches for the sizes this is meant for). The two are timed in
+	// alternation so that both see the same load on a shared machine.
 	from := make([]float32, n*cols)
 	for i := range from {
 		from[i] = 1
 	}
-	to := dst.Data
+	to := make([]float32, n*cols)
+	d.GatherHost(dst, src, idx)
 	d.copy(to, from)
-	_, mper := timeMedian(minTime, func() { d.copy(to, from) })
+	ts := timeInterleaved(minTime,
+		func() { d.GatherHost(dst, src, idx) },
+		func() { d.copy(to, from) })
+	g, mc := ts[0], ts[1]
+	gb := float64(bytes) / 1e9
 	res := GatherResult{Rows: rows, Cols: cols, N: n, Threads: d.threads, Bytes: bytes,
-		GatherPerOp: gper, MemcpyPerOp: mper,
-		GatherGBps: float64(bytes) / gper.Seconds() / 1e9,
-		MemcpyGBps: float64(bytes) / mper.Seconds() / 1e9}
+		GatherPerOp: g.wall, MemcpyPerOp: mc.wall,
+		GatherGBps: gb / g.wall.Seconds(),
+		MemcpyGBps: gb / mc.wall.Seconds()}
 	res.Ratio = res.GatherGBps / res.MemcpyGBps
+	if g.cpu > 0 && mc.cpu > 0 {
+		th := float64(d.threads)
+		res.GatherBusyGBps = gb / (g.cpu.Seconds() / th)
+		res.MemcpyBusyGBps = gb / (mc.cpu.Seconds() / th)
+		res.BusyRatio = res.GatherBusyGBps / res.MemcpyBusyGBps
+	}
 	return res
 }
 
@@ -141,21 +168,42 @@ func benchTensor(d *Device, r *rng.Rand, rows, cols int) *tensor.Tensor {
 	return t
 }
 
+// timing is the median wall-clock and CPU time of repeated runs.
+type timing struct {
+	runs int
+	wall time.Duration // median wall-clock time of one run
+	cpu  time.Duration // median CPU time of one run (0 if unknown)
+}
+
 // timeMedian runs fn repeatedly for at least minTime (and at least 3
-// times) and returns the number of runs and the median duration.
-func timeMedian(minTime time.Duration, fn func()) (int, time.Duration) {
-	var ds []time.Duration
+// times) and returns the medians of its wall-clock and CPU times.
+func timeMedian(minTime time.Duration, fn func()) timing {
+	return timeInterleaved(minTime, fn)[0]
+}
+
+// timeInterleaved runs fns in turn, round after round, for at least
+// minTime (and at least 3 rounds) and returns each one's medians.
+func timeInterleaved(minTime time.Duration, fns ...func()) []timing {
+	walls := make([][]time.Duration, len(fns))
+	cpus := make([][]time.Duration, len(fns))
 	start := time.Now()
-	for len(ds) < 3 || time.Since(start) < minTime {
-		t0 := time.Now()
-		fn()
-		ds = append(ds, time.Since(t0))
-	}
-	// insertion sort: few samples
-	for i := 1; i < len(ds); i++ {
-		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
-			ds[j], ds[j-1] = ds[j-1], ds[j]
+	for r := 0; r < 3 || time.Since(start) < minTime; r++ {
+		for i, fn := range fns {
+			c0, t0 := processCPUTime(), time.Now()
+			fn()
+			walls[i] = append(walls[i], time.Since(t0))
+			cpus[i] = append(cpus[i], processCPUTime()-c0)
 		}
 	}
-	return len(ds), ds[len(ds)/2]
+	out := make([]timing, len(fns))
+	for i := range fns {
+		out[i] = timing{runs: len(walls[i]), wall: median(walls[i]), cpu: median(cpus[i])}
+	}
+	return out
+}
+
+func median(ds []time.Duration) time.Duration {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }

@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gnnscope/gnnscope/gnn/rng"
 )
@@ -41,13 +42,21 @@ func BenchmarkGemm(b *testing.B) {
 					c := benchTensor(d, r, s.m, s.n)
 					op := gemmOp{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k, alpha: 1,
 						a: a.Data, lda: a.Cols, b: bb.Data, ldb: bb.Cols, c: c.Data, ldc: c.Cols}
+					d.gemm(&op, 0, kern)
 					b.ResetTimer()
+					c0 := processCPUTime()
 					for b.Loop() {
 						d.gemm(&op, 0, kern)
 					}
+					cpu := processCPUTime() - c0
 					flops := 2 * float64(s.m) * float64(s.n) * float64(s.k) * float64(b.N)
 					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9/float64(th), "GFLOP/s/core")
+					if cpu > 0 {
+						// Work per second of CPU received: on a shared machine it
+						// estimates the per-core rate of an unloaded one.
+						b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+					}
 				})
 			}
 		}
@@ -60,11 +69,12 @@ func BenchmarkGather(b *testing.B) {
 		b.Run(fmt.Sprintf("threads=%d", th), func(b *testing.B) {
 			var res GatherResult
 			for b.Loop() {
-				res = BenchGather(rows, cols, n, th, 0)
+				res = BenchGather(rows, cols, n, th, time.Second)
 			}
 			b.ReportMetric(res.GatherGBps, "gather-GB/s")
 			b.ReportMetric(res.MemcpyGBps, "memcpy-GB/s")
 			b.ReportMetric(res.Ratio, "ratio")
+			b.ReportMetric(res.BusyRatio, "cpu-ratio")
 		})
 	}
 }

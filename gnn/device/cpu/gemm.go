@@ -3,6 +3,8 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"sync"
 
 	"github.com/gnnscope/gnnscope/gnn/tensor"
@@ -31,12 +33,44 @@ type microKernel struct {
 // goKernel is the portable register-tiled micro-kernel.
 var goKernel = microKernel{name: "go2x4", mr: 2, nr: 4, fn: kernelGo2x4}
 
-// activeKernel is the micro-kernel Gemm uses; an assembly kernel replaces
-// goKernel at init where the CPU supports it.
-var activeKernel = goKernel
+// availableKernels lists the micro-kernels this CPU runs, fastest first;
+// assembly kernels are prepended at init where the CPU supports them.
+var availableKernels = []microKernel{goKernel}
+
+// activeKernel is the micro-kernel Gemm uses, chosen on first use.
+var activeKernel microKernel
+
+var chooseKernel sync.Once
+
+// kernel returns the micro-kernel Gemm uses: the fastest available, or the
+// first whose name starts with $GNNSCOPE_GEMM_KERNEL (e.g. "go", "avx2").
+func kernel() microKernel {
+	chooseKernel.Do(func() {
+		activeKernel = availableKernels[0]
+		if want := os.Getenv("GNNSCOPE_GEMM_KERNEL"); want != "" {
+			for _, k := range availableKernels {
+				if strings.HasPrefix(k.name, want) {
+					activeKernel = k
+					break
+				}
+			}
+		}
+	})
+	return activeKernel
+}
 
 // GemmKernel names the micro-kernel Gemm uses on this machine.
-func GemmKernel() string { return activeKernel.name }
+func GemmKernel() string { return kernel().name }
+
+// GemmKernels names every micro-kernel this machine can run, fastest first
+// (GNNSCOPE_GEMM_KERNEL selects one by name prefix).
+func GemmKernels() []string {
+	names := make([]string, len(availableKernels))
+	for i, k := range availableKernels {
+		names[i] = k.name
+	}
+	return names
+}
 
 // gemmOp describes C = alpha*op(A)*op(B) + C over row-major storage.
 type gemmOp struct {
@@ -74,7 +108,7 @@ func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, b
 		b: b.Data[:b.Len()], ldb: b.Cols,
 		c: c.Data[:c.Len()], ldc: c.Cols,
 	}
-	d.gemm(&op, beta, activeKernel)
+	d.gemm(&op, beta, kernel())
 }
 
 func (d *Device) gemm(op *gemmOp, beta float32, kern microKernel) {
@@ -206,19 +240,23 @@ func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
 		if rows < mr {
 			clear(pan)
 		}
+		if op.transA {
+			// op(A)(i, p) = a[p*lda + i]: rows of a are columns of op(A),
+			// so each p copies a contiguous run of rows values.
+			for p := 0; p < kc; p++ {
+				src := op.a[(pc+p)*op.lda+ic+ir : (pc+p)*op.lda+ic+ir+rows]
+				out := pan[p*mr : p*mr+rows]
+				for r, v := range src {
+					out[r] = alpha * v
+				}
+			}
+			continue
+		}
 		for r := 0; r < rows; r++ {
 			i := ic + ir + r
-			if op.transA {
-				// op(A)(i, p) = a[p*lda + i]
-				src := op.a[pc*op.lda+i:]
-				for p := 0; p < kc; p++ {
-					pan[p*mr+r] = alpha * src[p*op.lda]
-				}
-			} else {
-				src := op.a[i*op.lda+pc : i*op.lda+pc+kc]
-				for p, v := range src {
-					pan[p*mr+r] = alpha * v
-				}
+			src := op.a[i*op.lda+pc : i*op.lda+pc+kc]
+			for p, v := range src {
+				pan[p*mr+r] = alpha * v
 			}
 		}
 	}

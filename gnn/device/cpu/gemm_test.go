@@ -51,13 +51,8 @@ var gemmShapes = [][3]int{
 	{200, 17, 520}, {301, 130, 70},
 }
 
-func kernelsUnderTest() []microKernel {
-	ks := []microKernel{goKernel}
-	if activeKernel.name != goKernel.name {
-		ks = append(ks, activeKernel)
-	}
-	return ks
-}
+// kernelsUnderTest are all the micro-kernels this machine runs.
+func kernelsUnderTest() []microKernel { return availableKernels }
 
 // splitSmall makes even tiny products split into several tasks.
 func splitSmall(t *testing.T) {

@@ -1,16 +1,15 @@
 package cpu
 
-import "os"
-
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
 
-// hasAVX2FMA reports whether the CPU and the OS support AVX2 and FMA3
-// (CPUID feature bits plus the OS saving the YMM state, as XGETBV says).
-func hasAVX2FMA() bool {
+// cpuFeatures reports whether the CPU and the OS support AVX2 with FMA3
+// and AVX-512F: CPUID feature bits, plus XGETBV saying the OS saves the
+// YMM (and opmask/ZMM) register state.
+func cpuFeatures() (avx2fma, avx512 bool) {
 	maxID, _, _, _ := cpuid(0, 0)
 	if maxID < 7 {
-		return false
+		return false, false
 	}
 	_, _, ecx1, _ := cpuid(1, 0)
 	const (
@@ -19,13 +18,16 @@ func hasAVX2FMA() bool {
 		avx     = 1 << 28
 	)
 	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
+		return false, false
 	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled
-		return false
+	xcr0, _ := xgetbv()
+	if xcr0&0x6 != 0x6 { // XMM and YMM state
+		return false, false
 	}
 	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0 // AVX2
+	avx2fma = ebx7&(1<<5) != 0
+	avx512 = avx2fma && ebx7&(1<<16) != 0 && xcr0&0xe0 == 0xe0 // AVX512F; opmask, ZMM0-15 upper, ZMM16-31
+	return avx2fma, avx512
 }
 
 // kernelAVX2 computes a 6×16 tile with 12 YMM accumulators and FMA.
@@ -43,11 +45,35 @@ func kernelAVX2Checked(kc int, a, b, c []float32, ldc int) {
 	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc)
 }
 
-var avx2Kernel = microKernel{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked}
+// kernelAVX512 computes a 12×32 tile with 24 ZMM accumulators and FMA.
+//
+//go:noescape
+func kernelAVX512(kc int, a, b, c *float32, ldc int)
+
+func kernelAVX512Checked(kc int, a, b, c []float32, ldc int) {
+	if kc <= 0 {
+		return
+	}
+	_ = a[12*kc-1]
+	_ = b[32*kc-1]
+	_ = c[11*ldc+31]
+	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc)
+}
 
 func init() {
-	// GNNSCOPE_PUREGO=1 forces the portable kernel (for comparisons).
-	if hasAVX2FMA() && os.Getenv("GNNSCOPE_PUREGO") == "" {
-		activeKernel = avx2Kernel
+	avx2fma, avx512 := cpuFeatures()
+	if avx2fma {
+		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked}}, availableKernels...)
+	}
+	if avx512 {
+		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked}}, availableKernels...)
 	}
 }
+
+// prefetchLines asks the CPU to start loading the cache lines of the n > 0
+// floats at p (it never faults, whatever p points to).
+//
+//go:noescape
+func prefetchLines(p *float32, n int)
+
+const hasPrefetch = true

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package cpu
+
+import "time"
+
+// processCPUTime is not available on this platform.
+func processCPUTime() time.Duration { return 0 }

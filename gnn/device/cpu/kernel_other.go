@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package cpu
+
+const hasPrefetch = false
+
+func prefetchLines(p *float32, n int) {}
