@@ -25,13 +25,20 @@ type BenchResult struct {
 	EdgesPerSec        float64
 	EdgesPerSecPerCore float64
 	BatchesPerSec      float64
+	// CPUTime is the process CPU time (user + system, all threads) used
+	// while measuring, and EdgesPerCPUSec is Edges / CPUTime: the per-core
+	// rate, unaffected by other processes competing for the cores (though
+	// not by their use of shared caches). Both are 0 where the platform
+	// does not report CPU time.
+	CPUTime        time.Duration
+	EdgesPerCPUSec float64
 }
 
 // String formats the result on one line.
 func (r BenchResult) String() string {
-	return fmt.Sprintf("fanouts %v batch %d workers %d: %d batches, %d edges in %v: %.2f M edges/s (%.2f M/s per core), %.1f batches/s",
+	return fmt.Sprintf("fanouts %v batch %d workers %d: %d batches, %d edges in %v: %.2f M edges/s (%.2f M/s per core, %.2f M per CPU-second), %.1f batches/s",
 		r.Fanouts, r.BatchSize, r.Workers, r.Batches, r.Edges, r.Elapsed.Round(time.Millisecond),
-		r.EdgesPerSec/1e6, r.EdgesPerSecPerCore/1e6, r.BatchesPerSec)
+		r.EdgesPerSec/1e6, r.EdgesPerSecPerCore/1e6, r.EdgesPerCPUSec/1e6, r.BatchesPerSec)
 }
 
 // BenchSampling measures neighbor-sampling throughput: it streams shuffled
@@ -66,6 +73,7 @@ func BenchSampling(g *graph.CSR, train []int32, fanouts []int, batchSize, worker
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	cpu0, cpuOK := processCPU()
 	start := time.Now()
 	for epoch := 0; ; epoch++ {
 		batches, err := Batches(train, batchSize, seed, epoch, true)
@@ -93,6 +101,10 @@ func BenchSampling(g *graph.CSR, train []int32, fanouts []int, batchSize, worker
 		if done {
 			break
 		}
+	}
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		res.CPUTime = cpu1 - cpu0
+		res.EdgesPerCPUSec = float64(res.Edges) / res.CPUTime.Seconds()
 	}
 	sec := res.Elapsed.Seconds()
 	res.EdgesPerSec = float64(res.Edges) / sec

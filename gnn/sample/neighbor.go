@@ -3,6 +3,7 @@ package sample
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/gnnscope/gnnscope/gnn/graph"
@@ -169,46 +170,87 @@ const maxInlineHops = 8
 // hop samples the neighbors of local nodes [0, numDst) with fanout k,
 // appending one block's rows to s.indptr and s.edges and new nodes to
 // s.nodes. This is the sampler's hot loop.
+//
+// It is bound by memory latency: per destination a cache miss on the row
+// pointers, per sampled edge one on the row entry and one on the stamp
+// array, each depending on the one before. Done edge by edge, the processor
+// waits for most of them in turn. So the work runs in passes whose loop
+// iterations are independent, which lets the processor keep many misses in
+// flight (about 3x faster on a products-sized graph):
+//  1. gather the row extents of all destinations;
+//  2. draw the sampled positions of all rows (no memory misses), then
+//     gather the entries at those positions (global ids);
+//  3. in chunks: touch the stamps of the chunk's ids (a pure gather that
+//     brings them into cache), then map them to local ids in order,
+//     assigning new ones.
 func (w *Worker) hop(numDst, k int) {
 	s := w.s
 	indptr, indices := w.n.g.Indptr, w.n.g.Indices
-	mark, gen := s.mark, s.gen
-	nodes, edges, rows := s.nodes, s.edges, s.indptr
-	base := len(edges)
-	rows = append(rows, 0)
-	for i := 0; i < numDst; i++ {
-		v := nodes[i]
-		row := indices[indptr[v]:indptr[v+1]]
-		if k < 0 || len(row) <= k {
-			for _, u := range row {
-				m := mark[u]
-				if m>>32 == gen {
-					edges = append(edges, int32(uint32(m)))
-					continue
-				}
-				l := int32(len(nodes))
-				mark[u] = gen<<32 | uint64(uint32(l))
-				nodes = append(nodes, u)
-				edges = append(edges, l)
+
+	// Pass 1: row extents.
+	if cap(s.start) < numDst {
+		s.start = make([]int64, numDst+numDst/4)
+		s.deg = make([]int32, numDst+numDst/4)
+	}
+	start, deg := s.start[:numDst], s.deg[:numDst]
+	for i, v := range s.nodes[:numDst] {
+		a := indptr[v]
+		start[i] = a
+		deg[i] = int32(indptr[v+1] - a)
+	}
+
+	// Pass 2: positions in Indices and the block's row pointers, then the
+	// entries at those positions.
+	pos := s.pos[:0]
+	rows := append(s.indptr, 0)
+	for i := range start {
+		a, d := start[i], int(deg[i])
+		if k < 0 || d <= k {
+			for p := range int64(d) {
+				pos = append(pos, a+p)
 			}
 		} else {
-			for _, p := range s.choose(&w.r, len(row), k) {
-				u := row[p]
-				m := mark[u]
-				if m>>32 == gen {
-					edges = append(edges, int32(uint32(m)))
-					continue
-				}
-				l := int32(len(nodes))
-				mark[u] = gen<<32 | uint64(uint32(l))
-				nodes = append(nodes, u)
-				edges = append(edges, l)
+			for _, p := range s.choose(&w.r, d, k) {
+				pos = append(pos, a+int64(p))
 			}
 		}
-		rows = append(rows, int64(len(edges)-base))
+		rows = append(rows, int64(len(pos)))
 	}
-	s.nodes, s.edges, s.indptr = nodes, edges, rows
+	gids := slices.Grow(s.gids[:0], len(pos))[:len(pos)]
+	for j, p := range pos {
+		gids[j] = indices[p]
+	}
+	s.pos, s.gids, s.indptr = pos, gids, rows
+
+	// Pass 3: global to local ids.
+	mark, gen := s.mark, s.gen
+	nodes, edges := s.nodes, s.edges
+	var sink uint64
+	for lo := 0; lo < len(gids); lo += touchChunk {
+		chunk := gids[lo:min(lo+touchChunk, len(gids))]
+		for _, u := range chunk {
+			sink += mark[u]
+		}
+		for _, u := range chunk {
+			m := mark[u]
+			if m>>32 == gen {
+				edges = append(edges, int32(uint32(m)))
+				continue
+			}
+			l := int32(len(nodes))
+			mark[u] = gen<<32 | uint64(uint32(l))
+			nodes = append(nodes, u)
+			edges = append(edges, l)
+		}
+	}
+	s.sink += sink // keeps the touching loads
+	s.nodes, s.edges = nodes, edges
 }
+
+// touchChunk is the number of stamps hop touches ahead of using them: big
+// enough for many misses in flight, small enough (32 KiB of cache lines) to
+// stay in cache until used.
+const touchChunk = 512
 
 // batch copies the blocks built in s into a Batch that owns its memory
 // (four allocations whatever the number of layers). dim holds numDst,

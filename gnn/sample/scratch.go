@@ -21,6 +21,11 @@ type Scratch struct {
 	nodes  []int32 // global ids in local order (targets first)
 	edges  []int32 // local source ids of the blocks being built
 	indptr []int64 // row pointers of the blocks being built (each block's own, starting at 0)
+	start  []int64 // row starts of a hop's destinations
+	deg    []int32 // row lengths of a hop's destinations
+	pos    []int64 // positions in the graph's Indices sampled in a hop
+	gids   []int32 // sampled entries (global ids) of a hop
+	sink   uint64  // sum of touched stamps, so the compiler keeps the loads
 	pick   []int32 // positions chosen in the current row
 	perm   []int32 // partial Fisher-Yates buffer
 	set    []int32 // open-addressing set for Floyd's algorithm with large k
