@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 )
@@ -74,6 +75,12 @@ func (g *CSR) Validate() error {
 func FromEdges(n int, src, dst []int32, dedup bool) (*CSR, error) {
 	if len(src) != len(dst) {
 		return nil, fmt.Errorf("csr: %d sources but %d destinations", len(src), len(dst))
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("csr: negative node count %d", n)
+	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("csr: too many nodes (%d) for int32 indices", n)
 	}
 	nn := int32(n)
 	indptr := make([]int64, n+1)
