@@ -584,3 +584,39 @@ func TestBenchSamplingSmall(t *testing.T) {
 		t.Fatal("target out of range accepted")
 	}
 }
+
+// TestSampleUniformEndToEnd checks that, across batch indices, a target's
+// sampled neighbors are spread uniformly over its row (loose chi-square).
+func TestSampleUniformEndToEnd(t *testing.T) {
+	const d, k, trials = 40, 6, 3000
+	src := make([]int32, d)
+	dst := make([]int32, d)
+	for i := range src {
+		src[i], dst[i] = int32(i+1), 0
+	}
+	g, err := graph.FromEdges(d+1, src, dst, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, _ := NewNeighbor(g, []int{k}, 123)
+	w := ns.NewWorker()
+	count := make([]float64, d+1)
+	for idx := range trials {
+		b, err := w.Sample(idx%7, idx, []int32{0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range b.Nodes[1:] {
+			count[v]++
+		}
+	}
+	pr := float64(k) / d
+	mean := trials * pr
+	chi := 0.0
+	for _, x := range count[1:] {
+		chi += (x - mean) * (x - mean) / (mean * (1 - pr))
+	}
+	if df := float64(d - 1); chi > df+6*math.Sqrt(2*df) {
+		t.Fatalf("chi-square %.1f for %v degrees of freedom, counts %v", chi, df, count[1:])
+	}
+}
