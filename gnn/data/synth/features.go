@@ -1,23 +1,13 @@
 package synth
 
 import (
-	"math"
-
 	"github.com/gnnscope/gnnscope/gnn/rng"
 )
 
-// normal fills out with independent standard normal variates, two per
-// Box-Muller transform.
+// normal fills out with independent standard normal variates.
 func normal(r *rng.Rand, out []float64) {
-	for i := 0; i < len(out); i += 2 {
-		u1 := 1 - r.Float64() // (0, 1]
-		u2 := r.Float64()
-		rad := math.Sqrt(-2 * math.Log(u1))
-		s, c := math.Sincos(2 * math.Pi * u2)
-		out[i] = rad * c
-		if i+1 < len(out) {
-			out[i+1] = rad * s
-		}
+	for i := range out {
+		out[i] = gauss(r)
 	}
 }
 

@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/gnnscope/gnnscope/gnn/rng"
 )
@@ -58,15 +60,15 @@ func classSizes(n, k int, skew float64) []int {
 		rem[i] = x - math.Floor(x)
 	}
 	// Hand out the leftover nodes by largest remainder (ties: larger class).
-	for left := rest - used; left > 0; left-- {
-		best := 0
-		for i := 1; i < k; i++ {
-			if rem[i] > rem[best] {
-				best = i
-			}
+	if left := rest - used; left > 0 {
+		idx := make([]int, k)
+		for i := range idx {
+			idx[i] = i
 		}
-		sizes[best]++
-		rem[best] = -1
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rem[b], rem[a]) })
+		for _, i := range idx[:left] {
+			sizes[i]++
+		}
 	}
 	return sizes
 }
