@@ -1,0 +1,246 @@
+package sessions
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// JournalWriter appends events to a journal file as JSON Lines through a
+// buffer. It implements profile.Sink; it is safe for concurrent use.
+type JournalWriter struct {
+	mu     sync.Mutex
+	path   string
+	f      *os.File
+	w      *bufio.Writer
+	closed bool
+}
+
+var _ profile.Sink = (*JournalWriter)(nil)
+
+// journalBuffer is the size of a JournalWriter's buffer.
+const journalBuffer = 64 << 10
+
+// OpenJournal opens (O_APPEND|O_CREATE) the journal at path for writing,
+// creating its folder if needed. If the file ends with an incomplete line
+// (a writer died mid-line), a newline is written first so that line stays
+// a single malformed line and the new events are intact.
+func OpenJournal(path string) (*JournalWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	j := &JournalWriter{path: path, f: f, w: bufio.NewWriterSize(f, journalBuffer)}
+	torn, err := endsMidLine(path)
+	if err == nil && torn {
+		_, err = f.Write([]byte{'\n'})
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	return j, nil
+}
+
+// endsMidLine reports whether a non-empty file does not end with '\n'.
+func endsMidLine(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false, err
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], fi.Size()-1); err != nil {
+		return false, err
+	}
+	return b[0] != '\n', nil
+}
+
+// Path returns the journal's file name.
+func (j *JournalWriter) Path() string { return j.path }
+
+// ErrClosed is returned when writing to a closed journal.
+var ErrClosed = errors.New("journal closed")
+
+// WriteEvents appends events to the buffer (whole buffers reach the file as
+// they fill). It does not allocate for lines that fit the buffer.
+func (j *JournalWriter) WriteEvents(evs []profile.Event) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return fmt.Errorf("write journal %s: %w", j.path, ErrClosed)
+	}
+	for i := range evs {
+		line := profile.AppendLine(j.w.AvailableBuffer(), &evs[i])
+		if _, err := j.w.Write(line); err != nil {
+			return fmt.Errorf("write journal %s: %w", j.path, err)
+		}
+	}
+	return nil
+}
+
+// Flush writes buffered lines to the file, where other processes (a tail)
+// see them and a crash of this process no longer loses them. It does not
+// fsync; Close does.
+func (j *JournalWriter) Flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	if err := j.w.Flush(); err != nil {
+		return fmt.Errorf("flush journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// Close flushes, fsyncs and closes the file. Later calls do nothing.
+func (j *JournalWriter) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	j.closed = true
+	err := j.w.Flush()
+	if serr := j.f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("close journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// ReadStats tells what reading a journal met.
+type ReadStats struct {
+	Lines     int `json:"lines"`     // complete non-blank lines
+	Events    int `json:"events"`    // lines decoded into events
+	Malformed int `json:"malformed"` // lines skipped because they did not decode
+	// FirstMalformed is the 1-based line number of the first malformed
+	// line (0 if none) and FirstError why it did not decode.
+	FirstMalformed int    `json:"first_malformed,omitempty"`
+	FirstError     string `json:"first_error,omitempty"`
+	// Torn is set when the file ends with an incomplete line (a writer
+	// stopped mid-line, or is still writing it); that line is ignored.
+	Torn  bool  `json:"torn,omitempty"`
+	Bytes int64 `json:"bytes"` // bytes consumed: up to the end of the last complete line
+}
+
+func (s *ReadStats) line(b []byte, e *profile.Event) bool {
+	s.Lines++
+	if err := profile.DecodeEvent(b, e); err != nil {
+		s.Malformed++
+		if s.FirstMalformed == 0 {
+			s.FirstMalformed = s.Lines
+			s.FirstError = err.Error()
+		}
+		return false
+	}
+	s.Events++
+	return true
+}
+
+// blank reports whether a line holds only white space.
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// ScanJournal reads a journal from r and calls fn with each event, in order
+// (the event is reused between calls: copy it to keep it). Malformed lines
+// are skipped and counted, never fatal. A last line without a newline is
+// used if it decodes (the writer finished the object but not the newline)
+// and otherwise marked Torn. An error from fn stops the scan and is
+// returned.
+func ScanJournal(r io.Reader, fn func(e *profile.Event) error) (ReadStats, error) {
+	var st ReadStats
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte // a line longer than the reader's buffer
+	inLong := false
+	var e profile.Event
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			inLong = true
+			continue
+		}
+		line := chunk
+		if inLong {
+			long = append(long, chunk...)
+			line = long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return st, fmt.Errorf("read journal: %w", err)
+		}
+		complete := len(line) > 0 && line[len(line)-1] == '\n'
+		if len(line) > 0 && !blank(line) {
+			if complete {
+				if st.line(line, &e) {
+					if ferr := fn(&e); ferr != nil {
+						return st, ferr
+					}
+				}
+			} else if profile.DecodeEvent(line, &e) == nil {
+				st.Lines++
+				st.Events++
+				if ferr := fn(&e); ferr != nil {
+					return st, ferr
+				}
+			} else {
+				st.Torn = true
+			}
+		}
+		if complete || (!st.Torn && len(line) > 0) {
+			st.Bytes += int64(len(line))
+		}
+		long, inLong = long[:0], false
+		if err != nil { // io.EOF
+			return st, nil
+		}
+	}
+}
+
+// ReadJournal reads a whole journal file. It tolerates a torn last line (a
+// crash mid-write) and skips malformed lines, counting both in the stats;
+// only failing to read the file is an error.
+func ReadJournal(path string) ([]profile.Event, ReadStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ReadStats{}, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	defer f.Close()
+	var evs []profile.Event
+	if fi, err := f.Stat(); err == nil {
+		evs = make([]profile.Event, 0, min(fi.Size()/100, 1<<20)) // ~100 bytes a line
+	}
+	st, err := ScanJournal(f, func(e *profile.Event) error {
+		evs = append(evs, *e)
+		return nil
+	})
+	if err != nil {
+		return evs, st, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	return evs, st, nil
+}

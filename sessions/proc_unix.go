@@ -1,0 +1,20 @@
+//go:build unix
+
+package sessions
+
+import (
+	"errors"
+	"syscall"
+)
+
+// processExists checks a pid with kill(pid, 0).
+func processExists(pid int) (exists, known bool) {
+	err := syscall.Kill(pid, 0)
+	switch {
+	case err == nil, errors.Is(err, syscall.EPERM):
+		return true, true
+	case errors.Is(err, syscall.ESRCH):
+		return false, true
+	}
+	return false, false
+}

@@ -1,0 +1,239 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// Statuses a reader derives for a run without run_end (finished runs carry
+// profile's StatusOK, StatusOOM, StatusFailed, StatusCanceled).
+const (
+	// StatusRunning: no run_end yet and the writer process is alive.
+	StatusRunning = "running"
+	// StatusCrashed: no run_end and the writer process is gone
+	// (profile.StatusCrashed).
+	StatusCrashed = profile.StatusCrashed
+	// StatusUnknown: no run_end and no way to check the writer (no pid
+	// file, or it was written on another host).
+	StatusUnknown = "unknown"
+)
+
+// RunState is what a reader can tell about a run.
+type RunState struct {
+	Run      string    `json:"run"`
+	Status   string    `json:"status"`          // see RunStatus
+	Error    string    `json:"error,omitempty"` // run_end's error
+	Pid      int       `json:"pid,omitempty"`
+	Journal  string    `json:"journal"`
+	Size     int64     `json:"size"`     // journal bytes (0 if none yet)
+	Modified time.Time `json:"modified"` // journal's last write
+}
+
+// Finished reports whether the run has a run_end.
+func (r RunState) Finished() bool {
+	return r.Status != StatusRunning && r.Status != StatusCrashed && r.Status != StatusUnknown
+}
+
+// RunStatus returns a run's status: run_end's status (ok, oom, failed,
+// canceled) when the journal ends with one; otherwise "running" if the pid
+// in runs/<run>.pid is alive, "crashed" if that process is gone, "unknown"
+// if there is no pid file or it names a process on another host.
+func RunStatus(s *Session, run string) (string, error) {
+	st, err := s.RunState(run)
+	return st.Status, err
+}
+
+// RunState returns the state of one run. It reads only the end of the
+// journal. A run with neither journal nor pid file is an error wrapping
+// os.ErrNotExist.
+func (s *Session) RunState(run string) (RunState, error) {
+	st := RunState{Run: run, Journal: s.JournalPath(run)}
+	if err := ValidName(run); err != nil {
+		return st, fmt.Errorf("run state: %w", err)
+	}
+	end, fi, err := lastEvent(st.Journal)
+	hasJournal := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return st, fmt.Errorf("run %s: %w", run, err)
+	}
+	if hasJournal {
+		st.Size, st.Modified = fi.Size(), fi.ModTime()
+	}
+	pf, perr := readPidFile(s.PidPath(run))
+	if perr == nil {
+		st.Pid = pf.Pid
+	}
+	if end != nil && end.T == profile.TypeRunEnd {
+		st.Status, st.Error = end.Status, end.Error
+		if st.Status == "" {
+			st.Status = profile.StatusOK
+		}
+		return st, nil
+	}
+	switch {
+	case perr == nil:
+		alive, known := pf.alive()
+		switch {
+		case !known:
+			st.Status = StatusUnknown
+		case alive:
+			st.Status = StatusRunning
+		default:
+			st.Status = StatusCrashed
+		}
+	case errors.Is(perr, os.ErrNotExist):
+		if !hasJournal {
+			return st, fmt.Errorf("run %s of session %s: %w", run, s.Meta.ID, os.ErrNotExist)
+		}
+		st.Status = StatusUnknown
+	default:
+		return st, fmt.Errorf("run %s: %w", run, perr)
+	}
+	return st, nil
+}
+
+// lastEvent decodes the journal's last complete line that decodes (nil if
+// none), reading only the end of the file.
+func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	size := fi.Size()
+	for chunk := int64(64 << 10); ; chunk *= 4 {
+		from := max(size-chunk, 0)
+		buf := make([]byte, size-from)
+		if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fi, err
+		}
+		// drop an incomplete last line: a torn run_end is no run_end
+		i := bytes.LastIndexByte(buf, '\n')
+		if i < 0 {
+			if from == 0 {
+				return nil, fi, nil
+			}
+			continue // no complete line in this chunk: read more
+		}
+		buf = buf[:i+1]
+		for {
+			j := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
+			if j < 0 && from > 0 {
+				break // the line may start before the chunk: read more
+			}
+			line := buf[j+1:]
+			if !blank(line) {
+				var e profile.Event
+				if profile.DecodeEvent(line, &e) == nil {
+					return &e, fi, nil
+				}
+			}
+			buf = buf[:j+1]
+			if len(buf) == 0 {
+				return nil, fi, nil
+			}
+		}
+	}
+}
+
+// pidFile is the content of runs/<run>.pid.
+type pidFile struct {
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start,omitempty"` // process start time in clock ticks since boot (Linux), guards against pid reuse
+	Host  string `json:"host,omitempty"`  // host name of the machine the process runs on
+}
+
+// WritePid records the pid of the process writing a run's journal, so
+// readers can tell a running run from a crashed one. It also records the
+// host name and, on Linux, the process start time, so a reused pid or a
+// store shared between machines is not mistaken for the writer. The file
+// is JSON; a plain decimal pid is accepted too.
+func (s *Session) WritePid(run string, pid int) error {
+	if err := ValidName(run); err != nil {
+		return fmt.Errorf("write pid: %w", err)
+	}
+	pf := pidFile{Pid: pid}
+	pf.Host, _ = os.Hostname()
+	if start, _, ok := procStat(pid); ok {
+		pf.Start = start
+	}
+	b, err := json.Marshal(pf)
+	if err != nil {
+		return fmt.Errorf("write pid: %w", err)
+	}
+	return writeFileAtomic(s.PidPath(run), append(b, '\n'))
+}
+
+func readPidFile(path string) (pidFile, error) {
+	var pf pidFile
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return pf, err
+	}
+	text := strings.TrimSpace(string(b))
+	if n, err := strconv.Atoi(text); err == nil {
+		pf.Pid = n
+	} else if err := json.Unmarshal([]byte(text), &pf); err != nil {
+		return pf, fmt.Errorf("pid file %s: %w", path, err)
+	}
+	if pf.Pid <= 0 {
+		return pf, fmt.Errorf("pid file %s: bad pid %d", path, pf.Pid)
+	}
+	return pf, nil
+}
+
+// alive reports whether the recorded process still runs; known is false
+// when that cannot be checked from here.
+func (pf pidFile) alive() (alive, known bool) {
+	if pf.Host != "" {
+		if h, err := os.Hostname(); err == nil && h != pf.Host {
+			return false, false
+		}
+	}
+	exists, known := processExists(pf.Pid)
+	if !known || !exists {
+		return false, known
+	}
+	if start, zombie, ok := procStat(pf.Pid); ok {
+		if zombie || (pf.Start != 0 && start != pf.Start) {
+			return false, true // exited but not reaped, or the pid was reused
+		}
+	}
+	return true, true
+}
+
+// procStat reads a process's start time and whether it is a zombie from
+// /proc/<pid>/stat (Linux); ok is false where that is unavailable.
+func procStat(pid int) (start uint64, zombie bool, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false, false
+	}
+	// pid (comm) state ppid ... ; comm may contain spaces and parentheses
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false, false
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 20 {
+		return 0, false, false
+	}
+	start, err = strconv.ParseUint(fields[19], 10, 64) // field 22: starttime
+	if err != nil {
+		return 0, false, false
+	}
+	return start, fields[0] == "Z" || fields[0] == "X", true
+}

@@ -1,0 +1,377 @@
+package sessions
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// FormatVersion is the version of session.json's layout.
+const FormatVersion = 1
+
+// Store is a root folder holding sessions.
+type Store struct {
+	root string
+}
+
+// DefaultRoot returns the store root: $GNNSCOPE_HOME if set, else
+// $XDG_DATA_HOME/gnnscope (when XDG_DATA_HOME is an absolute path), else
+// ~/.local/share/gnnscope.
+func DefaultRoot() (string, error) {
+	if v := os.Getenv("GNNSCOPE_HOME"); v != "" {
+		return v, nil
+	}
+	if v := os.Getenv("XDG_DATA_HOME"); v != "" && filepath.IsAbs(v) {
+		return filepath.Join(v, "gnnscope"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("store root: set GNNSCOPE_HOME: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "gnnscope"), nil
+}
+
+// Open opens the store at root (DefaultRoot if empty), creating its
+// sessions folder if needed.
+func Open(root string) (*Store, error) {
+	if root == "" {
+		var err error
+		if root, err = DefaultRoot(); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "sessions"), 0o755); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", root, err)
+	}
+	return &Store{root: root}, nil
+}
+
+// Root returns the store's root folder.
+func (st *Store) Root() string { return st.root }
+
+// SessionMeta is the content of session.json.
+type SessionMeta struct {
+	Version  int             `json:"v"`
+	ID       string          `json:"id"`
+	Name     string          `json:"name,omitempty"`
+	Created  time.Time       `json:"created"`
+	Host     *profile.Host   `json:"host,omitempty"`
+	Spec     json.RawMessage `json:"spec,omitempty"` // the experiment, any JSON
+	Variants []Variant       `json:"variants,omitempty"`
+}
+
+// Variant is one configuration of a session's experiment (baseline,
+// optimized, ...). Its runs are usually named after it.
+type Variant struct {
+	Name string          `json:"name"`
+	Spec json.RawMessage `json:"spec,omitempty"` // any JSON
+}
+
+// Session is one session folder.
+type Session struct {
+	Meta SessionMeta
+	dir  string
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.Meta.ID }
+
+// Dir returns the session's folder.
+func (s *Session) Dir() string { return s.dir }
+
+// RunsDir returns the folder holding the session's journals.
+func (s *Session) RunsDir() string { return filepath.Join(s.dir, "runs") }
+
+// JournalPath returns the journal of a run: runs/<run>.jsonl. run must pass
+// ValidName.
+func (s *Session) JournalPath(run string) string {
+	return filepath.Join(s.dir, "runs", run+journalExt)
+}
+
+// PidPath returns the pid file of a run: runs/<run>.pid.
+func (s *Session) PidPath(run string) string {
+	return filepath.Join(s.dir, "runs", run+pidExt)
+}
+
+const (
+	journalExt = ".jsonl"
+	pidExt     = ".pid"
+	metaFile   = "session.json"
+)
+
+// ErrInvalidName is returned for a session id or run name that is not a
+// safe file name.
+var ErrInvalidName = errors.New("invalid name")
+
+// ValidName checks that a session id or run name is a safe file name: 1 to
+// 128 characters out of A-Z a-z 0-9 . _ -, not starting with '.' or '-'.
+func ValidName(name string) error {
+	if len(name) == 0 || len(name) > 128 || name[0] == '.' || name[0] == '-' {
+		return fmt.Errorf("%w: %q", ErrInvalidName, name)
+	}
+	for _, c := range []byte(name) {
+		if !nameByte(c) {
+			return fmt.Errorf("%w: %q", ErrInvalidName, name)
+		}
+	}
+	return nil
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+}
+
+// SafeName turns any string into a name that passes ValidName: other
+// characters become '-', and it is cut to 128 bytes ("run" if empty).
+func SafeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !nameByte(c) {
+			b[i] = '-'
+		}
+	}
+	out := strings.TrimLeft(string(b), ".-")
+	if len(out) > 128 {
+		out = out[:128]
+	}
+	if out == "" {
+		return "run"
+	}
+	return out
+}
+
+// NewID returns a new session id for time t: UTC yyyymmdd-hhmmss and four
+// random hex digits, e.g. 20261122-153045-ab12.
+func NewID(t time.Time) string {
+	var r [2]byte
+	_, _ = rand.Read(r[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(r[:])
+}
+
+// Create makes a new session folder and writes its session.json. An empty
+// ID gets a new one (NewID), a zero Created the current time, a nil Host
+// this machine's (profile.LocalHost).
+func (st *Store) Create(meta SessionMeta) (*Session, error) {
+	if meta.Created.IsZero() {
+		meta.Created = time.Now()
+	}
+	if meta.Host == nil {
+		h := profile.LocalHost()
+		meta.Host = &h
+	}
+	meta.Version = FormatVersion
+	given := meta.ID != ""
+	if given {
+		if err := ValidName(meta.ID); err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		if !given {
+			meta.ID = NewID(meta.Created)
+		}
+		dir := filepath.Join(st.root, "sessions", meta.ID)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			s := &Session{Meta: meta, dir: dir}
+			if err := os.Mkdir(s.RunsDir(), 0o755); err != nil {
+				return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
+			}
+			if err := s.Save(); err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+		if !errors.Is(err, os.ErrExist) || given || attempt >= 20 {
+			return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
+		}
+	}
+}
+
+// Save writes the session's Meta to session.json atomically.
+func (s *Session) Save() error {
+	b, err := json.MarshalIndent(s.Meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save session %s: %w", s.Meta.ID, err)
+	}
+	return writeFileAtomic(filepath.Join(s.dir, metaFile), append(b, '\n'))
+}
+
+// writeFileAtomic writes a file through a temporary file and a rename, so
+// readers see the old or the new content, never a part.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Get opens an existing session.
+func (st *Store) Get(id string) (*Session, error) {
+	if err := ValidName(id); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	dir := filepath.Join(st.root, "sessions", id)
+	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	s := &Session{dir: dir}
+	if err := json.Unmarshal(b, &s.Meta); err != nil {
+		return nil, fmt.Errorf("session %s: %s: %w", id, metaFile, err)
+	}
+	s.Meta.ID = id // the folder name is authoritative
+	return s, nil
+}
+
+// SessionInfo is one entry of List.
+type SessionInfo struct {
+	SessionMeta
+	Dir  string     `json:"dir"`
+	Runs []RunState `json:"runs"`
+	// Err is set when the session could not be read; the other fields
+	// are then partial.
+	Err string `json:"error,omitempty"`
+}
+
+// List returns every session of the store, oldest first (ids sort by time),
+// with the state of each run. A session that cannot be read is listed with
+// Err set rather than failing the whole list.
+func (st *Store) List() ([]SessionInfo, error) {
+	root := filepath.Join(st.root, "sessions")
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []SessionInfo
+	for _, ent := range ents {
+		if !ent.IsDir() || ValidName(ent.Name()) != nil {
+			continue
+		}
+		info := SessionInfo{Dir: filepath.Join(root, ent.Name())}
+		info.ID = ent.Name()
+		s, err := st.Get(ent.Name())
+		if err != nil {
+			info.Err = err.Error()
+			out = append(out, info)
+			continue
+		}
+		info.SessionMeta = s.Meta
+		runs, err := s.RunStates()
+		if err != nil {
+			info.Err = err.Error()
+		}
+		info.Runs = runs
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(a, b SessionInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Delete removes a session folder. It refuses while a run is running.
+func (st *Store) Delete(id string) error {
+	s, err := st.Get(id)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && ValidName(id) == nil {
+			// no session.json: remove what is there
+			return os.RemoveAll(filepath.Join(st.root, "sessions", id))
+		}
+		return fmt.Errorf("delete: %w", err)
+	}
+	runs, err := s.RunStates()
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	for _, r := range runs {
+		if r.Status == StatusRunning {
+			return fmt.Errorf("delete session %s: run %s is still running (pid %d)", id, r.Run, r.Pid)
+		}
+	}
+	if err := os.RemoveAll(s.dir); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
+}
+
+// Runs returns the names of the session's runs (those with a journal or a
+// pid file), sorted.
+func (s *Session) Runs() ([]string, error) {
+	ents, err := os.ReadDir(s.RunsDir())
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("runs of session %s: %w", s.Meta.ID, err)
+	}
+	var names []string
+	for _, ent := range ents {
+		n := ent.Name()
+		var run string
+		switch {
+		case strings.HasSuffix(n, journalExt):
+			run = strings.TrimSuffix(n, journalExt)
+		case strings.HasSuffix(n, pidExt):
+			run = strings.TrimSuffix(n, pidExt)
+		default:
+			continue
+		}
+		if ValidName(run) == nil && !slices.Contains(names, run) {
+			names = append(names, run)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// RunStates returns the state of every run of the session.
+func (s *Session) RunStates() ([]RunState, error) {
+	names, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunState, 0, len(names))
+	for _, n := range names {
+		st, err := s.RunState(n)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// OpenJournal opens the run's journal for appending (see OpenJournal).
+func (s *Session) OpenJournal(run string) (*JournalWriter, error) {
+	if err := ValidName(run); err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	return OpenJournal(s.JournalPath(run))
+}

@@ -1,0 +1,236 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// TailOptions tune a Tailer.
+type TailOptions struct {
+	// Interval is how often Next polls the file. Default 100 ms.
+	Interval time.Duration
+	// Offset is the byte offset to start at; it must be the start of a
+	// line (e.g. ReadStats.Bytes of an earlier read, or Offset of an
+	// earlier Tailer). Default 0: the whole journal.
+	Offset int64
+	// Alive, if set, is asked when a poll finds nothing new; once it
+	// returns false and a last poll finds nothing either, Next returns
+	// ErrWriterGone instead of waiting forever for a crashed writer.
+	Alive func() bool
+}
+
+// ErrWriterGone is returned by Tailer.Next when the journal has no run_end
+// and its writer is gone (TailOptions.Alive returned false).
+var ErrWriterGone = errors.New("journal writer is gone")
+
+// ErrTruncated is returned when a tailed journal shrinks below what was
+// already read: it was replaced, not appended to.
+var ErrTruncated = errors.New("journal truncated")
+
+// Tailer follows a journal that is being written. It returns complete lines
+// only: a partial last line is kept until its newline arrives. It is not
+// safe for concurrent use.
+type Tailer struct {
+	path   string
+	opts   TailOptions
+	f      *os.File
+	offset int64  // file offset after the last complete line consumed
+	buf    []byte // bytes read past offset: an incomplete line
+	chunk  []byte
+	stats  ReadStats
+	ended  bool // run_end returned
+	eof    bool // io.EOF reported
+}
+
+// NewTailer returns a Tailer for the journal at path; the file need not
+// exist yet.
+func NewTailer(path string, opts TailOptions) *Tailer {
+	if opts.Interval <= 0 {
+		opts.Interval = 100 * time.Millisecond
+	}
+	return &Tailer{path: path, opts: opts, offset: opts.Offset, stats: ReadStats{Bytes: opts.Offset}}
+}
+
+// Offset returns the byte offset just after the last complete line read.
+func (t *Tailer) Offset() int64 { return t.offset }
+
+// Stats returns what the tail has read so far (Torn: a partial line is
+// pending).
+func (t *Tailer) Stats() ReadStats {
+	st := t.stats
+	st.Torn = len(t.buf) > 0
+	return st
+}
+
+// Ended reports whether the run_end event has been returned.
+func (t *Tailer) Ended() bool { return t.ended }
+
+// Poll reads whatever complete lines were appended since the last call and
+// returns their events (nil if none). It does not block. Malformed lines are
+// skipped and counted in Stats.
+func (t *Tailer) Poll() ([]profile.Event, error) {
+	if t.f == nil {
+		f, err := os.Open(t.path)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, nil // not created yet
+			}
+			return nil, fmt.Errorf("tail journal %s: %w", t.path, err)
+		}
+		t.f = f
+	}
+	fi, err := t.f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("tail journal %s: %w", t.path, err)
+	}
+	pos := t.offset + int64(len(t.buf))
+	if fi.Size() < pos {
+		return nil, fmt.Errorf("tail journal %s: %w (size %d < offset %d)", t.path, ErrTruncated, fi.Size(), pos)
+	}
+	if fi.Size() == pos {
+		return nil, nil
+	}
+	if t.chunk == nil {
+		t.chunk = make([]byte, 64<<10)
+	}
+	var evs []profile.Event
+	for pos < fi.Size() {
+		n, err := t.f.ReadAt(t.chunk, pos)
+		if n > 0 {
+			pos += int64(n)
+			t.buf = append(t.buf, t.chunk[:n]...)
+			evs = t.lines(evs)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return evs, fmt.Errorf("tail journal %s: %w", t.path, err)
+		}
+	}
+	return evs, nil
+}
+
+// lines decodes the complete lines of t.buf and keeps the rest.
+func (t *Tailer) lines(evs []profile.Event) []profile.Event {
+	rest := t.buf
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		line := rest[:i+1]
+		rest = rest[i+1:]
+		t.offset += int64(len(line))
+		t.stats.Bytes = t.offset
+		if blank(line) {
+			continue
+		}
+		var e profile.Event
+		if t.stats.line(line, &e) {
+			if e.T == profile.TypeRunEnd {
+				t.ended = true
+			}
+			evs = append(evs, e)
+		}
+	}
+	t.buf = append(t.buf[:0], rest...)
+	return evs
+}
+
+// Next waits until new events arrive and returns them. After the run_end
+// event has been returned it returns io.EOF. It returns ctx's error when
+// ctx is done, and ErrWriterGone when TailOptions.Alive says the writer is
+// gone and nothing more arrived.
+func (t *Tailer) Next(ctx context.Context) ([]profile.Event, error) {
+	if t.ended {
+		t.eof = true
+		return nil, io.EOF
+	}
+	var timer *time.Timer
+	for {
+		evs, err := t.Poll()
+		if len(evs) > 0 || err != nil {
+			return evs, err
+		}
+		if t.opts.Alive != nil && !t.opts.Alive() {
+			// the writer may have flushed just before dying: look once more
+			if evs, err := t.Poll(); len(evs) > 0 || err != nil {
+				return evs, err
+			}
+			return nil, ErrWriterGone
+		}
+		if timer == nil {
+			timer = time.NewTimer(t.opts.Interval)
+			defer timer.Stop()
+		} else {
+			timer.Reset(t.opts.Interval)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// Close releases the file.
+func (t *Tailer) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.f = nil
+	return err
+}
+
+// Tail follows the journal at path, calling fn with each batch of new
+// events, until the run_end event has been delivered (returns nil), ctx is
+// done (returns ctx's error), the writer is gone (ErrWriterGone, with
+// TailOptions.Alive) or fn returns an error.
+func Tail(ctx context.Context, path string, opts TailOptions, fn func([]profile.Event) error) error {
+	t := NewTailer(path, opts)
+	defer t.Close()
+	for {
+		evs, err := t.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if len(evs) > 0 {
+			if ferr := fn(evs); ferr != nil {
+				return ferr
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// TailRun returns a Tailer on a run's journal whose Alive (unless set in
+// opts) checks the run's pid file, so Next stops with ErrWriterGone when the
+// writer died without run_end.
+func (s *Session) TailRun(run string, opts TailOptions) (*Tailer, error) {
+	if err := ValidName(run); err != nil {
+		return nil, fmt.Errorf("tail run: %w", err)
+	}
+	if opts.Alive == nil {
+		pidPath := s.PidPath(run)
+		opts.Alive = func() bool {
+			pf, err := readPidFile(pidPath)
+			if err != nil {
+				return true // no pid file (yet): cannot tell
+			}
+			alive, known := pf.alive()
+			return alive || !known
+		}
+	}
+	return NewTailer(s.JournalPath(run), opts), nil
+}
