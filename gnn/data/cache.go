@@ -48,8 +48,10 @@ const (
 	CacheExt = ".gsd"
 	// CacheVersion is the cache format version this build writes and reads.
 	CacheVersion = 1
+	// CacheMagic is the first 8 bytes of every cache file.
+	CacheMagic = "GNNSGSD\x00"
 
-	cacheMagic      = "GNNSGSD\x00"
+	cacheMagic      = CacheMagic
 	cacheHeaderSize = 256
 	cacheAlign      = 64
 	cacheCRCOffset  = 252
