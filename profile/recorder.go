@@ -78,13 +78,23 @@ type endJob struct {
 	summary any
 }
 
+// discard is the sink of a recorder made with a nil sink.
+type discard struct{}
+
+func (discard) WriteEvents([]Event) error { return nil }
+func (discard) Flush() error              { return nil }
+
 // processStart is the time origin of a nil Recorder's Now.
 var processStart = time.Now()
 
-// NewRecorder starts a recorder writing to sink. Its clock starts now: every
+// NewRecorder starts a recorder writing to sink (nil: events are aggregated
+// for Summary, then dropped). Its clock starts now: every
 // time it reports is nanoseconds since this call. Close it to stop its
 // writer goroutine.
 func NewRecorder(sink Sink, opts RecorderOptions) *Recorder {
+	if sink == nil {
+		sink = discard{}
+	}
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = 200 * time.Millisecond
 	}

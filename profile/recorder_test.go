@@ -320,3 +320,17 @@ type nopSink struct{}
 
 func (nopSink) WriteEvents([]Event) error { return nil }
 func (nopSink) Flush() error              { return nil }
+
+func TestNilSink(t *testing.T) {
+	r := NewRecorder(nil, RecorderOptions{})
+	r.Span(StageTrain, LaneCompute, 0, 0, 0, 5)
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Summary(); s.Batches != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	if err := r.Close(StatusOK, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
