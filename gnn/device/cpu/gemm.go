@@ -203,10 +203,24 @@ func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) 
 		for pc := 0; pc < op.k; pc += gemmKC {
 			kc := min(gemmKC, op.k-pc)
 			packB(op, ws.bp, pc, kc, jc, nc, nr)
+			nextK := min(gemmKC, op.k-pc-kc) // depth of the next panel of B
+			nic := (i1 - i0 + gemmMC - 1) / gemmMC
 			for ic := i0; ic < i1; ic += gemmMC {
 				mc := min(gemmMC, i1-ic)
+				if nextK > 0 && hasPrefetch {
+					// Likewise a share of the next panel of B.
+					prefetchB(op, pc+kc, nextK, jc, nc, (ic-i0)/gemmMC, nic)
+				}
 				packA(op, ws.ap, ic, mc, pc, kc, mr)
+				next := min(gemmMC, i1-ic-mc) // rows of the next block of A
+				nq := (nc + nr - 1) / nr
 				for jr := 0; jr < nc; jr += nr {
+					if next > 0 && hasPrefetch {
+						// Start loading a share of the next A block from memory
+						// while this one computes; packA then finds it in cache.
+						q := jr / nr
+						prefetchA(op, ic+mc, next, pc, kc, q, nq)
+					}
 					nrr := min(nr, nc-jr)
 					bpan := ws.bp[jr*kc : (jr+nr)*kc]
 					for ir := 0; ir < mc; ir += mr {
@@ -230,6 +244,32 @@ func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) 
 	}
 }
 
+// prefetchA prefetches share q of nq of op(A)[i:i+rows, pc:pc+kc].
+func prefetchA(op *gemmOp, i, rows, pc, kc, q, nq int) {
+	if op.transA { // storage rows are p
+		for p := pc + q*kc/nq; p < pc+(q+1)*kc/nq; p++ {
+			prefetchLines(&op.a[p*op.lda+i], rows)
+		}
+		return
+	}
+	for r := i + q*rows/nq; r < i+(q+1)*rows/nq; r++ {
+		prefetchLines(&op.a[r*op.lda+pc], kc)
+	}
+}
+
+// prefetchB prefetches share q of nq of op(B)[pc:pc+kc, j:j+cols].
+func prefetchB(op *gemmOp, pc, kc, j, cols, q, nq int) {
+	if op.transB { // storage rows are j
+		for c := j + q*cols/nq; c < j+(q+1)*cols/nq; c++ {
+			prefetchLines(&op.b[c*op.ldb+pc], kc)
+		}
+		return
+	}
+	for p := pc + q*kc/nq; p < pc+(q+1)*kc/nq; p++ {
+		prefetchLines(&op.b[p*op.ldb+j], cols)
+	}
+}
+
 // packA packs alpha*op(A)[ic:ic+mc, pc:pc+kc] into panels of mr rows: panel
 // q holds, for each p, the mr values of column p (rows past mc are zero).
 func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
@@ -243,16 +283,49 @@ func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
 		if op.transA {
 			// op(A)(i, p) = a[p*lda + i]: rows of a are columns of op(A),
 			// so each p copies a contiguous run of rows values.
-			for p := 0; p < kc; p++ {
-				src := op.a[(pc+p)*op.lda+ic+ir : (pc+p)*op.lda+ic+ir+rows]
-				out := pan[p*mr : p*mr+rows]
-				for r, v := range src {
-					out[r] = alpha * v
+			base := pc*op.lda + ic + ir
+			switch {
+			case alpha == 1 && rows == 12 && mr == 12:
+				for p := 0; p < kc; p++ {
+					*(*[12]float32)(pan[p*12:]) = *(*[12]float32)(op.a[base+p*op.lda:])
+				}
+			case alpha == 1 && rows == 6 && mr == 6:
+				for p := 0; p < kc; p++ {
+					*(*[6]float32)(pan[p*6:]) = *(*[6]float32)(op.a[base+p*op.lda:])
+				}
+			default:
+				for p := 0; p < kc; p++ {
+					src := op.a[base+p*op.lda : base+p*op.lda+rows]
+					out := pan[p*mr : p*mr+rows]
+					for r, v := range src {
+						out[r] = alpha * v
+					}
 				}
 			}
 			continue
 		}
-		for r := 0; r < rows; r++ {
+		r := 0
+		// Four rows at a time: four contiguous stores per p.
+		for ; r+4 <= rows; r += 4 {
+			i := ic + ir + r
+			s0 := op.a[i*op.lda+pc : i*op.lda+pc+kc]
+			s1 := op.a[(i+1)*op.lda+pc : (i+1)*op.lda+pc+kc]
+			s2 := op.a[(i+2)*op.lda+pc : (i+2)*op.lda+pc+kc]
+			s3 := op.a[(i+3)*op.lda+pc : (i+3)*op.lda+pc+kc]
+			s1, s2, s3 = s1[:len(s0)], s2[:len(s0)], s3[:len(s0)]
+			if alpha == 1 {
+				for p, v := range s0 {
+					o := pan[p*mr+r : p*mr+r+4 : p*mr+r+4]
+					o[0], o[1], o[2], o[3] = v, s1[p], s2[p], s3[p]
+				}
+			} else {
+				for p, v := range s0 {
+					o := pan[p*mr+r : p*mr+r+4 : p*mr+r+4]
+					o[0], o[1], o[2], o[3] = alpha*v, alpha*s1[p], alpha*s2[p], alpha*s3[p]
+				}
+			}
+		}
+		for ; r < rows; r++ {
 			i := ic + ir + r
 			src := op.a[i*op.lda+pc : i*op.lda+pc+kc]
 			for p, v := range src {
