@@ -50,6 +50,7 @@ const (
 	KindCache              // a .gsd dataset cache file
 )
 
+// String returns the kind's short name (preset, npz, ogb, cache).
 func (k Kind) String() string {
 	switch k {
 	case KindPreset:
