@@ -252,7 +252,9 @@ func TestCora(t *testing.T) {
 func FuzzNPZ(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzNPZ holds small valid and damaged archives
 	// (kept small so that minimizing new inputs stays quick).
+	old := maxDenseValues
 	maxDenseValues = 1 << 22
+	f.Cleanup(func() { maxDenseValues = old })
 	f.Add(zipOf(f, 0, map[string][]byte{"a": rawNPY(2, "{'descr': '<U3', 'fortran_order': False, 'shape': (2, 1), }", make([]byte, 24))}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := NewReader(bytes.NewReader(b), int64(len(b)), "fuzz.npz")
