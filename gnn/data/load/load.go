@@ -234,8 +234,9 @@ func sanitize(s string) string {
 // .gsd cache file. Unless opt.NoCache is set, loaded and generated datasets
 // are saved in the cache folder and reopened from there next time (keyed by
 // preset, seed and configuration, or by the input's path, size and
-// modification time). A dataset reopened from the cache is memory-mapped
-// and read-only (see data.Load).
+// modification time). A dataset that went through the cache is
+// memory-mapped and read-only (see data.Load); with NoCache, or when the
+// cache cannot be written, it lives on the heap.
 func Open(ref string, opt Options) (*data.Dataset, error) {
 	kind, err := Resolve(ref)
 	if err != nil {
@@ -274,6 +275,11 @@ func Open(ref string, opt Options) (*data.Dataset, error) {
 			warn(opt, fmt.Sprintf("dataset not cached: %v", err))
 		} else if err := data.Save(path, d); err != nil {
 			warn(opt, fmt.Sprintf("dataset not cached: %v", err))
+		} else if m, err := data.Load(path); err == nil {
+			// Hand out the mapped copy: the same (read-only) memory as on
+			// every later run, shared through the page cache, and the heap
+			// copy can be freed.
+			d = m
 		}
 		stage(opt, "save cache", 1)
 	}
