@@ -17,10 +17,9 @@ type Config struct {
 	// AvgDegree is the target mean number of stored entries per node in the
 	// final graph: directed entries of the symmetric graph (every undirected
 	// edge counts twice), after duplicates and self-loops are removed. The
-	// generator calibrates the number of edge draws to reach it; it is
-	// reached to within about one percent unless the model cannot hold that
-	// many distinct edges (tiny classes with Homophily near 1). At most
-	// (Nodes-1)/2.
+	// generator calibrates the number of edge draws to reach it, typically to
+	// within 0.5%, unless the model cannot hold that many distinct edges
+	// (tiny classes with Homophily near 1). At most (Nodes-1)/2.
 	AvgDegree float64
 
 	// Features is the feature dimension (>= 1).
@@ -36,11 +35,15 @@ type Config struct {
 	// are shuffled, so id 0 is not necessarily the largest. In [0, 10].
 	ClassSkew float64
 
-	// Homophily is the probability that an edge stays inside its first end's
-	// class, in [0, 1]. Otherwise the second end is drawn from the other
-	// classes only, so the measured fraction of intra-class edges is close to
-	// Homophily (slightly different after duplicates are removed). With a
-	// single class every edge is intra-class.
+	// Homophily is the fraction of edges inside a class, in [0, 1]. An edge
+	// draw stays inside its first end's class with probability close to
+	// Homophily, otherwise its second end comes from the other classes only;
+	// the draw probability is calibrated so that the measured fraction of
+	// stored entries joining same-class nodes is Homophily to within about
+	// 0.01 (duplicates and self-loops, which are dropped, are more frequent
+	// inside classes). It cannot be reached when classes are too small to
+	// hold that many edges (e.g. one node per class). With a single class
+	// every edge is intra-class.
 	Homophily float64
 
 	// PowerLaw is the exponent γ of the degree distribution P(d) ~ d^-γ

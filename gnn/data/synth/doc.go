@@ -6,13 +6,19 @@
 // Pareto law, which gives the graph a heavy-tailed, power-law degree
 // distribution. Undirected edges are drawn independently: the first end by θ,
 // the second end by θ either inside the first end's class (with probability
-// Config.Homophily) or among the other classes. The edge list is turned into a
-// symmetric CSR without self-loops or duplicate entries; the number of draws
-// is calibrated beforehand so that the graph has about Config.AvgDegree
-// stored entries per node after duplicates are removed. Features are a
-// random Gaussian centroid per class plus isotropic Gaussian noise, so the
-// features alone predict the class only partly and neighbors (which mostly
-// share the class) add the rest: graph models beat feature-only models.
+// about Config.Homophily) or among the other classes. The edge list is
+// turned into a symmetric CSR without self-loops or duplicate entries. The
+// number of draws and the draw homophily are calibrated beforehand from the
+// model (expected number of distinct pairs) so that the graph has about
+// Config.AvgDegree stored entries per node and a fraction Config.Homophily
+// of them inside classes after duplicates are removed.
+//
+// Features are a random Gaussian centroid per class plus isotropic Gaussian
+// noise, so the features alone predict the class only partly and neighbors
+// (which share the class more often than chance) add the rest: graph models
+// clearly beat feature-only models. The presets are tuned so that a 2-layer
+// GraphSAGE (fanouts 25,10) reaches about 80% test accuracy and the same
+// model without edges (an MLP) about 55%, like ogbn-products (79% / 61%).
 //
 // Generation is deterministic: the same Config and seed give a bit-identical
 // Dataset whatever the number of goroutines, because every piece of random

@@ -9,8 +9,10 @@ import (
 )
 
 // TestMeasure generates the preset named in $SYNTH_MEASURE and prints its
-// size, time, memory and learnability figures. Skipped when the variable is
-// unset. Example: SYNTH_MEASURE=synth-products go test -run TestMeasure -v
+// size, time, memory and (with SYNTH_PROXY set) learnability figures.
+// Skipped when the variable is unset. Example:
+//
+//	SYNTH_MEASURE=synth-products go test -run TestMeasure -v
 func TestMeasure(t *testing.T) {
 	name := os.Getenv("SYNTH_MEASURE")
 	if name == "" {
@@ -39,7 +41,7 @@ func TestMeasure(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st := degrees(ds)
-	fmt.Printf("%s: generated in %v (GOMAXPROCS %d); Go heap peak-ish Sys %.2f GiB\n", name, elapsed.Round(time.Millisecond), runtime.GOMAXPROCS(0), float64(ms.Sys)/(1<<30))
+	fmt.Printf("%s: generated in %v (GOMAXPROCS %d); memory obtained from the OS by the Go runtime %.2f GiB\n", name, elapsed.Round(time.Millisecond), runtime.GOMAXPROCS(0), float64(ms.Sys)/(1<<30))
 	fmt.Printf("nodes %d, stored edges %d (target %.0f, %.2f%%), mean degree %.2f, median %d, max %d, isolated %d\n",
 		ds.Graph.N, ds.Graph.NumEdges(), p.Config.AvgDegree*float64(p.Config.Nodes),
 		100*float64(ds.Graph.NumEdges())/(p.Config.AvgDegree*float64(p.Config.Nodes)), st.mean, st.median, st.max, st.isolated)

@@ -21,7 +21,7 @@ func Presets() []Preset {
 			Description: "10k nodes, ~200k edges, 32 features, 8 classes; for tests and quick runs",
 			Config: Config{
 				Name: "synth-tiny", Nodes: 10000, AvgDegree: 20, Features: 32, Classes: 8,
-				ClassSkew: 0.8, Homophily: 0.55, PowerLaw: 2.3, MaxDegreeFrac: 0.05, FeatureNoise: 3.5,
+				ClassSkew: 0.8, Homophily: 0.5, PowerLaw: 2.3, MaxDegreeFrac: 0.05, FeatureNoise: 3.5,
 				TrainFrac: 0.1, ValidFrac: 0.1,
 			},
 		},
@@ -30,7 +30,7 @@ func Presets() []Preset {
 			Description: "100k nodes, ~2M edges, 64 features, 16 classes",
 			Config: Config{
 				Name: "synth-small", Nodes: 100000, AvgDegree: 20, Features: 64, Classes: 16,
-				ClassSkew: 1.0, Homophily: 0.55, PowerLaw: 2.3, MaxDegreeFrac: 0.02, FeatureNoise: 5,
+				ClassSkew: 1.0, Homophily: 0.45, PowerLaw: 2.3, MaxDegreeFrac: 0.02, FeatureNoise: 4.5,
 				TrainFrac: 0.1, ValidFrac: 0.1,
 			},
 		},
@@ -39,7 +39,7 @@ func Presets() []Preset {
 			Description: "1M nodes, ~20M edges, 100 features, 32 classes",
 			Config: Config{
 				Name: "synth-medium", Nodes: 1000000, AvgDegree: 20, Features: 100, Classes: 32,
-				ClassSkew: 1.1, Homophily: 0.55, PowerLaw: 2.2, MaxDegreeFrac: 0.01, FeatureNoise: 5.5,
+				ClassSkew: 1.1, Homophily: 0.45, PowerLaw: 2.2, MaxDegreeFrac: 0.01, FeatureNoise: 5.2,
 				TrainFrac: 0.1, ValidFrac: 0.1,
 			},
 		},
@@ -49,7 +49,7 @@ func Presets() []Preset {
 			Config: Config{
 				Name: "synth-products", Nodes: productsNodes, AvgDegree: float64(productsEdges) / productsNodes,
 				Features: 100, Classes: 47,
-				ClassSkew: 1.2, Homophily: 0.55, PowerLaw: 2.1, MaxDegreeFrac: 0.007, FeatureNoise: 5,
+				ClassSkew: 1.2, Homophily: 0.45, PowerLaw: 2.1, MaxDegreeFrac: 0.007, FeatureNoise: 5,
 				TrainFrac: 0.08, ValidFrac: 0.02,
 			},
 		},
