@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -82,41 +84,48 @@ func BenchGemmOp(transA, transB bool, m, k, n, threads int, minTime time.Duratio
 
 // GatherResult compares row-gather bandwidth with memcpy bandwidth.
 type GatherResult struct {
-	Rows, Cols  int // host feature matrix
-	N           int // rows gathered per operation
-	Threads     int
-	Bytes       int64         // bytes gathered (and copied) per operation
+	Rows, Cols int // host feature matrix
+	N          int // rows gathered per operation
+	Threads    int
+	Bytes      int64 // bytes gathered (and copied) per operation
+
+	// Feature matrix advised to use transparent huge pages (see
+	// AdviseHugePages; HugePages says whether the advice was taken).
+	HugePages   bool
 	GatherGBps  float64       // GatherHost with uniformly random indices
 	MemcpyGBps  float64       // copy() of Bytes between large buffers, same threads
 	Ratio       float64       // GatherGBps / MemcpyGBps
 	GatherPerOp time.Duration // median wall-clock time of one gather
 	MemcpyPerOp time.Duration // median wall-clock time of one copy
-	// The same figures per second of CPU time received (bytes /
-	// (CPU time / Threads)): on a shared machine they estimate the rates of
-	// an unloaded one (0 where CPU time is unavailable).
-	GatherBusyGBps float64
-	MemcpyBusyGBps float64
-	BusyRatio      float64
+
+	// The same with the matrix on plain 4 KiB pages.
+	Gather4KGBps float64
+	Memcpy4KGBps float64
+	Ratio4K      float64
+
+	// Ratio of the rates per second of CPU time received (bytes / (CPU
+	// time / Threads)), huge and plain pages: on a shared machine they
+	// estimate the ratios of an unloaded one (0 where CPU time is
+	// unavailable).
+	BusyRatio, BusyRatio4K float64
 }
 
 // String formats the result on one line.
 func (r GatherResult) String() string {
-	return fmt.Sprintf("gather %d of %dx%d rows threads=%d: %.2f GB/s, memcpy %.2f GB/s, ratio %.2f (per CPU-second: %.2f / %.2f GB/s, ratio %.2f)",
-		r.N, r.Rows, r.Cols, r.Threads, r.GatherGBps, r.MemcpyGBps, r.Ratio, r.GatherBusyGBps, r.MemcpyBusyGBps, r.BusyRatio)
+	return fmt.Sprintf("gather %d of %dx%d rows threads=%d: huge pages=%v %.2f GB/s, memcpy %.2f GB/s, ratio %.2f (CPU-time ratio %.2f); 4 KiB pages %.2f GB/s, memcpy %.2f GB/s, ratio %.2f (CPU-time ratio %.2f)",
+		r.N, r.Rows, r.Cols, r.Threads, r.HugePages, r.GatherGBps, r.MemcpyGBps, r.Ratio, r.BusyRatio,
+		r.Gather4KGBps, r.Memcpy4KGBps, r.Ratio4K, r.BusyRatio4K)
 }
 
 // BenchGather measures GatherHost of n random rows from a rows×cols host
-// matrix (make it larger than the caches, e.g. 2.4M×100 = 960 MB) and, the
-// same way, copy() of the same number of bytes between two large buffers.
+// matrix (make it larger than the caches, e.g. 2.4M×100 = 960 MB) and,
+// timed in alternation with it, copy() of the same number of bytes between
+// two large buffers. It does so twice: with the matrix on plain pages, then
+// on transparent huge pages where the system allows them. It needs memory
+// for the matrix (once at a time) plus three n×cols buffers.
 func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult {
 	d := New(threads, 0)
 	d.SetPoolLimit(0)
-	src := make([]float32, rows*cols)
-	d.parallelFor(rows, grainRows(cols), func(lo, hi int) {
-		for i := lo * cols; i < hi*cols; i++ {
-			src[i] = float32(i & 1023)
-		}
-	})
 	r := rng.New(2)
 	idx := make([]int32, n)
 	for i := range idx {
@@ -127,33 +136,55 @@ func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult
 		panic(err) // no budget: cannot happen
 	}
 	defer d.Free(dst)
-	bytes := int64(n) * int64(cols) * 4
-	// memcpy: copy between two buffers as large as dst (both larger than
-	// the caches for the sizes this is meant for). The two are timed in
-	// alternation so that both see the same load on a shared machine.
 	from := make([]float32, n*cols)
 	for i := range from {
 		from[i] = 1
 	}
 	to := make([]float32, n*cols)
-	d.GatherHost(dst, src, idx)
-	d.copy(to, from)
-	ts := timeInterleaved(minTime,
-		func() { d.GatherHost(dst, src, idx) },
-		func() { d.copy(to, from) })
-	g, mc := ts[0], ts[1]
+	bytes := int64(n) * int64(cols) * 4
 	gb := float64(bytes) / 1e9
-	res := GatherResult{Rows: rows, Cols: cols, N: n, Threads: d.threads, Bytes: bytes,
-		GatherPerOp: g.wall, MemcpyPerOp: mc.wall,
-		GatherGBps: gb / g.wall.Seconds(),
-		MemcpyGBps: gb / mc.wall.Seconds()}
-	res.Ratio = res.GatherGBps / res.MemcpyGBps
-	if g.cpu > 0 && mc.cpu > 0 {
-		th := float64(d.threads)
-		res.GatherBusyGBps = gb / (g.cpu.Seconds() / th)
-		res.MemcpyBusyGBps = gb / (mc.cpu.Seconds() / th)
-		res.BusyRatio = res.GatherBusyGBps / res.MemcpyBusyGBps
+	res := GatherResult{Rows: rows, Cols: cols, N: n, Threads: d.threads, Bytes: bytes}
+	th := float64(d.threads)
+
+	measure := func(huge bool) (g, mc timing, advised bool) {
+		src := make([]float32, rows*cols)
+		// Advise either way: the heap may hand back a range advised before.
+		advised = adviseHuge(src, huge) && huge
+		d.parallelFor(rows, grainRows(cols), func(lo, hi int) {
+			for i := lo * cols; i < hi*cols; i++ {
+				src[i] = float32(i & 1023)
+			}
+		})
+		d.GatherHost(dst, src, idx)
+		d.copy(to, from)
+		ts := timeInterleaved(minTime,
+			func() { d.GatherHost(dst, src, idx) },
+			func() { d.copy(to, from) })
+		return ts[0], ts[1], advised
 	}
+	busy := func(g, mc timing) float64 {
+		if g.cpu <= 0 || mc.cpu <= 0 {
+			return 0
+		}
+		return (gb / (g.cpu.Seconds() / th)) / (gb / (mc.cpu.Seconds() / th))
+	}
+
+	g, mc, _ := measure(false)
+	res.Gather4KGBps = gb / g.wall.Seconds()
+	res.Memcpy4KGBps = gb / mc.wall.Seconds()
+	res.Ratio4K = res.Gather4KGBps / res.Memcpy4KGBps
+	res.BusyRatio4K = busy(g, mc)
+	runtime.GC()
+	debug.FreeOSMemory() // give the first matrix back before the second
+
+	g, mc, res.HugePages = measure(true)
+	res.GatherPerOp, res.MemcpyPerOp = g.wall, mc.wall
+	res.GatherGBps = gb / g.wall.Seconds()
+	res.MemcpyGBps = gb / mc.wall.Seconds()
+	res.Ratio = res.GatherGBps / res.MemcpyGBps
+	res.BusyRatio = busy(g, mc)
+	runtime.GC()
+	debug.FreeOSMemory()
 	return res
 }
 

@@ -75,6 +75,9 @@ func BenchmarkGather(b *testing.B) {
 			b.ReportMetric(res.MemcpyGBps, "memcpy-GB/s")
 			b.ReportMetric(res.Ratio, "ratio")
 			b.ReportMetric(res.BusyRatio, "cpu-ratio")
+			b.ReportMetric(res.Gather4KGBps, "gather4K-GB/s")
+			b.ReportMetric(res.Ratio4K, "ratio4K")
+			b.ReportMetric(res.BusyRatio4K, "cpu-ratio4K")
 		})
 	}
 }

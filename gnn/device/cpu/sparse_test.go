@@ -127,7 +127,7 @@ func TestSpMMTAdjoint(t *testing.T) {
 
 func TestGatherScatter(t *testing.T) {
 	r := rng.New(6)
-	for _, sh := range [][3]int{{0, 4, 3}, {1, 1, 1}, {37, 11, 7}, {5000, 300, 41}} { // rows gathered, src rows, cols
+	for _, sh := range [][3]int{{0, 4, 3}, {1, 1, 1}, {37, 11, 7}, {5000, 300, 41}, {3000, 20000, 64}} { // rows gathered, src rows, cols (the last takes the prefetching path)
 		n, srcRows, cols := sh[0], sh[1], sh[2]
 		d := New(1, 0)
 		src := randTensor(t, d, r, srcRows, cols)
