@@ -123,6 +123,10 @@ func (d *Device) gemm(op *gemmOp, beta float32, kern microKernel) {
 	if m == 0 || n == 0 || k == 0 || op.alpha == 0 {
 		return
 	}
+	if nch := kSplitChunks(m, n, k); nch > 1 {
+		d.gemmKSplit(op, nch, kern)
+		return
+	}
 	mt, nt := gemmGrid(m, n, k, d.threads, kern)
 	rowsPer := roundUp((m+mt-1)/mt, kern.mr)
 	colsPer := roundUp((n+nt-1)/nt, kern.nr)
@@ -135,6 +139,72 @@ func (d *Device) gemm(op *gemmOp, beta float32, kern microKernel) {
 		putWorkspace(ws)
 	}
 	d.parallelChunks(mt*nt, task)
+}
+
+// A product with a small output and a long inner dimension (the weight
+// gradient Xᵀ·dY of a layer: 256×256 output, 100k inner) has too few output
+// tiles to share between threads without each one streaming all of A and B
+// from memory. It is split instead along k into fixed chunks of
+// kSplitChunk; the chunks' partial products are computed in parallel and
+// added up in chunk order. The chunking depends on the shape only, so the
+// result is the same for any thread count.
+const (
+	kSplitChunk   = 8192
+	kSplitMaxTemp = 32 << 20 // bytes of partial products at most
+)
+
+// kSplitChunks returns the number of k chunks for a product, or 1 when it
+// is not split.
+func kSplitChunks(m, n, k int) int {
+	nch := (k + kSplitChunk - 1) / kSplitChunk
+	if nch < 4 || m*n > 512*512 || int64(nch)*int64(m*n)*4 > kSplitMaxTemp {
+		return 1
+	}
+	return nch
+}
+
+var kSplitTemp = sync.Pool{New: func() any { return new([]float32) }}
+
+func (d *Device) gemmKSplit(op *gemmOp, nch int, kern microKernel) {
+	m, n := op.m, op.n
+	bufp := kSplitTemp.Get().(*[]float32)
+	defer kSplitTemp.Put(bufp)
+	if cap(*bufp) < nch*m*n {
+		*bufp = make([]float32, nch*m*n)
+	}
+	parts := (*bufp)[:nch*m*n]
+	d.parallelChunks(nch, func(c int) {
+		k0, k1 := c*kSplitChunk, min((c+1)*kSplitChunk, op.k)
+		sub := *op
+		sub.k = k1 - k0
+		if op.transA { // op(A)(i, p) = a[p*lda + i]
+			sub.a = op.a[k0*op.lda:]
+		} else {
+			sub.a = op.a[k0:]
+		}
+		if op.transB { // op(B)(p, j) = b[j*ldb + p]
+			sub.b = op.b[k0:]
+		} else {
+			sub.b = op.b[k0*op.ldb:]
+		}
+		sub.c, sub.ldc = parts[c*m*n:(c+1)*m*n], n
+		clear(sub.c)
+		ws := getWorkspace(kern)
+		gemmBlock(&sub, 0, m, 0, n, kern, ws)
+		putWorkspace(ws)
+	})
+	// C += ((part0 + part1) + part2) + ..., element by element.
+	d.parallelFor(m, grainRows(nch*n), func(lo, hi int) {
+		tmp := make([]float32, n)
+		for i := lo; i < hi; i++ {
+			row := op.c[i*op.ldc : i*op.ldc+n]
+			copy(tmp, parts[i*n:(i+1)*n])
+			for c := 1; c < nch; c++ {
+				addVec(parts[c*m*n+i*n:c*m*n+(i+1)*n], tmp)
+			}
+			addVec(tmp, row)
+		}
+	})
 }
 
 // gemmGrid chooses an mt×nt grid of output tiles: about four per thread for

@@ -147,5 +147,12 @@ func TestGemmLarge(t *testing.T) {
 	for _, kern := range kernelsUnderTest() {
 		testGemmCase(t, kern.name+"/large", r, kern, m, n, k, false, false, 1, 0.5)
 		testGemmCase(t, kern.name+"/largeT", r, kern, 9, 300, 2*gemmKC+3, true, false, 1, 0)
+		// Long inner dimension: split along k (see kSplitChunks).
+		k := 4*kSplitChunk + 77
+		if kSplitChunks(13, 37, k) < 4 {
+			t.Fatal("k split not taken")
+		}
+		testGemmCase(t, kern.name+"/ksplit", r, kern, 13, 37, k, true, false, 1, 0.5)
+		testGemmCase(t, kern.name+"/ksplitT", r, kern, 13, 37, k, false, true, -1, 0)
 	}
 }
