@@ -1,6 +1,6 @@
-// Package cpu is gnnscope's pure-Go compute backend: an implementation of
-// device.Device that runs every kernel on the host, parallelized over a fixed
-// number of goroutines.
+// Package cpu is gnnscope's CPU compute backend: an implementation of
+// device.Device in Go (with optional amd64 assembly gemm kernels) that runs
+// every kernel on the host, parallelized over a fixed number of goroutines.
 //
 // Memory: every Alloc reserves rows*cols*4 bytes through a device.Allocator,
 // so a CPU device with a budget models an accelerator of that size (an
@@ -15,7 +15,17 @@
 // chunk order; Gemm parallelizes over output tiles only, never over the inner
 // dimension; DropoutMask seeds one generator per fixed chunk of rows.
 //
-// Gemm is a cache-blocked, packed matrix multiply with a register-tiled
-// micro-kernel (AVX2/FMA assembly on amd64 CPUs that support it, pure Go
-// otherwise). BenchGemm and BenchGather measure the backend on this machine.
+// Gemm is a cache-blocked, packed matrix multiply (Goto/BLIS loop order)
+// with a register-tiled micro-kernel: AVX-512 (12×32) or AVX2/FMA (6×16)
+// assembly on amd64 CPUs that support them (checked with CPUID/XGETBV at
+// init), a pure-Go 2×4 kernel otherwise. GemmKernel names the kernel in use;
+// the environment variable GNNSCOPE_GEMM_KERNEL (a name prefix such as "go"
+// or "avx2") picks another one for comparisons. Kernels differ in rounding
+// (FMA), never in results across thread counts.
+//
+// GatherHost prefetches the rows it will copy next; random rows of a large
+// host matrix mostly miss the TLB, so the matrix should be given huge pages
+// (AdviseHugePages). BenchGemm, BenchGemmOp and BenchGather measure the
+// backend on this machine; scripts/bench-openblas.sh measures OpenBLAS at
+// the same shapes for comparison.
 package cpu

@@ -110,7 +110,8 @@ func (d *Device) ReluBackward(dx, dy, y *tensor.Tensor) {
 const DropoutChunkRows = 64
 
 // DropoutMask fills mask with 0 (probability p) or 1/(1-p), drawn
-// deterministically from seed (independently of the thread count). p <= 0
+// deterministically from seed (independently of the thread count): an
+// element is dropped when a uniform 24-bit draw u/2^24 is below p. p <= 0
 // gives all ones, p >= 1 all zeros.
 func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 	md := mask.Data[:mask.Len()]

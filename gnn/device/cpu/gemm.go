@@ -88,8 +88,10 @@ type gemmOp struct {
 // Gemm computes C = alpha*op(A)*op(B) + beta*C, where op transposes when the
 // flag is set. With beta == 0 the old C is ignored (NaNs included); with
 // alpha == 0 or an empty inner dimension only the beta scaling happens.
-// Work is split over output tiles, never the inner dimension, so every
-// element of C is summed in the same order whatever the thread count.
+// C must not share storage with A or B.
+// Work is split over output tiles (or fixed chunks of a long inner
+// dimension, see kSplitChunks), so every element of C is summed in the same
+// order whatever the thread count.
 func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, beta float32, c *tensor.Tensor) {
 	m, k := a.Rows, a.Cols
 	if transA {
