@@ -14,7 +14,7 @@ const rowChunk = 4096
 // one contiguous range per worker; each worker scans all draws and handles
 // the entries of its rows, so no two goroutines write the same memory. Rows
 // are sorted at the end, so the result does not depend on the split.
-// src and dst are consumed (the caller must not use them afterwards).
+// src and dst are only read.
 func buildSymmetric(n int, src, dst []int32, workers int, rep *reporter) *graph.CSR {
 	rep.start("csr", 4)
 	parts := max(1, min(workers, n))

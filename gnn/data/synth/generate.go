@@ -12,7 +12,8 @@ import (
 // to Workers) and seed give a bit-identical dataset. progress, when not nil,
 // is called with the stages "degrees", "edges", "csr" and "features", in that
 // order, and the fraction of the stage done (ending with 1); calls are never
-// concurrent but may come from another goroutine.
+// concurrent but may come from worker goroutines, which wait for the
+// callback, so it should return quickly.
 func Generate(cfg Config, seed uint64, progress func(stage string, frac float64)) (*data.Dataset, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
