@@ -140,23 +140,19 @@ func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 		r.Seed(rng.Mix(seed, uint64(c)))
 		lo, hi := c*DropoutChunkRows*cols, min((c+1)*DropoutChunkRows, mask.Rows)*cols
 		m := md[lo:hi]
+		// Two 24-bit draws per 64-bit word, branch-free: (u - thresh) has
+		// bit 31 set exactly when u < thresh (both are below 2^24), and
+		// that bit picks 0 from vals. A branch on a coin flip would
+		// mispredict half the time.
+		vals := [2]float32{keep, 0}
 		i := 0
-		// Two 24-bit draws per 64-bit word.
 		for ; i+2 <= len(m); i += 2 {
 			u := r.Uint64()
-			m[i], m[i+1] = keep, keep
-			if uint32(u>>40) < thresh {
-				m[i] = 0
-			}
-			if uint32(u>>16)&(1<<24-1) < thresh {
-				m[i+1] = 0
-			}
+			m[i] = vals[((uint32(u>>40)-thresh)>>31)&1]
+			m[i+1] = vals[((uint32(u>>16)&(1<<24-1)-thresh)>>31)&1]
 		}
 		if i < len(m) {
-			m[i] = keep
-			if uint32(r.Uint64()>>40) < thresh {
-				m[i] = 0
-			}
+			m[i] = vals[((uint32(r.Uint64()>>40)-thresh)>>31)&1]
 		}
 	}
 	if len(md) < minWork {
