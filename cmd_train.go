@@ -184,7 +184,7 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	prog.printf("train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)\n",
 		f.cfg.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
 		len(split.Train), len(split.Valid), len(split.Test))
-	res, err := train.Run(ctx, f.cfg, ds, split, dev, func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) })
+	res, err := train.Run(ctx, f.cfg, ds, split, dev, train.Options{OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) }})
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,19 @@ type Config struct {
 	EvalChunk int `json:"eval_chunk"`
 	// EvalEvery evaluates every this many epochs (and always at the last).
 	EvalEvery int `json:"eval_every"`
+
+	// SamplerWorkers > 0 moves sampling and feature gathering off the
+	// training goroutine onto that many workers, which prepare batches
+	// ahead of training; 0 is the baseline schedule (sample, gather, train,
+	// strictly in turn on the training goroutine, like a PyG loader with
+	// num_workers=0).
+	SamplerWorkers int `json:"sampler_workers"`
+	// Prefetch bounds the prepared batches waiting for the trainer (with
+	// SamplerWorkers > 0; default 2 per worker).
+	Prefetch int `json:"prefetch"`
+	// OverlapEval evaluates a snapshot of epoch e's weights while epoch e+1
+	// trains; the results are reported for epoch e.
+	OverlapEval bool `json:"overlap_eval"`
 }
 
 // Defaults returns the usual hyper-parameters for a model, those of Shchur et
@@ -100,6 +113,15 @@ func (c Config) Validate() error {
 	}
 	if c.EvalChunk < 1 {
 		add("eval chunk must be at least 1, got %d", c.EvalChunk)
+	}
+	if c.SamplerWorkers < 0 {
+		add("sampler workers must be non-negative, got %d", c.SamplerWorkers)
+	}
+	if c.Prefetch < 0 {
+		add("prefetch must be non-negative, got %d", c.Prefetch)
+	}
+	if c.SamplerWorkers > 0 && c.Sampler != "neighbor" {
+		add("sampler workers prepare sampled mini-batches: they need --sampler neighbor")
 	}
 	if c.EvalEvery < 1 {
 		add("eval every must be at least 1, got %d", c.EvalEvery)

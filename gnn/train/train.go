@@ -13,6 +13,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // EpochStat is what one epoch produced.
@@ -43,16 +44,25 @@ type Result struct {
 	History    []EpochStat `json:"history,omitempty"`
 }
 
-// Run trains a model on ds with the given split on dev, calling onEpoch (if
-// not nil) after every epoch. It stops early with ctx's error when ctx is
-// canceled.
-func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, onEpoch func(EpochStat)) (*Result, error) {
+// Options are the optional parts of a run.
+type Options struct {
+	// Recorder receives every stage span and metric of the run; nil turns
+	// recording off. Run does not close it.
+	Recorder *profile.Recorder
+	// OnEpoch, if set, is called after every epoch (with overlapped
+	// evaluation, once the epoch's evaluation has finished).
+	OnEpoch func(EpochStat)
+}
+
+// Run trains a model on ds with the given split on dev. It stops early with
+// ctx's error when ctx is canceled.
+func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, opt Options) (*Result, error) {
 	t, err := newTrainer(cfg, ds, split, dev)
 	if err != nil {
 		return nil, err
 	}
 	defer t.close()
-	return t.run(ctx, onEpoch)
+	return t.run(ctx, opt.OnEpoch)
 }
 
 type trainer struct {

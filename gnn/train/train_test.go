@@ -68,7 +68,7 @@ func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 			cfg.Fanouts = []int{5, 5}
 			cfg.EvalChunk = 128 // several chunks: exercises layer-wise inference
 			dev := cpu.New(2, 0)
-			a, err := Run(context.Background(), cfg, ds, split, dev, nil)
+			a, err := Run(context.Background(), cfg, ds, split, dev, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 			if live := dev.Mem().Stats().Live; live != 0 {
 				t.Errorf("%d bytes still live after the run", live)
 			}
-			b, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), nil)
+			b, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestCanceled(t *testing.T) {
 	split, _ := data.PerClassSplit(ds.Y, 2, 10, 20, 20, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, Defaults("gcn"), ds, split, cpu.New(1, 0), nil); err == nil {
+	if _, err := Run(ctx, Defaults("gcn"), ds, split, cpu.New(1, 0), Options{}); err == nil {
 		t.Fatal("expected an error from a canceled context")
 	}
 }
