@@ -19,6 +19,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 func init() { subcommands = append(subcommands, newTrainCmd) }
@@ -35,6 +36,7 @@ type trainFlags struct {
 	trainFrac, validFrac float64
 	json, history, quiet bool
 	noCache              bool
+	noRecord             bool
 }
 
 func newTrainCmd() *cobra.Command {
@@ -91,6 +93,10 @@ Test accuracy is reported at the epoch of best validation accuracy. With
 	fl.IntVar(&f.numTest, "num-test", 1000, "per-class split: test nodes")
 	fl.Float64Var(&f.trainFrac, "train-frac", 0.6, "frac split: fraction of labeled nodes for training")
 	fl.Float64Var(&f.validFrac, "valid-frac", 0.2, "frac split: fraction for validation (the rest is test)")
+	fl.IntVar(&f.cfg.SamplerWorkers, "sampler-workers", 0, "sample and gather batches on N workers ahead of training (0 = on the training goroutine)")
+	fl.IntVar(&f.cfg.Prefetch, "prefetch", 0, "with --sampler-workers: at most D prepared batches waiting (0 = 2 per worker)")
+	fl.BoolVar(&f.cfg.OverlapEval, "overlap-eval", false, "evaluate epoch e's weights while epoch e+1 trains")
+	fl.BoolVar(&f.noRecord, "no-record", false, "do not record stage spans (no stage figures; measures recording overhead)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object with the results on stdout")
 	fl.BoolVar(&f.history, "history", false, "with --json, include per-epoch statistics")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
@@ -184,7 +190,19 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	prog.printf("train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)\n",
 		f.cfg.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
 		len(split.Train), len(split.Valid), len(split.Test))
-	res, err := train.Run(ctx, f.cfg, ds, split, dev, train.Options{OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) }})
+	var rec *profile.Recorder
+	if !f.noRecord {
+		// Spans are aggregated in memory for the stage figures; `gnnscope
+		// run` writes them to a journal instead.
+		rec = profile.NewRecorder(nil, profile.RecorderOptions{})
+		cfgJSON, _ := json.Marshal(f.cfg)
+		host := profile.LocalHost()
+		rec.RunStart("train", "", "", cfgJSON, &host)
+	}
+	res, err := train.Run(ctx, f.cfg, ds, split, dev, train.Options{Recorder: rec, OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) }})
+	if rec != nil {
+		rec.Close("", err, nil)
+	}
 	if err != nil {
 		return err
 	}
@@ -207,6 +225,10 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (best validation %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc)
 	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating), peak device memory %s\n",
 		res.Epochs, res.TrainS, res.EpochS, res.EvalS, humanBytes(res.PeakBytes))
+	if res.StageS != nil {
+		fmt.Fprintf(w, "stages: sample %.2fs, transfer %.2fs, train %.2fs, eval %.2fs; data wait %.2fs; overlap %.2f; efficiency %.2f\n",
+			res.StageS["sample"], res.StageS["transfer"], res.StageS["train"], res.StageS["eval"], res.DataWaitS, res.Overlap, res.Efficiency)
+	}
 	return nil
 }
 

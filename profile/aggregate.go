@@ -31,19 +31,22 @@ func TopLevel(name string) bool {
 //     train, eval) on all lanes.
 //   - overlap = T_stages / wall time (1.0 = strictly sequential, higher =
 //     stages ran concurrently).
-//   - T_compute = total duration of top-level stage spans on lane `compute`
-//     other than `sample` and `transfer`, i.e. its `train` and `eval` spans:
-//     the trainer's own work, which cannot overlap with itself. (`wait` is
-//     not work; forward/backward/step and history.*, cache, guard nest inside
-//     train and would count twice.)
-//   - ideal = max(T_compute, T_stages / C), C = the cores of run_start's
-//     host (1 if absent): the shortest wall time the same work could take.
+//   - T_serial = max(T_train, T_eval), where T_train is the total of `train`
+//     spans and T_eval the total of `eval` spans: optimizer steps must run
+//     one after the other, and so must the evaluations of one run, while
+//     sampling, transfer and evaluation can all overlap training.
+//   - ideal = max(T_serial, T_stages / C), C = the cores of run_start's host
+//     (1 if absent): the shortest wall time the same work could take with
+//     perfect overlap on the cores available.
 //   - efficiency = ideal / wall time, at most 1 (0 without spans).
-//   - epoch e's wall time = from the first span of epoch e's training (the
-//     earliest start of any span with epoch e, on any lane, other than eval
-//     spans and spans on lane `eval`) to the end of the last `train` span of
-//     epoch e on lane `compute`. Epochs without such a train span are not
-//     listed. Epoch times may overlap when samplers prefetch the next epoch.
+//   - epoch e ends when both its last `train` span on lane `compute` and
+//     its `eval` spans (if any) have ended; epoch e's wall time is the end
+//     of epoch e minus the end of epoch e−1 (for the first epoch listed,
+//     minus the start of the first span). This is the time each epoch adds
+//     to the run, whatever the schedule: with prefetching, epoch e+1's
+//     batches are sampled during epoch e; with overlapped evaluation, epoch
+//     e's evaluation runs during epoch e+1. Epochs without a train span are
+//     not listed.
 //   - epoch spread: min, median, max, mean and the sample standard deviation
 //     (n−1) of the epoch wall times.
 type Summary struct {
@@ -62,7 +65,7 @@ type Summary struct {
 	WallS      float64 `json:"wall_s"`
 	DataWaitS  float64 `json:"data_wait_s"`
 	StagesS    float64 `json:"stages_total_s"` // T_stages
-	ComputeS   float64 `json:"compute_s"`      // T_compute
+	SerialS    float64 `json:"serial_s"`       // T_serial
 	IdealS     float64 `json:"ideal_s"`
 	Overlap    float64 `json:"overlap"`
 	Efficiency float64 `json:"efficiency"`
@@ -108,31 +111,30 @@ type Aggregator struct {
 	stages map[string]int64 // ns per span name
 	lanes  map[string]int64 // ns of top-level spans per lane
 
-	hasSpan   bool
-	minStart  int64
-	maxEnd    int64
-	dataWait  int64
-	stagesNs  int64
-	computeNs int64
-	batches   int64
-	epochs    map[int]*epochAcc
-	metrics   map[string]float64
-	cores     int
-	status    string
-	errMsg    string
-	run       string
-	variant   string
-	peak      int64
-	budget    int64
-	staleSum  float64
-	staleN    int64
-	staleMax  float64
+	hasSpan  bool
+	minStart int64
+	maxEnd   int64
+	dataWait int64
+	stagesNs int64
+	trainNs  int64
+	evalNs   int64
+	batches  int64
+	epochs   map[int]*epochAcc
+	metrics  map[string]float64
+	cores    int
+	status   string
+	errMsg   string
+	run      string
+	variant  string
+	peak     int64
+	budget   int64
+	staleSum float64
+	staleN   int64
+	staleMax float64
 }
 
 type epochAcc struct {
-	first    int64
-	hasFirst bool
-	end      int64
+	end      int64 // latest end of its train (compute lane) and eval spans
 	hasTrain bool
 	batches  int
 }
@@ -211,11 +213,15 @@ func (a *Aggregator) span(e *Event) {
 	if TopLevel(e.Name) {
 		a.stagesNs += dur
 		a.lanes[e.Lane] += dur
-		if compute && e.Name != StageSample && e.Name != StageTransfer {
-			a.computeNs += dur
-		}
 	}
-	if e.Name == StageEval || e.Lane == LaneEval {
+	isTrain := e.Name == StageTrain && compute
+	switch e.Name {
+	case StageTrain:
+		a.trainNs += dur
+	case StageEval:
+		a.evalNs += dur
+	}
+	if !isTrain && e.Name != StageEval {
 		return
 	}
 	ep := a.epochs[e.Epoch]
@@ -223,15 +229,11 @@ func (a *Aggregator) span(e *Event) {
 		ep = &epochAcc{}
 		a.epochs[e.Epoch] = ep
 	}
-	if !ep.hasFirst || e.Start < ep.first {
-		ep.first, ep.hasFirst = e.Start, true
-	}
-	if e.Name == StageTrain && compute {
+	ep.end = max(ep.end, end)
+	if isTrain {
 		a.batches++
 		ep.batches++
-		if !ep.hasTrain || end > ep.end {
-			ep.end, ep.hasTrain = end, true
-		}
+		ep.hasTrain = true
 	}
 }
 
@@ -250,7 +252,7 @@ func (a *Aggregator) Summary() Summary {
 		Metrics:   make(map[string]float64, len(a.metrics)),
 		DataWaitS: seconds(a.dataWait),
 		StagesS:   seconds(a.stagesNs),
-		ComputeS:  seconds(a.computeNs),
+		SerialS:   seconds(max(a.trainNs, a.evalNs)),
 		Batches:   a.batches,
 		PeakBytes: a.peak, BudgetBytes: a.budget, StaleMax: a.staleMax,
 	}
@@ -272,7 +274,7 @@ func (a *Aggregator) Summary() Summary {
 	if a.hasSpan {
 		wall := a.maxEnd - a.minStart
 		s.WallS = seconds(wall)
-		ideal := max(float64(a.computeNs), float64(a.stagesNs)/float64(s.Cores))
+		ideal := max(float64(max(a.trainNs, a.evalNs)), float64(a.stagesNs)/float64(s.Cores))
 		s.IdealS = ideal / 1e9
 		if wall > 0 {
 			s.Overlap = float64(a.stagesNs) / float64(wall)
@@ -281,11 +283,18 @@ func (a *Aggregator) Summary() Summary {
 	}
 	s.Epochs = []EpochTime{}
 	for ep, acc := range a.epochs {
-		if acc.hasTrain && acc.hasFirst {
-			s.Epochs = append(s.Epochs, EpochTime{Epoch: ep, WallS: seconds(acc.end - acc.first), Batches: acc.batches})
+		if acc.hasTrain {
+			s.Epochs = append(s.Epochs, EpochTime{Epoch: ep, WallS: seconds(acc.end), Batches: acc.batches})
 		}
 	}
 	slices.SortFunc(s.Epochs, func(x, y EpochTime) int { return x.Epoch - y.Epoch })
+	// WallS holds each epoch's end so far: turn ends into durations.
+	prev := seconds(a.minStart)
+	for i := range s.Epochs {
+		end := s.Epochs[i].WallS
+		s.Epochs[i].WallS = max(end-prev, 0)
+		prev = max(prev, end)
+	}
 	s.EpochStats = epochStats(s.Epochs)
 	return s
 }

@@ -266,3 +266,44 @@ func (m *Model) PrepareBlock(blk *graph.Block, srcNodes []int32, deg []float32) 
 	b.SetGCNWeightsGlobal(local)
 	return b
 }
+
+// Snapshot returns an inference-only copy of the model: its weights are
+// copied into new tensors (no gradients or optimizer moments), so the
+// snapshot can be evaluated on another goroutine while the model trains on.
+// Free it with Free.
+func (m *Model) Snapshot(dev device.Device) (*Model, error) {
+	s := &Model{Spec: m.Spec}
+	clone := func(p *Param) (*Param, error) {
+		w, err := dev.Alloc(p.W.Rows, p.W.Cols)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", p.Name, err)
+		}
+		dev.Copy(w, p.W)
+		return &Param{Name: p.Name, W: w, Decay: p.Decay}, nil
+	}
+	for _, layer := range m.Layers {
+		ps := layer.Params()
+		cs := make([]*Param, len(ps))
+		for i, p := range ps {
+			c, err := clone(p)
+			if err != nil {
+				s.Free(dev)
+				return nil, err
+			}
+			cs[i] = c
+		}
+		switch l := layer.(type) {
+		case *GCNConv:
+			s.Layers = append(s.Layers, &GCNConv{In: l.In, Out: l.Out, W: cs[0], B: cs[1]})
+		case *SAGEConv:
+			s.Layers = append(s.Layers, &SAGEConv{In: l.In, Out: l.Out, Wl: cs[0], Wr: cs[1], B: cs[2]})
+		default:
+			for _, c := range cs {
+				c.free(dev)
+			}
+			s.Free(dev)
+			return nil, fmt.Errorf("snapshot: layer type %T not supported", layer)
+		}
+	}
+	return s, nil
+}

@@ -356,3 +356,52 @@ func TestEvalFreesEverything(t *testing.T) {
 		m.Free(dev)
 	}
 }
+
+// TestSnapshot checks that a snapshot predicts exactly as the model did when
+// it was taken, keeps doing so after the model trains on, and frees cleanly.
+func TestSnapshot(t *testing.T) {
+	for _, kind := range Kinds {
+		dev := cpu.New(1, 0)
+		r := rng.New(5)
+		blocks := []*graph.Block{randBlock(r, 9, 14), randBlock(r, 4, 9)}
+		m, err := New(dev, Spec{Kind: kind, In: 5, Hidden: 6, Out: 3, Layers: 2, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randTensor(t, dev, r, 14, 5)
+		ec := &Context{Dev: dev}
+		y0, _ := m.Forward(ec, blocks, x)
+		before := toMat(dev, y0)
+		s, err := m.Snapshot(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Train the model one step: the snapshot must not change.
+		c := &Context{Dev: dev, Train: true}
+		y, _ := m.Forward(c, blocks, x)
+		g, _ := dev.Alloc(y.Rows, y.Cols)
+		dev.SoftmaxCrossEntropy(y, []int32{0, 1, 2, 0}, g)
+		if err := m.Backward(c, g); err != nil {
+			t.Fatal(err)
+		}
+		NewAdam(0.1, 0).Step(dev, m.Params())
+		ys, _ := s.Forward(ec, blocks, x)
+		for i, v := range toMat(dev, ys).v {
+			if v != before.v[i] {
+				t.Fatalf("%s: snapshot output %d is %g, model gave %g when the snapshot was taken", kind, i, v, before.v[i])
+			}
+		}
+		y1, _ := m.Forward(ec, blocks, x)
+		if toMat(dev, y1).v[0] == before.v[0] {
+			t.Fatalf("%s: the model did not change after a step (test is vacuous)", kind)
+		}
+		for _, tt := range []*tensor.Tensor{y0, y, g, ys, y1, x} {
+			dev.Free(tt)
+		}
+		s.Free(dev)
+		m.Free(dev)
+		if live := dev.Mem().Stats().Live; live != 0 {
+			t.Fatalf("%s: %d bytes live after freeing", kind, live)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
@@ -31,17 +32,24 @@ type EpochStat struct {
 
 // Result summarizes a finished run.
 type Result struct {
-	TestAcc    float64     `json:"test_acc"` // at the epoch of best validation accuracy
-	ValAcc     float64     `json:"val_acc"`  // the best validation accuracy
-	BestEpoch  int         `json:"best_epoch"`
-	Epochs     int         `json:"epochs"`
-	EpochS     float64     `json:"epoch_s"` // mean wall seconds per epoch, evaluation included
-	TrainS     float64     `json:"train_s"` // wall seconds of the whole training loop
-	EvalS      float64     `json:"eval_s"`  // of which evaluating
-	PeakBytes  int64       `json:"peak_bytes"`
-	ParamBytes int64       `json:"param_bytes"`
-	Steps      int         `json:"steps"` // optimizer steps
-	History    []EpochStat `json:"history,omitempty"`
+	TestAcc float64 `json:"test_acc"` // at the epoch of best validation accuracy
+	// Stage figures, from the recorded spans (absent without a recorder):
+	// seconds per stage, time the trainer waited for data, overlap and
+	// pipeline efficiency (see profile.Summary for the definitions).
+	StageS     map[string]float64 `json:"stage_s,omitempty"`
+	DataWaitS  float64            `json:"data_wait_s"`
+	Overlap    float64            `json:"overlap"`
+	Efficiency float64            `json:"efficiency"`
+	ValAcc     float64            `json:"val_acc"` // the best validation accuracy
+	BestEpoch  int                `json:"best_epoch"`
+	Epochs     int                `json:"epochs"`
+	EpochS     float64            `json:"epoch_s"` // mean wall seconds per epoch, evaluation included
+	TrainS     float64            `json:"train_s"` // wall seconds of the whole training loop
+	EvalS      float64            `json:"eval_s"`  // of which evaluating
+	PeakBytes  int64              `json:"peak_bytes"`
+	ParamBytes int64              `json:"param_bytes"`
+	Steps      int                `json:"steps"` // optimizer steps
+	History    []EpochStat        `json:"history,omitempty"`
 }
 
 // Options are the optional parts of a run.
@@ -61,6 +69,7 @@ func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, d
 	if err != nil {
 		return nil, err
 	}
+	t.rec = opt.Recorder
 	defer t.close()
 	return t.run(ctx, opt.OnEpoch)
 }
@@ -75,6 +84,11 @@ type trainer struct {
 	model   *nn.Model
 	opt     *nn.Optimizer
 	sampler *sample.Neighbor
+	rec     *profile.Recorder
+	inline  *sample.Worker // baseline: the training goroutine's sampler state
+
+	evalMu    sync.Mutex
+	evalCache []evalChunk // inference blocks, kept between evaluations
 
 	fullX   *tensor.Tensor // full-batch: all features on the device
 	fullBlk []*graph.Block // full-batch: one prepared block per layer
@@ -164,7 +178,31 @@ func prepareFeatures(x []float32, f int, mode string) []float32 {
 
 func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, error) {
 	res := &Result{Epochs: t.cfg.Epochs, BestEpoch: -1, ValAcc: -1, ParamBytes: t.model.ParamBytes()}
+	rec := t.rec
 	start := time.Now()
+	var pipe *pipeline
+	if t.cfg.Sampler == "neighbor" && t.cfg.SamplerWorkers > 0 {
+		pipe = t.startPipeline(ctx)
+		defer pipe.stop()
+	}
+	// pending is the epoch whose overlapped evaluation is in flight.
+	var pending *EpochStat
+	var evalDone chan evalResult
+	finishEval := func() error {
+		if pending == nil {
+			return nil
+		}
+		r := <-evalDone
+		if r.err != nil {
+			return fmt.Errorf("epoch %d evaluation: %w", pending.Epoch, r.err)
+		}
+		t.record(res, pending, r)
+		if onEpoch != nil {
+			onEpoch(*pending)
+		}
+		pending = nil
+		return nil
+	}
 	for epoch := 1; epoch <= t.cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -172,40 +210,113 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		st := EpochStat{Epoch: epoch}
 		t0 := time.Now()
 		var err error
-		if t.cfg.Sampler == "full" {
+		switch {
+		case t.cfg.Sampler == "full":
 			err = t.fullEpoch(&st)
-		} else {
+		case pipe != nil:
+			err = t.pipelinedEpoch(ctx, pipe, epoch, &st)
+		default:
 			err = t.neighborEpoch(ctx, epoch, &st)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		st.TrainS = time.Since(t0).Seconds()
-		if epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs {
-			t1 := time.Now()
-			preds, err := t.infer()
-			if err != nil {
-				return nil, fmt.Errorf("epoch %d evaluation: %w", epoch, err)
+		rec.Metric("loss", epoch, -1, st.Loss)
+		rec.Metric("train_acc", epoch, -1, st.TrainAcc)
+		if !(epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs) {
+			res.History = append(res.History, st)
+			if onEpoch != nil {
+				onEpoch(st)
 			}
-			st.Evaluated = true
-			st.ValAcc = accuracy(preds, t.ds.Y, t.split.Valid)
-			st.TestAcc = accuracy(preds, t.ds.Y, t.split.Test)
-			st.EvalS = time.Since(t1).Seconds()
-			res.EvalS += st.EvalS
-			if st.ValAcc > res.ValAcc {
-				res.ValAcc, res.TestAcc, res.BestEpoch = st.ValAcc, st.TestAcc, epoch
-			}
+			rec.Flush()
+			continue
 		}
-		res.History = append(res.History, st)
+		if t.cfg.OverlapEval {
+			// At most one evaluation in flight: the previous epoch's must
+			// finish before this epoch's snapshot is evaluated.
+			if err := finishEval(); err != nil {
+				return nil, err
+			}
+			snap, err := t.model.Snapshot(t.dev)
+			if err != nil {
+				return nil, fmt.Errorf("epoch %d: snapshot for evaluation: %w", epoch, err)
+			}
+			st := st
+			pending = &st
+			evalDone = make(chan evalResult, 1)
+			go func(epoch int) {
+				evalDone <- t.evaluate(snap, profile.LaneEval, epoch)
+				snap.Free(t.dev)
+			}(epoch)
+			rec.Flush()
+			continue
+		}
+		r := t.evaluate(t.model, profile.LaneCompute, epoch)
+		if r.err != nil {
+			return nil, fmt.Errorf("epoch %d evaluation: %w", epoch, r.err)
+		}
+		t.record(res, &st, r)
 		if onEpoch != nil {
 			onEpoch(st)
 		}
+		rec.Flush()
+	}
+	if err := finishEval(); err != nil {
+		return nil, err
 	}
 	res.TrainS = time.Since(start).Seconds()
 	res.EpochS = res.TrainS / float64(t.cfg.Epochs)
 	res.PeakBytes = t.dev.Mem().Stats().Peak
 	res.Steps = t.opt.Steps()
+	if rec != nil {
+		rec.Flush()
+		sum := rec.Summary()
+		res.StageS = map[string]float64{}
+		for name, v := range sum.Stages {
+			res.StageS[name] = v
+		}
+		res.DataWaitS, res.Overlap, res.Efficiency = sum.DataWaitS, sum.Overlap, sum.Efficiency
+	}
 	return res, nil
+}
+
+// evalResult is the outcome of one evaluation.
+type evalResult struct {
+	val, test float64
+	secs      float64
+	err       error
+}
+
+// evaluate runs layer-wise inference with model m, recording an eval span
+// on lane, and returns the validation and test accuracies.
+func (t *trainer) evaluate(m *nn.Model, lane string, epoch int) evalResult {
+	t0 := t.rec.Now()
+	w0 := time.Now()
+	preds, err := t.infer(m)
+	t.rec.Span(profile.StageEval, lane, epoch, 0, t0, t.rec.Now()-t0)
+	if err != nil {
+		return evalResult{err: err}
+	}
+	return evalResult{
+		val:  accuracy(preds, t.ds.Y, t.split.Valid),
+		test: accuracy(preds, t.ds.Y, t.split.Test),
+		secs: time.Since(w0).Seconds(),
+	}
+}
+
+// record stores an evaluation's figures in the epoch's statistics and the
+// run's result.
+func (t *trainer) record(res *Result, st *EpochStat, r evalResult) {
+	st.Evaluated = true
+	st.ValAcc, st.TestAcc, st.EvalS = r.val, r.test, r.secs
+	res.EvalS += r.secs
+	if st.ValAcc > res.ValAcc {
+		res.ValAcc, res.TestAcc, res.BestEpoch = st.ValAcc, st.TestAcc, st.Epoch
+	}
+	t.rec.Metric("val_acc", st.Epoch, -1, st.ValAcc)
+	t.rec.Metric("test_acc", st.Epoch, -1, st.TestAcc)
+	res.History = append(res.History, *st)
 }
 
 // accuracy is the fraction of nodes whose prediction equals the label
@@ -228,8 +339,12 @@ func (t *trainer) ctx() *nn.Context {
 }
 
 // step runs forward, loss on rows (indices into the logits) and backward,
-// then one optimizer update.
-func (t *trainer) step(blocks []*graph.Block, x *tensor.Tensor, rows []int32, labels []int32) (loss float64, correct int, err error) {
+// then one optimizer update, recording a train span with its forward,
+// backward and step children on the compute lane.
+func (t *trainer) step(epoch, batch int, blocks []*graph.Block, x *tensor.Tensor, rows []int32, labels []int32) (loss float64, correct int, err error) {
+	rec := t.rec
+	t0 := rec.Now()
+	defer func() { rec.Span(profile.StageTrain, profile.LaneCompute, epoch, batch, t0, rec.Now()-t0) }()
 	c := t.ctx()
 	logits, err := t.model.Forward(c, blocks, x)
 	if err != nil {
@@ -261,10 +376,16 @@ func (t *trainer) step(blocks []*graph.Block, x *tensor.Tensor, rows []int32, la
 		loss, correct = t.dev.SoftmaxCrossEntropy(sel, labels, gsel)
 		t.dev.ScatterAdd(grad, gsel, rows)
 	}
+	t1 := rec.Now()
+	rec.Span(profile.StageForward, profile.LaneCompute, epoch, batch, t0, t1-t0)
 	if err := t.model.Backward(c, grad); err != nil {
 		return 0, 0, err
 	}
+	t2 := rec.Now()
+	rec.Span(profile.StageBackward, profile.LaneCompute, epoch, batch, t1, t2-t1)
 	t.opt.Step(t.dev, t.model.Params())
+	rec.Span(profile.StageStep, profile.LaneCompute, epoch, batch, t2, rec.Now()-t2)
+	rec.Metric("batch_loss", epoch, batch, loss)
 	return loss, correct, nil
 }
 
@@ -279,6 +400,8 @@ func (t *trainer) labelsOf(nodes []int32) []int32 {
 // fullEpoch is one full-batch step over the whole graph.
 func (t *trainer) fullEpoch(st *EpochStat) error {
 	if t.fullX == nil {
+		t0 := t.rec.Now()
+		defer func() { t.rec.Span(profile.StageTransfer, profile.LaneCompute, st.Epoch, 0, t0, t.rec.Now()-t0) }()
 		g := t.ds.Graph
 		x, err := t.dev.Alloc(g.N, t.ds.NumFeatures)
 		if err != nil {
@@ -296,7 +419,7 @@ func (t *trainer) fullEpoch(st *EpochStat) error {
 			t.fullBlk[l] = blk
 		}
 	}
-	loss, correct, err := t.step(t.fullBlk, t.fullX, t.split.Train, t.labelsOf(t.split.Train))
+	loss, correct, err := t.step(st.Epoch, 0, t.fullBlk, t.fullX, t.split.Train, t.labelsOf(t.split.Train))
 	if err != nil {
 		return err
 	}
@@ -304,89 +427,139 @@ func (t *trainer) fullEpoch(st *EpochStat) error {
 	return nil
 }
 
-// neighborEpoch trains on neighbor-sampled mini-batches of the training nodes.
+// neighborEpoch is the baseline schedule: each batch is sampled, gathered
+// and trained strictly in turn on the training goroutine.
 func (t *trainer) neighborEpoch(ctx context.Context, epoch int, st *EpochStat) error {
 	batches, err := sample.Batches(t.split.Train, t.cfg.BatchSize, t.cfg.Seed, epoch, true)
 	if err != nil {
 		return err
 	}
-	var lossSum float64
-	correct, seen := 0, 0
+	if t.inline == nil {
+		t.inline = t.sampler.NewWorker()
+	}
+	acc := epochAcc{st: st}
 	for i, targets := range batches {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		batch, err := t.sampler.Sample(epoch, i, targets)
-		if err != nil {
+		p := t.prepare(t.inline, epoch, i, targets, profile.LaneCompute)
+		if err := acc.train(t, p); err != nil {
 			return err
 		}
-		blocks := make([]*graph.Block, len(batch.Blocks))
-		for l, blk := range batch.Blocks {
-			blocks[l] = t.model.PrepareBlock(blk, batch.Nodes, t.deg)
-		}
-		x, err := t.dev.Alloc(len(batch.Nodes), t.ds.NumFeatures)
-		if err != nil {
-			return err
-		}
-		t.dev.GatherHost(x, t.x, batch.Nodes)
-		targets := batch.Targets()
-		loss, ok, err := t.step(blocks, x, nil, t.labelsOf(targets))
-		t.dev.Free(x)
-		if err != nil {
-			return fmt.Errorf("batch %d: %w", batch.Index, err)
-		}
-		lossSum += loss * float64(len(targets))
-		correct += ok
-		seen += len(targets)
-		st.Batches++
 	}
-	st.Loss = lossSum / float64(seen)
-	st.TrainAcc = float64(correct) / float64(seen)
+	acc.finish()
 	return nil
 }
 
-// infer runs exact layer-wise inference over every node: layer by layer,
-// each in chunks of destinations with all their neighbors, keeping the
-// intermediate embeddings on the host. It returns each node's predicted
-// class.
-func (t *trainer) infer() ([]int32, error) {
+// epochAcc accumulates an epoch's loss and accuracy over its batches.
+type epochAcc struct {
+	st            *EpochStat
+	lossSum       float64
+	correct, seen int
+}
+
+// train runs one prepared batch and frees it.
+func (a *epochAcc) train(t *trainer, p *prepared) error {
+	if p.err != nil {
+		p.free(t.dev)
+		return fmt.Errorf("batch %d: %w", p.index, p.err)
+	}
+	loss, ok, err := t.step(p.epoch, p.index, p.blocks, p.x, nil, p.labels)
+	p.free(t.dev)
+	if err != nil {
+		return fmt.Errorf("batch %d: %w", p.index, err)
+	}
+	a.lossSum += loss * float64(len(p.labels))
+	a.correct += ok
+	a.seen += len(p.labels)
+	a.st.Batches++
+	return nil
+}
+
+func (a *epochAcc) finish() {
+	if a.seen > 0 {
+		a.st.Loss = a.lossSum / float64(a.seen)
+		a.st.TrainAcc = float64(a.correct) / float64(a.seen)
+	}
+}
+
+// evalChunk is one block of layer-wise inference: destinations [lo, hi)
+// with all their neighbors as sources.
+type evalChunk struct {
+	lo, hi int
+	blk    *graph.Block // prepared for the model
+	src    []int32
+}
+
+// maxCachedEvalEdges bounds the edges of inference blocks kept between
+// evaluations (about 8 bytes each); larger graphs rebuild them each time.
+const maxCachedEvalEdges = 64 << 20
+
+// evalChunks returns the inference blocks, built once and reused by every
+// evaluation when the graph is small enough. The blocks are the same for
+// every layer and every evaluation: they depend only on the graph.
+func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
+	t.evalMu.Lock()
+	defer t.evalMu.Unlock()
+	if t.evalCache != nil {
+		return t.evalCache, nil
+	}
+	g := t.ds.Graph
+	scratch := sample.NewScratch(g.N)
+	var chunks []evalChunk
+	for lo := 0; lo < g.N; lo += t.cfg.EvalChunk {
+		hi := min(lo+t.cfg.EvalChunk, g.N)
+		dst := make([]int32, hi-lo)
+		for i := range dst {
+			dst[i] = int32(lo + i)
+		}
+		blk, src, err := sample.FullBlock(g, dst, scratch)
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: m.PrepareBlock(blk, src, t.deg), src: src})
+	}
+	if g.NumEdges() <= maxCachedEvalEdges {
+		t.evalCache = chunks
+	}
+	return chunks, nil
+}
+
+// infer runs exact layer-wise inference over every node with model m: layer
+// by layer, each in chunks of destinations with all their neighbors,
+// keeping the intermediate embeddings on the host. It returns each node's
+// predicted class.
+func (t *trainer) infer(m *nn.Model) ([]int32, error) {
 	g := t.ds.Graph
 	c := &nn.Context{Dev: t.dev}
 	h, dim := t.x, t.ds.NumFeatures
 	preds := make([]int32, g.N)
-	scratch := sample.NewScratch(g.N)
-	last := len(t.model.Layers) - 1
-	for l, layer := range t.model.Layers {
+	chunks, err := t.evalChunks(m)
+	if err != nil {
+		return nil, err
+	}
+	last := len(m.Layers) - 1
+	for l, layer := range m.Layers {
 		_, out := layer.Dims()
 		var next []float32
 		if l < last {
 			next = make([]float32, g.N*out)
 		}
-		for lo := 0; lo < g.N; lo += t.cfg.EvalChunk {
-			hi := min(lo+t.cfg.EvalChunk, g.N)
-			dst := make([]int32, hi-lo)
-			for i := range dst {
-				dst[i] = int32(lo + i)
-			}
-			blk, src, err := sample.FullBlock(g, dst, scratch)
+		for _, ch := range chunks {
+			x, err := t.dev.Alloc(len(ch.src), dim)
 			if err != nil {
 				return nil, err
 			}
-			blk = t.model.PrepareBlock(blk, src, t.deg)
-			x, err := t.dev.Alloc(len(src), dim)
-			if err != nil {
-				return nil, err
-			}
-			t.dev.GatherHost(x, h, src)
-			y, err := t.model.ForwardLayer(c, l, blk, x)
+			t.dev.GatherHost(x, h, ch.src)
+			y, err := m.ForwardLayer(c, l, ch.blk, x)
 			t.dev.Free(x)
 			if err != nil {
 				return nil, fmt.Errorf("layer %d: %w", l+1, err)
 			}
 			if l < last {
-				t.dev.CopyToHost(next[lo*out:hi*out], y)
+				t.dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
 			} else {
-				t.dev.Argmax(preds[lo:hi], y)
+				t.dev.Argmax(preds[ch.lo:ch.hi], y)
 			}
 			t.dev.Free(y)
 		}

@@ -53,6 +53,9 @@ func (d *Device) SpMMT(dx *tensor.Tensor, blk *graph.Block, dout *tensor.Tensor,
 // aggregate sets out row i to sum_e coef(e) * x[idx[e]] over e in
 // [indptr[i], indptr[i+1]), where coef is w[e] (w != nil), perSrc[idx[e]]
 // (perSrc != nil) or 1, and divides by the row's length when mean is set.
+// aggregateAhead is how many edges ahead aggregate prefetches source rows.
+const aggregateAhead = 8
+
 func (d *Device) aggregate(out *tensor.Tensor, indptr []int64, idx []int32, w, perSrc []float32, x *tensor.Tensor, mean bool) {
 	cols := x.Cols
 	rows := out.Rows
@@ -62,7 +65,17 @@ func (d *Device) aggregate(out *tensor.Tensor, indptr []int64, idx []int32, w, p
 	}
 	xd := x.Data[:x.Len()]
 	od := out.Data[:out.Len()]
+	// Source rows are scattered over x: prefetch the row aggregateAhead
+	// edges ahead (across row boundaries) so that several misses are in
+	// flight at once, as in gather, when x is larger than the caches.
+	prefetch := hasPrefetch && cols > 0 && len(xd) >= 1<<18
 	d.parallelFor(rows, grainRows((nnz+1)*cols), func(lo, hi int) {
+		end := indptr[hi]
+		if prefetch {
+			for k := indptr[lo]; k < min(indptr[lo]+aggregateAhead, end); k++ {
+				prefetchLines(&xd[int(idx[k])*cols], cols)
+			}
+		}
 		for i := lo; i < hi; i++ {
 			o := od[i*cols : (i+1)*cols]
 			b, e := indptr[i], indptr[i+1]
@@ -71,6 +84,11 @@ func (d *Device) aggregate(out *tensor.Tensor, indptr []int64, idx []int32, w, p
 				continue
 			}
 			for k := b; k < e; k++ {
+				if prefetch {
+					if j := k + aggregateAhead; j < end {
+						prefetchLines(&xd[int(idx[j])*cols], cols)
+					}
+				}
 				s := int(idx[k])
 				src := xd[s*cols : (s+1)*cols]
 				var c float32 = 1
