@@ -246,13 +246,13 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			pending = &st
 			evalDone = make(chan evalResult, 1)
 			go func(epoch int) {
-				evalDone <- t.evaluate(snap, profile.LaneEval, epoch)
+				evalDone <- t.evaluate(t.dev, snap, profile.LaneEval, epoch)
 				snap.Free(t.dev)
 			}(epoch)
 			rec.Flush()
 			continue
 		}
-		r := t.evaluate(t.model, profile.LaneCompute, epoch)
+		r := t.evaluate(t.dev, t.model, profile.LaneCompute, epoch)
 		if r.err != nil {
 			return nil, fmt.Errorf("epoch %d evaluation: %w", epoch, r.err)
 		}
@@ -290,10 +290,10 @@ type evalResult struct {
 
 // evaluate runs layer-wise inference with model m, recording an eval span
 // on lane, and returns the validation and test accuracies.
-func (t *trainer) evaluate(m *nn.Model, lane string, epoch int) evalResult {
+func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch int) evalResult {
 	t0 := t.rec.Now()
 	w0 := time.Now()
-	preds, err := t.infer(m)
+	preds, err := t.infer(dev, m)
 	t.rec.Span(profile.StageEval, lane, epoch, 0, t0, t.rec.Now()-t0)
 	if err != nil {
 		return evalResult{err: err}
@@ -529,9 +529,9 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 // by layer, each in chunks of destinations with all their neighbors,
 // keeping the intermediate embeddings on the host. It returns each node's
 // predicted class.
-func (t *trainer) infer(m *nn.Model) ([]int32, error) {
+func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
 	g := t.ds.Graph
-	c := &nn.Context{Dev: t.dev}
+	c := &nn.Context{Dev: dev}
 	h, dim := t.x, t.ds.NumFeatures
 	preds := make([]int32, g.N)
 	chunks, err := t.evalChunks(m)
@@ -546,22 +546,22 @@ func (t *trainer) infer(m *nn.Model) ([]int32, error) {
 			next = make([]float32, g.N*out)
 		}
 		for _, ch := range chunks {
-			x, err := t.dev.Alloc(len(ch.src), dim)
+			x, err := dev.Alloc(len(ch.src), dim)
 			if err != nil {
 				return nil, err
 			}
-			t.dev.GatherHost(x, h, ch.src)
+			dev.GatherHost(x, h, ch.src)
 			y, err := m.ForwardLayer(c, l, ch.blk, x)
-			t.dev.Free(x)
+			dev.Free(x)
 			if err != nil {
 				return nil, fmt.Errorf("layer %d: %w", l+1, err)
 			}
 			if l < last {
-				t.dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
+				dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
 			} else {
-				t.dev.Argmax(preds[ch.lo:ch.hi], y)
+				dev.Argmax(preds[ch.lo:ch.hi], y)
 			}
-			t.dev.Free(y)
+			dev.Free(y)
 		}
 		h, dim = next, out
 	}

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gnnscope/gnnscope/gnn/rng"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
@@ -77,11 +78,11 @@ func (d *Device) Relu(y, x *tensor.Tensor) {
 	d.each(len(xd), func(lo, hi int) {
 		xs, ys := xd[lo:hi], yd[lo:hi]
 		ys = ys[:len(xs)]
+		// Branch-free: clear every bit of a value whose sign bit is set
+		// (signs of activations are coin flips, a branch would mispredict).
 		for i, v := range xs {
-			if v < 0 {
-				v = 0
-			}
-			ys[i] = v
+			b := math.Float32bits(v)
+			ys[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 		}
 	})
 }
@@ -94,12 +95,12 @@ func (d *Device) ReluBackward(dx, dy, y *tensor.Tensor) {
 	d.each(len(xd), func(lo, hi int) {
 		xs, gs, ys := xd[lo:hi], gd[lo:hi], yd[lo:hi]
 		gs, ys = gs[:len(xs)], ys[:len(xs)]
+		// Branch-free: keep the gradient where y's sign bit is clear and
+		// y is not +0, i.e. where y > 0 (y comes out of Relu).
 		for i := range xs {
-			if ys[i] > 0 {
-				xs[i] = gs[i]
-			} else {
-				xs[i] = 0
-			}
+			b := math.Float32bits(ys[i])
+			m := ^uint32(int32(b)>>31) & uint32((-int64(b))>>63)
+			xs[i] = math.Float32frombits(math.Float32bits(gs[i]) & m)
 		}
 	})
 }

@@ -77,3 +77,22 @@ func init() {
 func prefetchLines(p *float32, n int)
 
 const hasPrefetch = true
+
+// axpyNextAVX2 sets y[:n] += alpha*x[:n] (fused multiply-add) after
+// prefetching the n floats at next. It needs AVX2 and FMA (hasAxpyNext).
+//
+//go:noescape
+func axpyNextAVX2(alpha float32, x, y, next *float32, n int)
+
+// hasAxpyNext reports whether axpyNext runs the assembly routine.
+var hasAxpyNext, _ = cpuFeatures()
+
+// axpyNext sets y += alpha*x, prefetching next (a row a later call reads).
+func axpyNext(alpha float32, x, y []float32, next *float32) {
+	if hasAxpyNext && len(x) > 0 {
+		y = y[:len(x)]
+		axpyNextAVX2(alpha, &x[0], &y[0], next, len(x))
+		return
+	}
+	axpyVec(alpha, x, y)
+}

@@ -381,3 +381,63 @@ store512:
 	VMOVUPS Z27, 64(DX)
 	VZEROUPPER
 	RET
+
+// func axpyNextAVX2(alpha float32, x, y, next *float32, n int)
+//
+// y[0:n] += alpha*x[0:n] with fused multiply-adds, after issuing PREFETCHT0
+// for the n floats at next (the row a later call will read). With alpha = 1
+// the result equals y + x exactly.
+TEXT ·axpyNextAVX2(SB), NOSPLIT, $0-40
+	MOVQ next+24(FP), AX
+	MOVQ n+32(FP), CX
+	LEAQ (AX)(CX*4), DX
+	ANDQ $-64, AX
+
+axpf:
+	PREFETCHT0 (AX)
+	ADDQ       $64, AX
+	CMPQ       AX, DX
+	JLT        axpf
+
+	VBROADCASTSS alpha+0(FP), Y0
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+
+ax16:
+	CMPQ        CX, $16
+	JLT         ax8
+	VMOVUPS     (SI), Y1
+	VMOVUPS     32(SI), Y2
+	VFMADD213PS (DI), Y0, Y1
+	VFMADD213PS 32(DI), Y0, Y2
+	VMOVUPS     Y1, (DI)
+	VMOVUPS     Y2, 32(DI)
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         ax16
+
+ax8:
+	CMPQ        CX, $8
+	JLT         ax1
+	VMOVUPS     (SI), Y1
+	VFMADD213PS (DI), Y0, Y1
+	VMOVUPS     Y1, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+
+ax1:
+	TESTQ       CX, CX
+	JE          axdone
+	VMOVSS      (SI), X1
+	VFMADD213SS (DI), X0, X1
+	VMOVSS      X1, (DI)
+	ADDQ        $4, SI
+	ADDQ        $4, DI
+	DECQ        CX
+	JMP         ax1
+
+axdone:
+	VZEROUPPER
+	RET

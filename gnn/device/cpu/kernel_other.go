@@ -5,3 +5,8 @@ package cpu
 const hasPrefetch = false
 
 func prefetchLines(p *float32, n int) {}
+
+const hasAxpyNext = false
+
+// axpyNext sets y += alpha*x (next is a prefetch hint, unused here).
+func axpyNext(alpha float32, x, y []float32, next *float32) { axpyVec(alpha, x, y) }

@@ -65,9 +65,10 @@ func (d *Device) aggregate(out *tensor.Tensor, indptr []int64, idx []int32, w, p
 	}
 	xd := x.Data[:x.Len()]
 	od := out.Data[:out.Len()]
-	// Source rows are scattered over x: prefetch the row aggregateAhead
-	// edges ahead (across row boundaries) so that several misses are in
-	// flight at once, as in gather, when x is larger than the caches.
+	// Source rows are scattered over x: while adding one, prefetch the row
+	// aggregateAhead edges ahead (across row boundaries) so that several
+	// misses are in flight at once, as in gather, when x is larger than the
+	// caches.
 	prefetch := hasPrefetch && cols > 0 && len(xd) >= 1<<18
 	d.parallelFor(rows, grainRows((nnz+1)*cols), func(lo, hi int) {
 		end := indptr[hi]
@@ -84,11 +85,6 @@ func (d *Device) aggregate(out *tensor.Tensor, indptr []int64, idx []int32, w, p
 				continue
 			}
 			for k := b; k < e; k++ {
-				if prefetch {
-					if j := k + aggregateAhead; j < end {
-						prefetchLines(&xd[int(idx[j])*cols], cols)
-					}
-				}
 				s := int(idx[k])
 				src := xd[s*cols : (s+1)*cols]
 				var c float32 = 1
@@ -97,18 +93,22 @@ func (d *Device) aggregate(out *tensor.Tensor, indptr []int64, idx []int32, w, p
 				} else if perSrc != nil {
 					c = perSrc[s]
 				}
-				switch {
-				case k == b:
+				next := &src[0]
+				if j := k + aggregateAhead; prefetch && j < end {
+					next = &xd[int(idx[j])*cols]
+				}
+				if k == b {
+					if prefetch {
+						prefetchLines(next, cols)
+					}
 					if c == 1 {
 						copy(o, src)
 					} else {
 						scaleVecTo(c, src, o)
 					}
-				case c == 1:
-					addVec(src, o)
-				default:
-					axpyVec(c, src, o)
+					continue
 				}
+				axpyNext(c, src, o, next)
 			}
 			if mean {
 				scaleVec(1/float32(e-b), o)

@@ -173,3 +173,46 @@ func TestGatherScatter(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpyNext checks the vector routine (assembly where available) against
+// float64 for every tail length, alpha = 1 being exactly an addition.
+func TestAxpyNext(t *testing.T) {
+	r := rng.New(9)
+	for n := 0; n <= 41; n++ {
+		x := make([]float32, n)
+		y := make([]float32, n)
+		for i := range x {
+			x[i], y[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		for _, alpha := range []float32{1, -0.37} {
+			got := append([]float32(nil), y...)
+			next := new(float32)
+			axpyNext(alpha, x, got, next)
+			for i := range got {
+				want := float64(y[i]) + float64(alpha)*float64(x[i])
+				if alpha == 1 && got[i] != y[i]+x[i] {
+					t.Fatalf("n=%d alpha=1: [%d] = %g, want exactly %g", n, i, got[i], y[i]+x[i])
+				}
+				if math.Abs(float64(got[i])-want) > 1e-6*(1+math.Abs(want)) {
+					t.Fatalf("n=%d alpha=%g: [%d] = %g, want %g", n, alpha, i, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestSpMMLarge runs aggregation on an input large enough for the
+// prefetching path, against the float64 reference.
+func TestSpMMLarge(t *testing.T) {
+	r := rng.New(10)
+	const ns, nd, cols = 9000, 3000, 37 // 333k floats: above the prefetch threshold
+	blk := randBlock(r, nd, ns, true)
+	d := New(2, 0)
+	x := randTensor(t, d, r, ns, cols)
+	for _, agg := range aggs {
+		out := mustAlloc(t, d, nd, cols)
+		d.SpMM(out, blk, x, agg)
+		want, scale := refSpMM(blk, x.Data, cols, agg)
+		checkClose(t, fmt.Sprintf("%v", agg), out.Data, want, scale)
+	}
+}
