@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// writeRun writes a finished journal: epochs of one sample and one train
+// span each, epochS seconds apart, and run_end with res as summary.
+func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, status string, res any) {
+	t.Helper()
+	jw, err := s.OpenJournal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
+	rec.RunStart(run, s.ID(), run, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
+	var at int64
+	for i, sec := range epochS {
+		d := int64(sec * 1e9)
+		rec.Span(profile.StageSample, profile.LaneCompute, i+1, 0, at, d/4)
+		rec.Span(profile.StageTrain, profile.LaneCompute, i+1, 0, at+d/4, d-d/4)
+		at += d
+	}
+	if err := rec.Close(status, nil, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := jw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: "cmp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRun(t, s, "optimized", []float64{1, 1}, profile.StatusOK, &train.Result{TestAcc: 0.75, ValAcc: 0.8, BestEpoch: 2})
+	writeRun(t, s, "baseline", []float64{2, 3, 1}, profile.StatusOK, &train.Result{TestAcc: 0.5, ValAcc: 0.6, BestEpoch: 1})
+	writeRun(t, s, "broken", []float64{4}, profile.StatusFailed, nil)
+	ls := launchState{Mode: ModeSequential, Runs: []string{"optimized", "baseline", "broken", "later"}, Launcher: thisProc(os.Getpid())}
+	b, _ := json.Marshal(ls)
+	if err := os.WriteFile(filepath.Join(s.Dir(), launchFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tab, err := Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Session != s.ID() || tab.Baseline != "baseline" || len(tab.Runs) != 4 {
+		t.Fatalf("table %+v", tab)
+	}
+	opt, base, broken, later := tab.Runs[0], tab.Runs[1], tab.Runs[2], tab.Runs[3]
+	if opt.Run != "optimized" || base.Run != "baseline" || later.Run != "later" {
+		t.Fatalf("order: %s %s %s %s", opt.Run, base.Run, broken.Run, later.Run)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+	if base.Epochs != 3 || !near(base.EpochMeanS, 2) || !near(base.EpochMinS, 1) || !near(base.EpochMedianS, 2) || !near(base.EpochMaxS, 3) || !near(base.EpochStdS, 1) {
+		t.Errorf("baseline epochs %+v", base)
+	}
+	if !near(base.SampleS, 1.5) || !near(base.TrainS, 4.5) || base.Spans != 6 || base.EpochSource != "spans" {
+		t.Errorf("baseline stages %+v", base)
+	}
+	if !near(opt.Speedup, 2) || !near(base.Speedup, 1) || !near(broken.Speedup, 0.5) {
+		t.Errorf("speedups %g %g %g", opt.Speedup, base.Speedup, broken.Speedup)
+	}
+	if opt.TestAcc == nil || *opt.TestAcc != 0.75 || opt.BestEpoch != 2 || broken.TestAcc != nil {
+		t.Errorf("accuracy %+v %+v", opt, broken)
+	}
+	if broken.Status != profile.StatusFailed || later.Status != StatusPending || later.Epochs != 0 {
+		t.Errorf("statuses %s %s", broken.Status, later.Status)
+	}
+
+	var out bytes.Buffer
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"VARIANT", "SPEEDUP", "TEST ACC", "2.00x", "0.7500", "2.000 ±1.000", "pending", "failed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("rendering lacks %q:\n%s", want, text)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	var hdr, row string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "VARIANT") {
+			hdr, row = l, lines[i+1]
+		}
+	}
+	if strings.Index(hdr, "STATUS") != strings.Index(row, "ok") {
+		t.Errorf("columns not aligned:\n%s\n%s", hdr, row)
+	}
+	if _, err := json.Marshal(tab); err != nil {
+		t.Errorf("json: %v", err)
+	}
+
+	// no spans: epoch times from the result's history
+	writeRun(t, s, "nospans", nil, profile.StatusOK, &train.Result{BestEpoch: -1, TestAcc: 0.9,
+		History: []train.EpochStat{{Epoch: 1, TrainS: 1, EvalS: 1}, {Epoch: 2, TrainS: 3, EvalS: 1}}})
+	tab, err = Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := tab.Runs[len(tab.Runs)-1]
+	if ns.Run != "nospans" || ns.EpochSource != "result" || !near(ns.EpochMeanS, 3) || ns.TestAcc != nil {
+		t.Errorf("no spans: %+v", ns)
+	}
+}

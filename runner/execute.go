@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// ExecOptions are the optional parts of Execute.
+type ExecOptions struct {
+	// Recorder receives the run's spans and metrics (nil: none). Execute
+	// neither starts (RunStart) nor closes it.
+	Recorder *profile.Recorder
+	// OnEpoch is called after every epoch (see train.Options).
+	OnEpoch func(train.EpochStat)
+	// OnReady, if set, is called once the dataset is loaded and split,
+	// before training starts (e.g. to print what is being trained).
+	OnReady func(ds *data.Dataset, split *data.Split)
+	// Load tunes dataset loading (cache folder, progress, warnings);
+	// Experiment.NoCache also turns the cache off.
+	Load load.Options
+	// Device to train on; nil means the CPU device with the config's
+	// thread count and no memory budget.
+	Device device.Device
+}
+
+// LoadData opens the experiment's dataset and makes its split.
+func LoadData(exp Experiment, opt load.Options) (*data.Dataset, *data.Split, error) {
+	if exp.NoCache {
+		opt.NoCache = true
+	}
+	ds, err := load.Open(exp.Data, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	split, err := MakeSplit(ds, exp.Split, exp.SplitSeed())
+	if err != nil {
+		return nil, nil, fmt.Errorf("split %s: %w", ds.Name, err)
+	}
+	return ds, split, nil
+}
+
+// MakeSplit returns the dataset's own split (mode auto, when it has one)
+// or draws one as s says, from seed.
+func MakeSplit(ds *data.Dataset, s Split, seed uint64) (*data.Split, error) {
+	switch s.Mode {
+	case SplitAuto, "":
+		if ds.Split != nil {
+			return ds.Split, nil
+		}
+		return data.PerClassSplit(ds.Y, ds.NumClasses, s.PerClass, s.NumValid, s.NumTest, seed)
+	case SplitPerClass:
+		return data.PerClassSplit(ds.Y, ds.NumClasses, s.PerClass, s.NumValid, s.NumTest, seed)
+	case SplitFrac:
+		return data.FractionSplit(ds.Y, s.TrainFrac, s.ValidFrac, seed)
+	}
+	return nil, fmt.Errorf("split mode %q is not one of auto, per-class, frac", s.Mode)
+}
+
+// Execute runs one training run of the experiment with cfg (the
+// experiment's base config with a variant applied): it loads the dataset,
+// makes the split, creates the device and trains with train.Run. It stops
+// early with ctx's error (wrapped) when ctx is canceled.
+//
+// Execute does not change process-wide settings: callers that honor
+// cfg.Threads for the whole process set runtime.GOMAXPROCS themselves.
+func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOptions) (*train.Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ds, split, err := LoadData(exp, opt.Load)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opt.OnReady != nil {
+		opt.OnReady(ds, split)
+	}
+	dev := opt.Device
+	if dev == nil {
+		dev = cpu.New(cfg.Threads, 0)
+	}
+	return train.Run(ctx, cfg, ds, split, dev, train.Options{Recorder: opt.Recorder, OnEpoch: opt.OnEpoch})
+}

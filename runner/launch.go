@@ -1,0 +1,323 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// StatusPending is the status of a launched run that has not started yet
+// (RunStates).
+const StatusPending = "pending"
+
+// Launch modes (launch.json's "mode").
+const (
+	ModeSequential = "sequential" // one run after the other, through a sequencer process
+	ModeParallel   = "parallel"   // every run at once
+)
+
+// Files this package adds to a session folder.
+const (
+	launchFile    = "launch.json"
+	sequencerPid  = "sequencer.pid"
+	sequencerLog  = "sequencer.log"
+	canceledFile  = "canceled"
+	workerCommand = "worker"
+)
+
+// LaunchOptions tune Launch.
+type LaunchOptions struct {
+	// Parallel starts every run at once; by default runs go one after
+	// the other so they do not distort each other's timings.
+	Parallel bool
+	// Executable is the gnnscope binary that runs `worker` (default: this
+	// process's executable).
+	Executable string
+}
+
+// launchState is launch.json: how the runs were launched. It is written
+// once, before any run starts.
+type launchState struct {
+	Mode     string     `json:"mode"`
+	Runs     []string   `json:"runs"` // in launch order
+	Launcher procRecord `json:"launcher"`
+	Started  time.Time  `json:"started"`
+}
+
+// variantSpec is a session.json variant's "spec".
+type variantSpec struct {
+	Overrides map[string]any `json:"overrides,omitempty"`
+	Config    train.Config   `json:"config"`
+}
+
+// Launch checks the experiment and its variants (nothing starts if any is
+// invalid or the dataset reference does not resolve), creates a session in
+// store, and starts one run per variant, named after it, as a detached
+// worker process (`gnnscope worker --session ID --run NAME`, in a new
+// process session, stdin /dev/null, output appended to runs/<run>.log).
+//
+// By default a detached sequencer (`gnnscope worker --session ID --all`)
+// starts the runs one after the other, each as its own worker process, so
+// the caller need not stay alive; with Parallel they all start at once.
+// session.json holds the experiment and the resolved config of every
+// variant; launch.json the launch mode and order, from which RunStates
+// reports runs that have not started as pending.
+//
+// If a process cannot be started, the session is returned with the error
+// and the runs that did not start are marked failed.
+func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts LaunchOptions) (*sessions.Session, error) {
+	resolved, err := Resolve(exp, variants)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := load.Resolve(exp.Data); err != nil {
+		return nil, err
+	}
+	exe := opts.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("launch: find the gnnscope executable: %w", err)
+		}
+	}
+	if exp.Name == "" {
+		exp.Name = fmt.Sprintf("%s on %s", exp.Train.Model, exp.Data)
+	}
+	meta := sessions.SessionMeta{Name: exp.Name}
+	if meta.Spec, err = json.Marshal(exp); err != nil {
+		return nil, fmt.Errorf("launch: encode experiment: %w", err)
+	}
+	for _, r := range resolved {
+		b, err := json.Marshal(variantSpec{Overrides: r.Overrides, Config: r.Config})
+		if err != nil {
+			return nil, fmt.Errorf("launch: encode variant %s: %w", r.Name, err)
+		}
+		meta.Variants = append(meta.Variants, sessions.Variant{Name: r.Name, Spec: b})
+	}
+	s, err := store.Create(meta)
+	if err != nil {
+		return nil, err
+	}
+	st := launchState{Mode: ModeSequential, Launcher: thisProc(os.Getpid()), Started: time.Now()}
+	if opts.Parallel {
+		st.Mode = ModeParallel
+	}
+	for _, r := range resolved {
+		st.Runs = append(st.Runs, r.Name)
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return s, fmt.Errorf("launch: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(s.Dir(), launchFile), append(b, '\n')); err != nil {
+		return s, fmt.Errorf("launch: %w", err)
+	}
+	root := store.Root()
+	if !opts.Parallel {
+		cmd, err := startDetached(exe, filepath.Join(s.Dir(), sequencerLog), workerCommand, "--store", root, "--session", s.ID(), "--all")
+		if err != nil {
+			failNotStarted(s, st.Runs, fmt.Errorf("the sequencer did not start: %w", err))
+			return s, fmt.Errorf("launch: start sequencer: %w", err)
+		}
+		perr := writeProc(filepath.Join(s.Dir(), sequencerPid), cmd.Process.Pid)
+		go cmd.Wait() // reap it if this process lives on
+		if perr != nil {
+			return s, fmt.Errorf("launch: %w", perr)
+		}
+		return s, nil
+	}
+	for i, run := range st.Runs {
+		if canceled(s) {
+			markNotStarted(s, run, profile.StatusCanceled, errCanceledBeforeStart)
+			continue
+		}
+		cmd, err := startWorker(s, root, exe, run)
+		if err != nil {
+			failNotStarted(s, st.Runs[i:], fmt.Errorf("the worker did not start: %w", err))
+			return s, fmt.Errorf("launch: start run %s: %w", run, err)
+		}
+		go cmd.Wait()
+	}
+	return s, nil
+}
+
+// startWorker starts the worker of one run and records its pid.
+func startWorker(s *sessions.Session, root, exe, run string) (*exec.Cmd, error) {
+	logPath := filepath.Join(s.RunsDir(), run+".log")
+	cmd, err := startDetached(exe, logPath, workerCommand, "--store", root, "--session", s.ID(), "--run", run)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.WritePid(run, cmd.Process.Pid); err != nil {
+		// the worker writes its pid file itself as well
+		fmt.Fprintf(os.Stderr, "gnnscope: run %s: %v\n", run, err)
+	}
+	return cmd, nil
+}
+
+// startDetached starts exe with args in a new process session, stdin from
+// /dev/null and output appended to logPath.
+func startDetached(exe, logPath string, args ...string) (*exec.Cmd, error) {
+	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close() // the child has its own descriptor
+	cmd := exec.Command(exe, args...)
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = log, log
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+var errCanceledBeforeStart = errors.New("canceled before it started")
+
+// failNotStarted marks runs that will never start as failed.
+func failNotStarted(s *sessions.Session, runs []string, err error) {
+	for _, run := range runs {
+		markNotStarted(s, run, profile.StatusFailed, err)
+	}
+}
+
+// markNotStarted writes the journal of a run that never started: run_start
+// and run_end with status and err. It does nothing if the run already has
+// a journal (it started, or was marked): journals are claimed by creating
+// them exclusively, so a run is either started or marked, never both.
+func markNotStarted(s *sessions.Session, run, status string, cause error) (bool, error) {
+	path := s.JournalPath(run)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	f.Close()
+	jw, err := sessions.OpenJournal(path)
+	if err != nil {
+		return true, err
+	}
+	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
+	variant, cfg := run, json.RawMessage(nil)
+	if _, resolved, err := LoadSession(s); err == nil {
+		if i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == run }); i >= 0 {
+			variant = resolved[i].Name
+			cfg, _ = json.Marshal(resolved[i].Config)
+		}
+	}
+	rec.RunStart(run, s.ID(), variant, cfg, nil)
+	err = rec.Close(status, cause, nil)
+	if cerr := jw.Close(); err == nil {
+		err = cerr
+	}
+	return true, err
+}
+
+// canceled reports whether the session was canceled.
+func canceled(s *sessions.Session) bool {
+	_, err := os.Stat(filepath.Join(s.Dir(), canceledFile))
+	return err == nil
+}
+
+func readLaunch(s *sessions.Session) (launchState, error) {
+	var st launchState
+	b, err := os.ReadFile(filepath.Join(s.Dir(), launchFile))
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("session %s: %s: %w", s.ID(), launchFile, err)
+	}
+	return st, nil
+}
+
+// LoadSession returns the experiment and the resolved variants that Launch
+// recorded in a session's session.json.
+func LoadSession(s *sessions.Session) (Experiment, []Resolved, error) {
+	var exp Experiment
+	if len(s.Meta.Spec) == 0 {
+		return exp, nil, fmt.Errorf("session %s has no experiment (not made by gnnscope run)", s.ID())
+	}
+	if err := json.Unmarshal(s.Meta.Spec, &exp); err != nil {
+		return exp, nil, fmt.Errorf("session %s: experiment: %w", s.ID(), err)
+	}
+	out := make([]Resolved, 0, len(s.Meta.Variants))
+	for _, v := range s.Meta.Variants {
+		var vs variantSpec
+		if err := json.Unmarshal(v.Spec, &vs); err != nil {
+			return exp, nil, fmt.Errorf("session %s: variant %s: %w", s.ID(), v.Name, err)
+		}
+		out = append(out, Resolved{Variant: Variant{Name: v.Name, Overrides: vs.Overrides}, Config: vs.Config})
+	}
+	return exp, out, nil
+}
+
+// RunStates returns the state of every run of the session, in launch order
+// (then any other run, by name): what sessions reports for runs that have
+// a journal or a pid file, and for launched runs that have neither:
+// pending while their sequencer (or, for a parallel launch, the launcher)
+// is alive, canceled once the session was canceled, crashed ("not
+// started") when the process that was to start them is gone.
+func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
+	states, err := s.RunStates()
+	if err != nil {
+		return states, err
+	}
+	st, lerr := readLaunch(s)
+	if errors.Is(lerr, os.ErrNotExist) {
+		return states, nil
+	}
+	if lerr != nil {
+		return states, lerr
+	}
+	out := make([]sessions.RunState, 0, max(len(states), len(st.Runs)))
+	for _, run := range st.Runs {
+		i := slices.IndexFunc(states, func(r sessions.RunState) bool { return r.Run == run })
+		if i >= 0 {
+			out = append(out, states[i])
+			continue
+		}
+		rs := sessions.RunState{Run: run, Journal: s.JournalPath(run), Status: StatusPending}
+		switch {
+		case canceled(s):
+			rs.Status, rs.Error = profile.StatusCanceled, errCanceledBeforeStart.Error()
+		case !starterAlive(s, st):
+			rs.Status, rs.Error = sessions.StatusCrashed, "not started: the process that was to start it is gone"
+		}
+		out = append(out, rs)
+	}
+	for _, r := range states {
+		if !slices.Contains(st.Runs, r.Run) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// starterAlive reports whether the process that starts the session's runs
+// may still start one: the sequencer, or the launcher until it has
+// recorded the sequencer or (parallel) started every run. Unknown counts
+// as alive.
+func starterAlive(s *sessions.Session, st launchState) bool {
+	if st.Mode == ModeSequential {
+		p, err := readProc(filepath.Join(s.Dir(), sequencerPid))
+		if err == nil {
+			alive, known := p.alive()
+			return alive || !known
+		}
+	}
+	alive, known := st.Launcher.alive()
+	return alive || !known
+}

@@ -1,0 +1,175 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// Spec is an experiment and its variants as read from a spec file.
+type Spec struct {
+	Experiment Experiment
+	// Variants are the [variants.NAME] tables, in file order (empty when
+	// the file has none: the built-in ones are used).
+	Variants []Variant
+}
+
+// specFile is the TOML layout of a spec.
+type specFile struct {
+	Name     string                    `toml:"name"`
+	Data     string                    `toml:"data"`
+	NoCache  bool                      `toml:"no_cache"`
+	Split    Split                     `toml:"split"`
+	Train    map[string]any            `toml:"train"`
+	Variants map[string]map[string]any `toml:"variants"`
+}
+
+// specTopKeys are the keys and tables a spec may have at its top level.
+var specTopKeys = []string{"name", "data", "no_cache", "split", "train", "variants"}
+
+// LoadSpec reads and checks a spec file (see ParseSpec).
+func LoadSpec(path string) (*Spec, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	return ParseSpec(path, src)
+}
+
+// ParseSpec parses a spec in TOML; name is the file name used in errors.
+//
+//	name = "sage on synth-small"
+//	data = "synth-small"           # dataset reference, as --data
+//	[split]                        # optional: mode (auto, per-class, frac), per_class,
+//	mode = "auto"                  # num_valid, num_test, train_frac, valid_frac, seed
+//	[train]                        # any train.Config key (JSON names)
+//	model = "sage"
+//	fanouts = [15, 10]
+//	[variants.baseline]            # no overrides
+//	[variants.optimized]
+//	sampler_workers = 2
+//
+// The base config is the model's defaults (train.Defaults; model "gcn" if
+// [train] names none) with the [train] keys applied. A syntax error, an
+// unknown key anywhere, a value of the wrong type, an invalid config or an
+// invalid variant name is an error naming the file and, where known, the
+// line.
+func ParseSpec(name string, src []byte) (*Spec, error) {
+	f := specFile{Split: DefaultSplit()}
+	md, err := toml.Decode(string(src), &f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+		}
+		// type errors read "toml: line N (last key ...): ..."
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	for _, k := range md.Undecoded() {
+		return nil, fmt.Errorf("%s: unknown key %q (a spec has %s)", where(name, src, k), k.String(), strings.Join(specTopKeys, ", "))
+	}
+	exp := Experiment{Name: f.Name, Data: f.Data, NoCache: f.NoCache, Split: f.Split}
+	if strings.TrimSpace(exp.Data) == "" {
+		return nil, fmt.Errorf("%s: no dataset: set data = \"PRESET or FILE\"", name)
+	}
+	if err := exp.Split.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: [split]: %w", name, err)
+	}
+	if exp.Train, err = ConfigFromKeys(f.Train, "gcn"); err != nil {
+		return nil, fmt.Errorf("%s: [train]: %w", whereKeys(name, src, toml.Key{"train"}, err), err)
+	}
+	spec := &Spec{Experiment: exp}
+	// variants in file order
+	for _, k := range md.Keys() {
+		if len(k) != 2 || k[0] != "variants" {
+			continue
+		}
+		v := Variant{Name: k[1], Overrides: f.Variants[k[1]]}
+		spec.Variants = append(spec.Variants, v)
+	}
+	var errs []error
+	for _, v := range spec.Variants {
+		table := toml.Key{"variants", v.Name}
+		if err := sessions.ValidName(v.Name); err != nil {
+			errs = append(errs, fmt.Errorf("%s: variant name %q: use letters, digits, '.', '_' and '-' (not first)", where(name, src, table), v.Name))
+			continue
+		}
+		if _, err := v.Apply(exp.Train); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", whereKeys(name, src, table, err), err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return spec, nil
+}
+
+// where returns "name:line" for a key of the file, or name when the line
+// is not found.
+func where(name string, src []byte, key toml.Key) string {
+	if line := keyLine(src, key); line > 0 {
+		return name + ":" + strconv.Itoa(line)
+	}
+	return name
+}
+
+// whereKeys locates the first key a *KeyError names inside a table, else
+// the table.
+func whereKeys(name string, src []byte, table toml.Key, err error) string {
+	var ke *KeyError
+	if errors.As(err, &ke) && len(ke.Keys) > 0 {
+		if line := keyLine(src, append(append(toml.Key{}, table...), ke.Keys[0])); line > 0 {
+			return name + ":" + strconv.Itoa(line)
+		}
+	}
+	return where(name, src, table)
+}
+
+// keyLine finds the line (1-based) where a key is set, following [table]
+// headers and dotted keys; 0 if not found. It is a plain line scan, good
+// enough to point at a key in an error message.
+func keyLine(src []byte, key toml.Key) int {
+	want := strings.Join(key, "\x00")
+	var table []string
+	for i, line := range strings.Split(string(src), "\n") {
+		s := strings.TrimSpace(line)
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		if strings.HasPrefix(s, "[") {
+			h := strings.Trim(s, "[] \t")
+			if j := strings.IndexByte(h, ']'); j >= 0 {
+				h = h[:j]
+			}
+			table = splitKey(h)
+			if strings.Join(table, "\x00") == want {
+				return i + 1
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(s, "=")
+		if !ok {
+			continue
+		}
+		full := append(append([]string{}, table...), splitKey(k)...)
+		if strings.Join(full, "\x00") == want {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// splitKey splits a dotted TOML key, unquoting its parts.
+func splitKey(s string) []string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return parts
+}

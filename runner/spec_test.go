@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestParseSpecGood(t *testing.T) {
+	spec, err := LoadSpec(filepath.Join("testdata", "sage.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := spec.Experiment
+	if exp.Name != "sage on synth-small" || exp.Data != "synth-small" {
+		t.Errorf("experiment %+v", exp)
+	}
+	c := exp.Train
+	if c.Model != "sage" || c.Sampler != "neighbor" || c.Hidden != 64 || c.BatchSize != 1024 || c.Epochs != 3 ||
+		!reflect.DeepEqual(c.Fanouts, []int{15, 10}) || c.LR != 0.01 || c.SamplerWorkers != 0 {
+		t.Errorf("base config %+v", c)
+	}
+	if exp.Split != DefaultSplit() || exp.SplitSeed() != c.Seed {
+		t.Errorf("split %+v", exp.Split)
+	}
+	var names []string
+	for _, v := range spec.Variants {
+		names = append(names, v.Name)
+	}
+	if want := []string{"baseline", "optimized", "workers-only"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("variants %v, want file order %v", names, want)
+	}
+	res, err := Resolve(exp, spec.Variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Config.SamplerWorkers != 0 || res[0].Config.OverlapEval {
+		t.Errorf("baseline %+v", res[0].Config)
+	}
+	if o := res[1].Config; o.SamplerWorkers != 2 || o.Prefetch != 4 || !o.OverlapEval || o.Hidden != 64 {
+		t.Errorf("optimized %+v", o)
+	}
+	if w := res[2].Config; w.SamplerWorkers != 2 || w.Prefetch != 0 || w.OverlapEval {
+		t.Errorf("workers-only %+v", w)
+	}
+
+	// selection: spec variants by default, built-ins available by name
+	got, err := SelectVariants(spec.Variants, nil)
+	if err != nil || len(got) != 3 {
+		t.Errorf("default selection %v, %v", got, err)
+	}
+	got, err = SelectVariants(spec.Variants, []string{"workers-only", "baseline"})
+	if err != nil || len(got) != 2 || got[0].Name != "workers-only" || got[1].Name != "baseline" {
+		t.Errorf("selection %v, %v", got, err)
+	}
+	got, err = SelectVariants(nil, nil)
+	if err != nil || len(got) != 2 || got[0].Name != Baseline || got[1].Name != Optimized {
+		t.Errorf("built-in selection %v, %v", got, err)
+	}
+}
+
+func TestParseSpecSplitAndDefaults(t *testing.T) {
+	spec, err := ParseSpec("s.toml", []byte(`
+data = "cora.npz"
+[split]
+mode = "per-class"
+per_class = 10
+seed = 7
+[train]
+layers = 3
+epochs = 5
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := spec.Experiment
+	if e.Split.Mode != SplitPerClass || e.Split.PerClass != 10 || e.Split.NumValid != 500 || e.SplitSeed() != 7 {
+		t.Errorf("split %+v", e.Split)
+	}
+	// gcn defaults; fanouts follow the number of layers
+	if e.Train.Model != "gcn" || e.Train.Layers != 3 || !reflect.DeepEqual(e.Train.Fanouts, []int{25, 10, 10}) {
+		t.Errorf("train %+v", e.Train)
+	}
+	if len(spec.Variants) != 0 {
+		t.Errorf("variants %v", spec.Variants)
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"malformed", "data = \"x\"\n[train\nmodel = \"sage\"\n", []string{"table name"}},
+		{"unterminated string", "data = \"x\nname = 1\n", []string{"bad.toml:1:"}},
+		{"unknown top-level key", "data = \"x\"\nepochs = 3\n", []string{"bad.toml:2:", `unknown key "epochs"`}},
+		{"unknown split key", "data = \"x\"\n[split]\nsed = 3\n", []string{"bad.toml:3:", `"split.sed"`}},
+		{"wrong type", "data = 3\n", []string{"bad.toml", "data"}},
+		{"no data", "[train]\nmodel = \"sage\"\n", []string{"no dataset"}},
+		{"unknown train key", "data = \"x\"\n[train]\nmodel = \"sage\"\nhiden = 64\n", []string{"bad.toml:4:", "[train]", `"hiden"`, "unknown"}},
+		{"bad train value", "data = \"x\"\n[train]\nepochs = 0\n", []string{"bad.toml:3:", `"epochs"`, "at least 1"}},
+		{"train type", "data = \"x\"\n[train]\nhidden = \"wide\"\n", []string{"bad.toml:3:", `"hidden"`, "string"}},
+		{"unknown variant key", "data = \"x\"\n[train]\nmodel = \"sage\"\n[variants.fast]\nsampler_worker = 2\n",
+			[]string{"bad.toml:5:", `variant "fast"`, `"sampler_worker"`}},
+		{"bad variant value", "data = \"x\"\n[train]\nmodel = \"sage\"\n[variants.fast]\nprefetch = 1\nsampler_workers = -1\n",
+			[]string{"bad.toml:6:", `variant "fast"`, `"sampler_workers"`, "non-negative"}},
+		{"variant needs neighbor sampling", "data = \"x\"\n[train]\nmodel = \"gcn\"\n[variants.optimized]\nsampler_workers = 2\n",
+			[]string{`variant "optimized"`, `"sampler_workers"`, "neighbor"}},
+		{"bad variant name", "data = \"x\"\n[variants.\"a b\"]\n", []string{"bad.toml:2:", `variant name "a b"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSpec("bad.toml", []byte(tc.src))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if strings.HasPrefix(tc.want[0], "bad.toml:") || tc.name == "malformed" {
+				if !regexp.MustCompile(`^bad\.toml:\d+: `).MatchString(err.Error()) {
+					t.Errorf("error %q does not start with file:line", err)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSelectVariantsUnknown(t *testing.T) {
+	spec, err := LoadSpec(filepath.Join("testdata", "sage.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = SelectVariants(spec.Variants, []string{"baseline", "turbo"})
+	if err == nil || !strings.Contains(err.Error(), `unknown variant "turbo"`) || !strings.Contains(err.Error(), "workers-only") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := LoadSpec(filepath.Join(t.TempDir(), "missing.toml")); err == nil || !os.IsNotExist(unwrapAll(err)) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

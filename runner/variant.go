@@ -1,0 +1,309 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// Variant is a named set of overrides of an experiment's base training
+// config. Keys are train.Config's JSON names (sampler_workers, prefetch,
+// overlap_eval, hidden, ...); values are JSON-compatible (numbers, strings,
+// booleans, lists). Its runs are named after it, so Name must be a valid
+// run name (sessions.ValidName).
+type Variant struct {
+	Name      string         `json:"name"`
+	Overrides map[string]any `json:"overrides,omitempty"`
+}
+
+// Names of the built-in variants.
+const (
+	Baseline  = "baseline"
+	Optimized = "optimized"
+)
+
+// BuiltinVariants returns the built-in variants: baseline (no overrides:
+// the base config's schedule, normally sampling on the training goroutine,
+// evaluation after training) and optimized (two sampler workers, four
+// prefetched batches, evaluation overlapped with the next epoch's
+// training).
+func BuiltinVariants() []Variant {
+	return []Variant{
+		{Name: Baseline},
+		{Name: Optimized, Overrides: map[string]any{"sampler_workers": 2, "prefetch": 4, "overlap_eval": true}},
+	}
+}
+
+// Apply returns base with the variant's overrides applied and validated
+// (see ApplyOverrides); errors name the variant and the key.
+func (v Variant) Apply(base train.Config) (train.Config, error) {
+	cfg, err := ApplyOverrides(base, v.Overrides)
+	if err != nil {
+		return cfg, fmt.Errorf("variant %q: %w", v.Name, err)
+	}
+	return cfg, nil
+}
+
+// ConfigKeys returns the keys a spec or a variant may set: train.Config's
+// JSON names, in declaration order.
+func ConfigKeys() []string {
+	t := reflect.TypeFor[train.Config]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		keys = append(keys, name)
+	}
+	return keys
+}
+
+// KeyError is a bad override: an unknown key, a value of the wrong type,
+// or a value the config's validation refuses. Keys names the culprits.
+type KeyError struct {
+	Keys []string
+	Err  error
+}
+
+func (e *KeyError) Error() string {
+	q := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		q[i] = fmt.Sprintf("%q", k)
+	}
+	what := "key"
+	if len(q) > 1 {
+		what = "keys"
+	}
+	return fmt.Sprintf("%s %s: %v", what, strings.Join(q, ", "), e.Err)
+}
+
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// ApplyOverrides overlays overrides on base: base is encoded to a JSON
+// object, the override keys replace its values, and the result is decoded
+// into a train.Config with unknown keys refused, then validated. An error
+// is a *KeyError naming the offending keys: unknown ones, ones whose value
+// does not decode, or, when validation fails, the keys that fail it on
+// their own (all overridden keys if only their combination does). A base
+// that is invalid by itself is reported as such.
+func ApplyOverrides(base train.Config, overrides map[string]any) (train.Config, error) {
+	keys := make([]string, 0, len(overrides))
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	known := ConfigKeys()
+	var unknown []string
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return base, &KeyError{Keys: unknown, Err: fmt.Errorf("unknown (known keys: %s)", strings.Join(known, ", "))}
+	}
+	if len(keys) == 0 {
+		if err := base.Validate(); err != nil {
+			return base, fmt.Errorf("base config: %w", err)
+		}
+		return base, nil
+	}
+	// Decode each key on its own first, so a type error names its key.
+	for _, k := range keys {
+		if _, err := overlay(base, map[string]any{k: overrides[k]}); err != nil {
+			return base, &KeyError{Keys: []string{k}, Err: err}
+		}
+	}
+	cfg, err := overlay(base, overrides)
+	if err != nil {
+		return base, &KeyError{Keys: keys, Err: err}
+	}
+	verr := cfg.Validate()
+	if verr == nil {
+		return cfg, nil
+	}
+	if err := base.Validate(); err != nil {
+		return base, fmt.Errorf("base config: %w", err)
+	}
+	var culprits []string
+	for _, k := range keys {
+		one, err := overlay(base, map[string]any{k: overrides[k]})
+		if err == nil && one.Validate() != nil {
+			culprits = append(culprits, k)
+		}
+	}
+	if len(culprits) == 0 {
+		culprits = keys
+	}
+	return base, &KeyError{Keys: culprits, Err: verr}
+}
+
+// overlay encodes base, replaces the keys of over and decodes the result
+// without validating it.
+func overlay(base train.Config, over map[string]any) (train.Config, error) {
+	var cfg train.Config
+	b, err := json.Marshal(base)
+	if err != nil {
+		return cfg, fmt.Errorf("encode config: %w", err)
+	}
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return cfg, fmt.Errorf("encode config: %w", err)
+	}
+	for k, v := range over {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return cfg, fmt.Errorf("value %v: %w", v, err)
+		}
+		obj[k] = raw
+	}
+	if b, err = json.Marshal(obj); err != nil {
+		return cfg, fmt.Errorf("encode config: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return cfg, fmt.Errorf("a %s is not a valid %s", te.Value, te.Type)
+		}
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// ConfigFromKeys builds a base config from spec keys: the defaults of the
+// model the keys name (defaultModel if they name none; see
+// train.Defaults), with the keys applied as overrides. As in `gnnscope
+// train`, when the keys set layers but not fanouts, the default fanouts
+// are cut or extended (repeating the last) to one per layer.
+func ConfigFromKeys(keys map[string]any, defaultModel string) (train.Config, error) {
+	model := defaultModel
+	if m, ok := keys["model"].(string); ok {
+		model = m
+	}
+	base := train.Defaults(model)
+	if base.Validate() != nil { // an unknown model: let the override name the key
+		base = train.Defaults(defaultModel)
+	}
+	if _, ok := keys["fanouts"]; !ok {
+		if cfg, err := overlay(base, pick(keys, "layers")); err == nil && cfg.Layers > 0 && cfg.Layers != len(base.Fanouts) {
+			fan := make([]int, cfg.Layers)
+			for i := range fan {
+				fan[i] = base.Fanouts[min(i, len(base.Fanouts)-1)]
+			}
+			base.Fanouts = fan
+		}
+	}
+	return ApplyOverrides(base, keys)
+}
+
+// pick returns the entries of m with the given keys.
+func pick(m map[string]any, keys ...string) map[string]any {
+	out := map[string]any{}
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Resolved is a variant with the config it runs with.
+type Resolved struct {
+	Variant
+	Config train.Config `json:"config"`
+}
+
+// Resolve applies each variant to the experiment's base config. It checks
+// the experiment, that every variant name is a valid run name and that
+// names are unique, and reports every bad variant at once.
+func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
+	if err := exp.Validate(); err != nil {
+		return nil, err
+	}
+	if len(variants) == 0 {
+		return nil, errors.New("no variants to run")
+	}
+	var errs []error
+	out := make([]Resolved, 0, len(variants))
+	seen := map[string]bool{}
+	for _, v := range variants {
+		if err := sessions.ValidName(v.Name); err != nil {
+			errs = append(errs, fmt.Errorf("variant name %q: use letters, digits, '.', '_' and '-' (not first)", v.Name))
+			continue
+		}
+		if seen[v.Name] {
+			errs = append(errs, fmt.Errorf("variant %q is listed twice", v.Name))
+			continue
+		}
+		seen[v.Name] = true
+		cfg, err := v.Apply(exp.Train)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, Resolved{Variant: v, Config: cfg})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// SelectVariants picks variants by name from defined (a spec's) and the
+// built-in ones; a defined variant replaces a built-in one of the same
+// name. With no names it returns defined if not empty, else the built-in
+// baseline and optimized. An unknown name is an error listing the
+// available ones.
+func SelectVariants(defined []Variant, names []string) ([]Variant, error) {
+	avail := slices.Clone(defined)
+	for _, b := range BuiltinVariants() {
+		if !slices.ContainsFunc(avail, func(v Variant) bool { return v.Name == b.Name }) {
+			avail = append(avail, b)
+		}
+	}
+	if len(names) == 0 {
+		if len(defined) > 0 {
+			return slices.Clone(defined), nil
+		}
+		return BuiltinVariants(), nil
+	}
+	var out []Variant
+	var unknown []string
+	for _, n := range names {
+		i := slices.IndexFunc(avail, func(v Variant) bool { return v.Name == n })
+		if i < 0 {
+			unknown = append(unknown, fmt.Sprintf("%q", n))
+			continue
+		}
+		out = append(out, avail[i])
+	}
+	if len(unknown) > 0 {
+		all := make([]string, len(avail))
+		for i, v := range avail {
+			all[i] = v.Name
+		}
+		what := "variant"
+		if len(unknown) > 1 {
+			what = "variants"
+		}
+		return nil, fmt.Errorf("unknown %s %s (available: %s)", what, strings.Join(unknown, ", "), strings.Join(all, ", "))
+	}
+	return out, nil
+}

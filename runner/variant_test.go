@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/gnn/train"
+)
+
+func TestConfigKeys(t *testing.T) {
+	keys := ConfigKeys()
+	for _, k := range []string{"model", "fanouts", "batch_size", "sampler_workers", "prefetch", "overlap_eval"} {
+		if !slices.Contains(keys, k) {
+			t.Errorf("ConfigKeys lacks %q: %v", k, keys)
+		}
+	}
+}
+
+func TestApplyOverrides(t *testing.T) {
+	base := train.Defaults("sage")
+	opt := BuiltinVariants()[1]
+	cfg, err := opt.Apply(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := base
+	want.SamplerWorkers, want.Prefetch, want.OverlapEval = 2, 4, true
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("optimized:\n got %+v\nwant %+v", cfg, want)
+	}
+	if base.SamplerWorkers != 0 || len(base.Fanouts) != 2 {
+		t.Error("base modified")
+	}
+	// baseline: no overrides, the base as is
+	if cfg, err := BuiltinVariants()[0].Apply(base); err != nil || !reflect.DeepEqual(cfg, base) {
+		t.Errorf("baseline %+v, %v", cfg, err)
+	}
+	// TOML-typed values: int64, float64 holding an integer, []any
+	cfg, err = ApplyOverrides(base, map[string]any{"hidden": int64(32), "lr": int64(1), "epochs": 4.0, "fanouts": []any{int64(5), int64(-1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Hidden != 32 || cfg.LR != 1 || cfg.Epochs != 4 || !reflect.DeepEqual(cfg.Fanouts, []int{5, -1}) {
+		t.Errorf("typed overrides %+v", cfg)
+	}
+}
+
+func TestApplyOverridesErrors(t *testing.T) {
+	base := train.Defaults("sage")
+	for _, tc := range []struct {
+		name string
+		over map[string]any
+		keys []string
+		want string
+	}{
+		{"unknown", map[string]any{"prefetch": 2, "sampler_worker": 2, "zzz": 1}, []string{"sampler_worker", "zzz"}, "unknown"},
+		{"type", map[string]any{"prefetch": 2, "overlap_eval": "yes"}, []string{"overlap_eval"}, "string"},
+		{"fraction in int", map[string]any{"hidden": 1.5}, []string{"hidden"}, "number"},
+		{"invalid value", map[string]any{"prefetch": 2, "dropout": 1.5}, []string{"dropout"}, "dropout"},
+		{"one bad key", map[string]any{"layers": 3, "hidden": 8}, []string{"layers"}, "one fanout per layer"},
+		{"combination", map[string]any{"sampler": "full", "sampler_workers": 2}, []string{"sampler", "sampler_workers"}, "need --sampler neighbor"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Variant{Name: "v", Overrides: tc.over}.Apply(base)
+			var ke *KeyError
+			if !errors.As(err, &ke) {
+				t.Fatalf("error %v is not a KeyError", err)
+			}
+			if !reflect.DeepEqual(ke.Keys, tc.keys) {
+				t.Errorf("keys %v, want %v", ke.Keys, tc.keys)
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, `variant "v": key`) || !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q", msg)
+			}
+		})
+	}
+	// an invalid base is reported as the base's fault
+	bad := base
+	bad.Epochs = 0
+	if _, err := ApplyOverrides(bad, map[string]any{"prefetch": 1}); err == nil || !strings.Contains(err.Error(), "base config") {
+		t.Errorf("invalid base: %v", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	exp := NewExperiment("synth-tiny", "sage")
+	if _, err := Resolve(exp, []Variant{{Name: "a"}, {Name: "a"}}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("duplicate: %v", err)
+	}
+	_, err := Resolve(exp, []Variant{{Name: "../x"}, {Name: "ok", Overrides: map[string]any{"epochs": -1}}})
+	if err == nil || !strings.Contains(err.Error(), `"../x"`) || !strings.Contains(err.Error(), `variant "ok": key "epochs"`) {
+		t.Errorf("every bad variant at once: %v", err)
+	}
+	gcn := NewExperiment("synth-tiny", "gcn")
+	if _, err := Resolve(gcn, BuiltinVariants()); err == nil || !strings.Contains(err.Error(), `variant "optimized"`) {
+		t.Errorf("optimized on full-batch gcn: %v", err)
+	}
+}
+
+func TestConfigFromKeys(t *testing.T) {
+	cfg, err := ConfigFromKeys(map[string]any{"model": "sage", "layers": int64(1)}, "gcn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Sampler != "neighbor" || !reflect.DeepEqual(cfg.Fanouts, []int{25}) {
+		t.Errorf("%+v", cfg)
+	}
+	if _, err := ConfigFromKeys(map[string]any{"model": "mlp"}, "gcn"); err == nil || !strings.Contains(err.Error(), `"model"`) {
+		t.Errorf("bad model: %v", err)
+	}
+}

@@ -1,0 +1,227 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// StopContext returns a context canceled by SIGTERM or SIGINT, the
+// signals Cancel and a user send to a worker or the sequencer.
+func StopContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(parent, stopSignals...)
+}
+
+// RunStatus returns the run_end status for the outcome of a run: ok for no
+// error, canceled when ctx was canceled, oom for a device out-of-memory
+// error, failed otherwise.
+func RunStatus(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return profile.StatusOK
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return profile.StatusCanceled
+	case device.IsOOM(err):
+		return profile.StatusOOM
+	}
+	return profile.StatusFailed
+}
+
+// RunWorker runs one launched run of a session in this process: it claims
+// the run's journal (a run is started once; a journal that exists means it
+// started or was canceled before), writes the pid file, records run_start
+// (run, session, variant, resolved config, this host), trains with Execute
+// and closes the journal with run_end: status ok, failed, oom or canceled
+// (ctx canceled, e.g. by SIGTERM; see StopContext), and the train.Result as
+// summary. Progress lines go to log. It returns the status, and an error
+// for any status but ok.
+func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer) (string, error) {
+	s, err := store.Get(id)
+	if err != nil {
+		return profile.StatusFailed, err
+	}
+	exp, resolved, err := LoadSession(s)
+	if err != nil {
+		return profile.StatusFailed, err
+	}
+	i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == run })
+	if i < 0 {
+		return profile.StatusFailed, fmt.Errorf("session %s has no variant %q", id, run)
+	}
+	v := resolved[i]
+	path := s.JournalPath(run)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return profile.StatusFailed, fmt.Errorf("run %s of session %s already has a journal (it was started or canceled before)", run, id)
+		}
+		return profile.StatusFailed, err
+	}
+	f.Close()
+	if err := s.WritePid(run, os.Getpid()); err != nil {
+		fmt.Fprintf(log, "warning: %v\n", err)
+	}
+	jw, err := sessions.OpenJournal(path)
+	if err != nil {
+		return profile.StatusFailed, err
+	}
+	defer jw.Close()
+	if v.Config.Threads > 0 {
+		runtime.GOMAXPROCS(v.Config.Threads)
+	}
+	host := profile.LocalHost()
+	rec := profile.NewRecorder(jw, profile.RecorderOptions{OnError: func(err error) {
+		fmt.Fprintf(log, "journal: %v\n", err)
+	}})
+	cfgJSON, err := json.Marshal(v.Config)
+	if err != nil {
+		cfgJSON = nil
+	}
+	rec.RunStart(run, id, v.Name, cfgJSON, &host)
+	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, id, os.Getpid())
+
+	var res *train.Result
+	if canceled(s) {
+		err = errCanceledBeforeStart
+	} else {
+		res, err = Execute(ctx, exp, v.Config, ExecOptions{
+			Recorder: rec,
+			Load:     load.Options{Warn: func(msg string) { logf(log, "warning: %s", msg) }},
+			OnReady: func(ds *data.Dataset, split *data.Split) {
+				logf(log, "train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)",
+					v.Config.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
+					len(split.Train), len(split.Valid), len(split.Test))
+			},
+			OnEpoch: func(st train.EpochStat) {
+				line := fmt.Sprintf("epoch %d/%d  loss %.4f  train %.3f", st.Epoch, v.Config.Epochs, st.Loss, st.TrainAcc)
+				if st.Evaluated {
+					line += fmt.Sprintf("  val %.3f  test %.3f", st.ValAcc, st.TestAcc)
+				}
+				logf(log, "%s", line)
+			},
+		})
+	}
+	status := RunStatus(ctx, err)
+	if errors.Is(err, errCanceledBeforeStart) {
+		status = profile.StatusCanceled
+	}
+	var summary any // nil: the recorder's own summary
+	if res != nil {
+		// A NaN accuracy (an empty test set) does not encode: fall back.
+		if b, merr := json.Marshal(res); merr == nil {
+			summary = json.RawMessage(b)
+		}
+	}
+	cerr := rec.Close(status, err, summary)
+	if jerr := jw.Close(); cerr == nil {
+		cerr = jerr
+	}
+	if err == nil {
+		logf(log, "done: %s (test accuracy %.4f, %.3fs per epoch)", status, res.TestAcc, res.EpochS)
+	} else {
+		logf(log, "done: %s: %v", status, err)
+	}
+	if cerr != nil {
+		return status, fmt.Errorf("run %s: journal: %w", run, cerr)
+	}
+	if status != profile.StatusOK {
+		return status, fmt.Errorf("run %s: %s: %w", run, status, err)
+	}
+	return status, nil
+}
+
+// RunSequence is the sequencer of a sequential launch: it starts the
+// session's runs in launch order, each as its own detached worker process
+// of the executable exe (default: this one), waiting for one to end
+// before starting the next, whatever its status. When ctx is canceled (the
+// sequencer got SIGTERM) or the session is canceled, it passes SIGTERM on
+// to the running worker, waits for it, and marks the runs that have not
+// started canceled.
+func RunSequence(ctx context.Context, store *sessions.Store, id, exe string, log io.Writer) error {
+	s, err := store.Get(id)
+	if err != nil {
+		return err
+	}
+	st, err := readLaunch(s)
+	if err != nil {
+		return err
+	}
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("sequencer: find the gnnscope executable: %w", err)
+		}
+	}
+	if err := writeProc(filepath.Join(s.Dir(), sequencerPid), os.Getpid()); err != nil {
+		logf(log, "warning: %v", err)
+	}
+	logf(log, "sequencer of session %s, pid %d: runs %v", id, os.Getpid(), st.Runs)
+	for i, run := range st.Runs {
+		if ctx.Err() != nil || canceled(s) {
+			for _, rest := range st.Runs[i:] {
+				if marked, err := markNotStarted(s, rest, profile.StatusCanceled, errCanceledBeforeStart); err != nil {
+					logf(log, "run %s: mark canceled: %v", rest, err)
+				} else if marked {
+					logf(log, "run %s: canceled before it started", rest)
+				}
+			}
+			return context.Canceled
+		}
+		if _, err := os.Stat(s.JournalPath(run)); err == nil {
+			logf(log, "run %s: already has a journal, skipped", run)
+			continue
+		}
+		cmd, err := startWorker(s, store.Root(), exe, run)
+		if err != nil {
+			logf(log, "run %s: start: %v", run, err)
+			markNotStarted(s, run, profile.StatusFailed, fmt.Errorf("the worker did not start: %w", err))
+			continue
+		}
+		logf(log, "run %s: started, pid %d", run, cmd.Process.Pid)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var werr error
+		select {
+		case werr = <-done:
+		case <-ctx.Done():
+			logf(log, "run %s: canceling", run)
+			if err := terminate(cmd.Process.Pid); err != nil {
+				logf(log, "run %s: %v", run, err)
+			}
+			werr = <-done
+		}
+		state, serr := s.RunState(run)
+		if serr != nil {
+			logf(log, "run %s: exited (%s); state: %v", run, exitText(werr), serr)
+		} else {
+			logf(log, "run %s: exited (%s), status %s", run, exitText(werr), state.Status)
+		}
+	}
+	return nil
+}
+
+func logf(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, a...)...)
+}
+
+// exitText describes how a worker process ended.
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
