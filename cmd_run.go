@@ -66,7 +66,7 @@ object {"session", "dir", "runs": [...]}; it exits non-zero if a run did not
 end ok. Ctrl-C stops waiting only; the runs go on. --attach ID waits for an
 existing session the same way; --cancel ID stops a session's runs.
 
-Columns: epoch wall time (mean ± sample sd, min, median, max) from the
+Columns: epoch wall time (mean, sample sd, min, median, max) from the
 recorded spans; stage totals over all lanes; data wait (time the trainer
 waited for batches); overlap (stage time over wall time, 1 = sequential);
 efficiency (ideal over actual wall time); speedup (the baseline's mean epoch
@@ -348,7 +348,11 @@ func runCancel(cmd *cobra.Command, store *sessions.Store, f *runFlags) error {
 		}
 	} else {
 		out := cmd.OutOrStdout()
-		fmt.Fprintf(out, "session %s canceled\n", s.ID())
+		if len(rep.Signaled) == 0 && len(rep.Marked) == 0 && !rep.Sequencer {
+			fmt.Fprintf(out, "session %s: nothing to cancel\n", s.ID())
+		} else {
+			fmt.Fprintf(out, "session %s canceled\n", s.ID())
+		}
 		for _, r := range states {
 			fmt.Fprintf(out, "  %-16s %s\n", r.Run, r.Status)
 		}

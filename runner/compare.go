@@ -222,8 +222,9 @@ func finite(p *float64) *float64 {
 	return p
 }
 
-// Render writes the table as aligned text: one line per run, then the
-// errors of runs that did not end ok.
+// Render writes the table as aligned plain-ASCII text: one line per run
+// (EPOCH s is the mean epoch time, SD its sample standard deviation), then
+// notes and the errors of runs that did not end ok.
 func (t Table) Render(w io.Writer) error {
 	title := "session " + t.Session
 	if t.Name != "" {
@@ -233,14 +234,14 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIANT\tSTATUS\tEPOCHS\tEPOCH s (mean±sd)\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC")
+	fmt.Fprintln(tw, "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC")
 	for _, r := range t.Runs {
 		cells := []string{r.Variant, r.Status}
 		if r.Epochs > 0 {
-			cells = append(cells, fmt.Sprint(r.Epochs), fmt.Sprintf("%s ±%s", sec(r.EpochMeanS), sec(r.EpochStdS)),
+			cells = append(cells, fmt.Sprint(r.Epochs), sec(r.EpochMeanS), sec(r.EpochStdS),
 				sec(r.EpochMinS), sec(r.EpochMedianS), sec(r.EpochMaxS))
 		} else {
-			cells = append(cells, "-", "-", "-", "-", "-")
+			cells = append(cells, "-", "-", "-", "-", "-", "-")
 		}
 		if r.Spans > 0 {
 			cells = append(cells, sec(r.SampleS), sec(r.TransferS), sec(r.TrainS), sec(r.EvalS), sec(r.DataWaitS),
