@@ -18,16 +18,16 @@ const (
 // Split says how to split a dataset that has no split of its own (or, with
 // mode per-class or frac, one that has).
 type Split struct {
-	Mode      string  `json:"mode" toml:"mode"`             // auto, per-class or frac
-	PerClass  int     `json:"per_class" toml:"per_class"`   // per-class: training nodes per class
-	NumValid  int     `json:"num_valid" toml:"num_valid"`   // per-class: validation nodes
-	NumTest   int     `json:"num_test" toml:"num_test"`     // per-class: test nodes
-	TrainFrac float64 `json:"train_frac" toml:"train_frac"` // frac: training fraction of the labeled nodes
-	ValidFrac float64 `json:"valid_frac" toml:"valid_frac"` // frac: validation fraction (the rest is test)
+	Mode      string  `json:"mode"`       // auto, per-class or frac
+	PerClass  int     `json:"per_class"`  // per-class: training nodes per class
+	NumValid  int     `json:"num_valid"`  // per-class: validation nodes
+	NumTest   int     `json:"num_test"`   // per-class: test nodes
+	TrainFrac float64 `json:"train_frac"` // frac: training fraction of the labeled nodes
+	ValidFrac float64 `json:"valid_frac"` // frac: validation fraction (the rest is test)
 	// Seed draws the split; nil means the experiment's training seed
 	// (Experiment.Train.Seed), so each seed is one split and one
 	// initialization.
-	Seed *uint64 `json:"seed,omitempty" toml:"seed"`
+	Seed *uint64 `json:"seed,omitempty"`
 }
 
 // DefaultSplit returns the split settings of `gnnscope train`: auto, 20

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,9 +26,24 @@ type specFile struct {
 	Name     string                    `toml:"name"`
 	Data     string                    `toml:"data"`
 	NoCache  bool                      `toml:"no_cache"`
-	Split    Split                     `toml:"split"`
+	Split    specSplit                 `toml:"split"`
 	Train    map[string]any            `toml:"train"`
 	Variants map[string]map[string]any `toml:"variants"`
+}
+
+// decodeErrRE matches the decoder's type errors.
+var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key ("[^"]*")\): (.*)$`)
+
+// specSplit is the [split] table. (The TOML decoder would wrap a negative
+// seed around into a uint64: it is decoded signed and checked.)
+type specSplit struct {
+	Mode      string  `toml:"mode"`
+	PerClass  int     `toml:"per_class"`
+	NumValid  int     `toml:"num_valid"`
+	NumTest   int     `toml:"num_test"`
+	TrainFrac float64 `toml:"train_frac"`
+	ValidFrac float64 `toml:"valid_frac"`
+	Seed      *int64  `toml:"seed"`
 }
 
 // specTopKeys are the keys and tables a spec may have at its top level.
@@ -61,20 +77,43 @@ func LoadSpec(path string) (*Spec, error) {
 // invalid variant name is an error naming the file and, where known, the
 // line.
 func ParseSpec(name string, src []byte) (*Spec, error) {
-	f := specFile{Split: DefaultSplit()}
+	d := DefaultSplit()
+	f := specFile{Split: specSplit{Mode: d.Mode, PerClass: d.PerClass, NumValid: d.NumValid, NumTest: d.NumTest, TrainFrac: d.TrainFrac, ValidFrac: d.ValidFrac}}
 	md, err := toml.Decode(string(src), &f)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
 		}
-		// type errors read "toml: line N (last key ...): ..."
+		// type errors read `toml: line N (last key "k"): ...`
+		if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
+			return nil, fmt.Errorf("%s:%s: key %s: %s", name, m[1], m[2], m[3])
+		}
 		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "toml: "))
 	}
 	for _, k := range md.Undecoded() {
+		if k[0] == "train" || k[0] == "variants" {
+			continue // their keys are checked as config keys below
+		}
 		return nil, fmt.Errorf("%s: unknown key %q (a spec has %s)", where(name, src, k), k.String(), strings.Join(specTopKeys, ", "))
 	}
-	exp := Experiment{Name: f.Name, Data: f.Data, NoCache: f.NoCache, Split: f.Split}
+	// The decoder leaves a map empty when the TOML value is not a table.
+	for _, k := range append([]toml.Key{{"split"}, {"train"}, {"variants"}}, variantKeys(md)...) {
+		if typ := md.Type(k...); typ != "" && typ != "Hash" { // "": a table made by dotted keys
+			return nil, fmt.Errorf("%s: %s must be a table ([%s]), found %s", where(name, src, k), k, k, strings.ToLower(typ))
+		}
+	}
+	sp := f.Split
+	exp := Experiment{Name: f.Name, Data: f.Data, NoCache: f.NoCache, Split: Split{
+		Mode: sp.Mode, PerClass: sp.PerClass, NumValid: sp.NumValid, NumTest: sp.NumTest, TrainFrac: sp.TrainFrac, ValidFrac: sp.ValidFrac,
+	}}
+	if sp.Seed != nil {
+		if *sp.Seed < 0 {
+			return nil, fmt.Errorf("%s: split seed must be non-negative, got %d", where(name, src, toml.Key{"split", "seed"}), *sp.Seed)
+		}
+		seed := uint64(*sp.Seed)
+		exp.Split.Seed = &seed
+	}
 	if strings.TrimSpace(exp.Data) == "" {
 		return nil, fmt.Errorf("%s: no dataset: set data = \"PRESET or FILE\"", name)
 	}
@@ -85,13 +124,8 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 		return nil, fmt.Errorf("%s: [train]: %w", whereKeys(name, src, toml.Key{"train"}, err), err)
 	}
 	spec := &Spec{Experiment: exp}
-	// variants in file order
-	for _, k := range md.Keys() {
-		if len(k) != 2 || k[0] != "variants" {
-			continue
-		}
-		v := Variant{Name: k[1], Overrides: f.Variants[k[1]]}
-		spec.Variants = append(spec.Variants, v)
+	for _, k := range variantKeys(md) {
+		spec.Variants = append(spec.Variants, Variant{Name: k[1], Overrides: f.Variants[k[1]]})
 	}
 	var errs []error
 	for _, v := range spec.Variants {
@@ -108,6 +142,17 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 		return nil, errors.Join(errs...)
 	}
 	return spec, nil
+}
+
+// variantKeys returns the keys variants.NAME in file order.
+func variantKeys(md toml.MetaData) []toml.Key {
+	var out []toml.Key
+	for _, k := range md.Keys() {
+		if len(k) == 2 && k[0] == "variants" {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // where returns "name:line" for a key of the file, or name when the line

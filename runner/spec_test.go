@@ -109,6 +109,12 @@ func TestParseSpecErrors(t *testing.T) {
 			[]string{"bad.toml:6:", `variant "fast"`, `"sampler_workers"`, "non-negative"}},
 		{"variant needs neighbor sampling", "data = \"x\"\n[train]\nmodel = \"gcn\"\n[variants.optimized]\nsampler_workers = 2\n",
 			[]string{`variant "optimized"`, `"sampler_workers"`, "neighbor"}},
+		{"negative split seed", "data = \"x\"\n[split]\nseed = -1\n", []string{"bad.toml:3:", "non-negative"}},
+		{"split type", "data = \"x\"\n[split]\nper_class = 1.5\n", []string{"bad.toml:3:", "split.per_class"}},
+		{"variants not a table", "data = \"x\"\nvariants = 3\n", []string{"bad.toml:2:", "table"}},
+		{"variant not a table", "data = \"x\"\n[variants]\nfast = 3\n", []string{"bad.toml:3:", "variants.fast", "table"}},
+		{"variant value is a table", "data = \"x\"\n[train]\nmodel = \"sage\"\n[variants.a]\nprefetch = {c = 1}\n",
+			[]string{"bad.toml:5:", `variant "a": key "prefetch"`, "an object"}},
 		{"bad variant name", "data = \"x\"\n[variants.\"a b\"]\n", []string{"bad.toml:2:", `variant name "a b"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,6 +80,7 @@ type KeyError struct {
 	Err  error
 }
 
+// Error names the keys and says what is wrong with them.
 func (e *KeyError) Error() string {
 	q := make([]string, len(e.Keys))
 	for i, k := range e.Keys {
@@ -92,6 +93,7 @@ func (e *KeyError) Error() string {
 	return fmt.Sprintf("%s %s: %v", what, strings.Join(q, ", "), e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *KeyError) Unwrap() error { return e.Err }
 
 // ApplyOverrides overlays overrides on base: base is encoded to a JSON
@@ -180,7 +182,11 @@ func overlay(base train.Config, over map[string]any) (train.Config, error) {
 	if err := dec.Decode(&cfg); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return cfg, fmt.Errorf("a %s is not a valid %s", te.Value, te.Type)
+			article := "a"
+			if strings.HasPrefix(te.Value, "a") || strings.HasPrefix(te.Value, "o") {
+				article = "an" // array, object
+			}
+			return cfg, fmt.Errorf("%s %s is not a valid %s", article, te.Value, te.Type)
 		}
 		return cfg, err
 	}
