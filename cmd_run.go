@@ -104,7 +104,7 @@ starts.`,
 		},
 	}
 	fl := cmd.Flags()
-	addRunTrainFlags(fl, &f.trainFlags)
+	f.trainFlags.register(fl, "sage")
 	fl.StringVar(&f.spec, "spec", "", "TOML spec file with the experiment and its variants")
 	fl.StringSliceVar(&f.variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
 	fl.BoolVar(&f.parallel, "parallel", false, "start every run at once instead of one after the other")
@@ -114,38 +114,6 @@ starts.`,
 	fl.StringVar(&f.cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
 	fl.StringVar(&f.attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
 	return cmd
-}
-
-// addRunTrainFlags registers the experiment flags that `gnnscope run`
-// shares with `gnnscope train` (same names, defaults and meaning, but the
-// model defaults to sage).
-func addRunTrainFlags(fl *pflag.FlagSet, f *trainFlags) {
-	sp := runner.DefaultSplit()
-	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB folder or .gsd cache file")
-	fl.StringVar(&f.cfg.Model, "model", "sage", "model: gcn or sage")
-	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers")
-	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
-	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs")
-	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
-	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases)")
-	fl.Float64Var(&f.cfg.Dropout, "dropout", f.cfg.Dropout, "dropout probability")
-	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step) or neighbor (sampled mini-batches); default full for gcn, neighbor for sage")
-	f.fanout = "25,10"
-	fl.StringVar(&f.fanout, "fanout", f.fanout, "neighbors sampled per node for each hop, hop 1 first; -1 = all")
-	fl.IntVar(&f.cfg.BatchSize, "batch-size", f.cfg.BatchSize, "target nodes per mini-batch")
-	fl.Uint64Var(&f.cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")
-	fl.IntVar(&f.cfg.Threads, "threads", 0, "CPU threads per run (0 = all cores)")
-	fl.StringVar(&f.cfg.Features, "features", f.cfg.Features, "feature normalization: auto (row if all non-negative), row, none")
-	fl.IntVar(&f.cfg.EvalEvery, "eval-every", f.cfg.EvalEvery, "evaluate every N epochs (and at the last)")
-	fl.IntVar(&f.cfg.EvalChunk, "eval-chunk", f.cfg.EvalChunk, "destination nodes per block in layer-wise inference")
-	fl.StringVar(&f.split, "split", sp.Mode, "auto (the dataset's own split, else per-class), per-class, or frac")
-	fl.Uint64Var(&f.splitSeed, "split-seed", 0, "seed of the per-class or fractional split (default: --seed)")
-	fl.IntVar(&f.perClass, "per-class", sp.PerClass, "per-class split: training nodes per class")
-	fl.IntVar(&f.numValid, "num-valid", sp.NumValid, "per-class split: validation nodes")
-	fl.IntVar(&f.numTest, "num-test", sp.NumTest, "per-class split: test nodes")
-	fl.Float64Var(&f.trainFrac, "train-frac", sp.TrainFrac, "frac split: fraction of labeled nodes for training")
-	fl.Float64Var(&f.validFrac, "valid-frac", sp.ValidFrac, "frac split: fraction for validation (the rest is test)")
-	fl.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the dataset cache")
 }
 
 // flagKeys maps the training flags to train config keys.
@@ -235,7 +203,7 @@ func runExperiment(fl *pflag.FlagSet, f *runFlags) (runner.Experiment, []runner.
 		}
 		f.cfg.Fanouts = fan
 		exp := runner.Experiment{Data: f.data, NoCache: f.noCache, Train: f.cfg}
-		exp.Split = runSplit(fl, f, runner.DefaultSplit())
+		exp.Split = f.trainFlags.experimentSplit(fl, runner.DefaultSplit())
 		return exp, nil, exp.Validate()
 	}
 	spec, err := runner.LoadSpec(f.spec)
@@ -249,7 +217,7 @@ func runExperiment(fl *pflag.FlagSet, f *runFlags) (runner.Experiment, []runner.
 	if fl.Changed("no-cache") {
 		exp.NoCache = f.noCache
 	}
-	exp.Split = runSplit(fl, f, exp.Split)
+	exp.Split = f.trainFlags.experimentSplit(fl, exp.Split)
 	// train flags set on the command line override the spec's [train]
 	over := map[string]any{}
 	var all map[string]any
@@ -278,33 +246,6 @@ func runExperiment(fl *pflag.FlagSet, f *runFlags) (runner.Experiment, []runner.
 		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", f.spec, err)
 	}
 	return exp, spec.Variants, exp.Validate()
-}
-
-// runSplit applies the split flags set on the command line to s.
-func runSplit(fl *pflag.FlagSet, f *runFlags, s runner.Split) runner.Split {
-	if fl.Changed("split") {
-		s.Mode = f.split
-	}
-	if fl.Changed("split-seed") {
-		seed := f.splitSeed
-		s.Seed = &seed
-	}
-	if fl.Changed("per-class") {
-		s.PerClass = f.perClass
-	}
-	if fl.Changed("num-valid") {
-		s.NumValid = f.numValid
-	}
-	if fl.Changed("num-test") {
-		s.NumTest = f.numTest
-	}
-	if fl.Changed("train-frac") {
-		s.TrainFrac = f.trainFrac
-	}
-	if fl.Changed("valid-frac") {
-		s.ValidFrac = f.validFrac
-	}
-	return s
 }
 
 // runCancel cancels a session and waits (a while) for its runs to end.

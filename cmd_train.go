@@ -17,9 +17,9 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
-	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/runner"
 )
 
 func init() { subcommands = append(subcommands, newTrainCmd) }
@@ -39,8 +39,69 @@ type trainFlags struct {
 	noRecord             bool
 }
 
+// register adds the experiment flags shared by `train` and `run`, with
+// defaultModel's hyper-parameters as defaults.
+func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
+	f.cfg = train.Defaults(defaultModel)
+	sp := runner.DefaultSplit()
+	f.fanout = "25,10"
+	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB folder or .gsd cache file")
+	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn or sage")
+	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers")
+	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
+	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs")
+	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
+	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases)")
+	fl.Float64Var(&f.cfg.Dropout, "dropout", f.cfg.Dropout, "dropout probability")
+	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step) or neighbor (sampled mini-batches); default full for gcn, neighbor for sage")
+	fl.StringVar(&f.fanout, "fanout", f.fanout, "neighbors sampled per node for each hop, hop 1 first; -1 = all")
+	fl.IntVar(&f.cfg.BatchSize, "batch-size", f.cfg.BatchSize, "target nodes per mini-batch")
+	fl.Uint64Var(&f.cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")
+	fl.IntVar(&f.cfg.Threads, "threads", 0, "CPU threads (0 = all cores)")
+	fl.StringVar(&f.cfg.Features, "features", f.cfg.Features, "feature normalization: auto (row if all non-negative), row, none")
+	fl.IntVar(&f.cfg.EvalEvery, "eval-every", f.cfg.EvalEvery, "evaluate every N epochs (and at the last)")
+	fl.IntVar(&f.cfg.EvalChunk, "eval-chunk", f.cfg.EvalChunk, "destination nodes per block in layer-wise inference")
+	fl.StringVar(&f.split, "split", sp.Mode, "auto (the dataset's own split, else per-class), per-class, or frac")
+	fl.Uint64Var(&f.splitSeed, "split-seed", 0, "seed of the per-class or fractional split (default: --seed)")
+	fl.IntVar(&f.perClass, "per-class", sp.PerClass, "per-class split: training nodes per class")
+	fl.IntVar(&f.numValid, "num-valid", sp.NumValid, "per-class split: validation nodes")
+	fl.IntVar(&f.numTest, "num-test", sp.NumTest, "per-class split: test nodes")
+	fl.Float64Var(&f.trainFrac, "train-frac", sp.TrainFrac, "frac split: fraction of labeled nodes for training")
+	fl.Float64Var(&f.validFrac, "valid-frac", sp.ValidFrac, "frac split: fraction for validation (the rest is test)")
+	fl.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the dataset cache")
+}
+
+// experimentSplit applies the split flags set on the command line to s.
+// An unset --split-seed leaves s.Seed as it is: the split then follows the
+// training seed (see runner.Experiment.SplitSeed).
+func (f *trainFlags) experimentSplit(fl *pflag.FlagSet, s runner.Split) runner.Split {
+	if fl.Changed("split") {
+		s.Mode = f.split
+	}
+	if fl.Changed("split-seed") {
+		seed := f.splitSeed
+		s.Seed = &seed
+	}
+	if fl.Changed("per-class") {
+		s.PerClass = f.perClass
+	}
+	if fl.Changed("num-valid") {
+		s.NumValid = f.numValid
+	}
+	if fl.Changed("num-test") {
+		s.NumTest = f.numTest
+	}
+	if fl.Changed("train-frac") {
+		s.TrainFrac = f.trainFrac
+	}
+	if fl.Changed("valid-frac") {
+		s.ValidFrac = f.validFrac
+	}
+	return s
+}
+
 func newTrainCmd() *cobra.Command {
-	f := &trainFlags{cfg: train.Defaults("gcn")}
+	f := &trainFlags{}
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Train one model in the foreground and report its accuracy and timings",
@@ -70,29 +131,7 @@ Test accuracy is reported at the epoch of best validation accuracy. With
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB folder or .gsd cache file")
-	fl.StringVar(&f.cfg.Model, "model", "gcn", "model: gcn or sage")
-	fl.IntVar(&f.cfg.Layers, "layers", 2, "number of message-passing layers")
-	fl.IntVar(&f.cfg.Hidden, "hidden", 64, "hidden width")
-	fl.IntVar(&f.cfg.Epochs, "epochs", 200, "training epochs")
-	fl.Float64Var(&f.cfg.LR, "lr", 0.01, "Adam learning rate")
-	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", 5e-4, "L2 weight decay on weights (not biases)")
-	fl.Float64Var(&f.cfg.Dropout, "dropout", 0.5, "dropout probability")
-	fl.StringVar(&f.cfg.Sampler, "sampler", "full", "full (whole graph per step) or neighbor (sampled mini-batches); default full for gcn, neighbor for sage")
-	fl.StringVar(&f.fanout, "fanout", "25,10", "neighbors sampled per node for each hop, hop 1 first; -1 = all")
-	fl.IntVar(&f.cfg.BatchSize, "batch-size", 512, "target nodes per mini-batch")
-	fl.Uint64Var(&f.cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")
-	fl.IntVar(&f.cfg.Threads, "threads", 0, "CPU threads (0 = all cores)")
-	fl.StringVar(&f.cfg.Features, "features", "auto", "feature normalization: auto (row if all non-negative), row, none")
-	fl.IntVar(&f.cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and at the last)")
-	fl.IntVar(&f.cfg.EvalChunk, "eval-chunk", 8192, "destination nodes per block in layer-wise inference")
-	fl.StringVar(&f.split, "split", "auto", "auto (the dataset's own split, else per-class), per-class, or frac")
-	fl.Uint64Var(&f.splitSeed, "split-seed", 0, "seed of the per-class or fractional split (default: --seed)")
-	fl.IntVar(&f.perClass, "per-class", 20, "per-class split: training nodes per class")
-	fl.IntVar(&f.numValid, "num-valid", 500, "per-class split: validation nodes")
-	fl.IntVar(&f.numTest, "num-test", 1000, "per-class split: test nodes")
-	fl.Float64Var(&f.trainFrac, "train-frac", 0.6, "frac split: fraction of labeled nodes for training")
-	fl.Float64Var(&f.validFrac, "valid-frac", 0.2, "frac split: fraction for validation (the rest is test)")
+	f.register(fl, "gcn")
 	fl.IntVar(&f.cfg.SamplerWorkers, "sampler-workers", 0, "sample and gather batches on N workers ahead of training (0 = on the training goroutine)")
 	fl.IntVar(&f.cfg.Prefetch, "prefetch", 0, "with --sampler-workers: at most D prepared batches waiting (0 = 2 per worker)")
 	fl.BoolVar(&f.cfg.OverlapEval, "overlap-eval", false, "evaluate epoch e's weights while epoch e+1 trains")
@@ -100,7 +139,6 @@ Test accuracy is reported at the epoch of best validation accuracy. With
 	fl.BoolVar(&f.json, "json", false, "print one JSON object with the results on stdout")
 	fl.BoolVar(&f.history, "history", false, "with --json, include per-epoch statistics")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
-	fl.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the dataset cache")
 	return cmd
 }
 
@@ -158,38 +196,23 @@ func parseInts(s string) ([]int, error) {
 
 func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	applyModelDefaults(cmd.Flags(), &f.cfg, &f.fanout)
-	if !cmd.Flags().Changed("split-seed") {
-		f.splitSeed = f.cfg.Seed
-	}
 	fan, err := parseInts(f.fanout)
 	if err != nil {
 		return fmt.Errorf("--fanout: %w", err)
 	}
 	f.cfg.Fanouts = fan
-	if err := f.cfg.Validate(); err != nil {
+	exp := runner.Experiment{Data: f.data, NoCache: f.noCache, Train: f.cfg}
+	exp.Split = f.experimentSplit(cmd.Flags(), runner.DefaultSplit())
+	if err := exp.Validate(); err != nil {
 		return err
 	}
 	if f.cfg.Threads > 0 {
 		runtime.GOMAXPROCS(f.cfg.Threads)
 	}
-	stderr := cmd.ErrOrStderr()
-	prog := newProgress(stderr, f.quiet)
-
-	ds, err := load.Open(f.data, load.Options{NoCache: f.noCache, Progress: prog.stage})
-	if err != nil {
-		return err
-	}
-	prog.done()
-	split, err := chooseSplit(ds, f)
-	if err != nil {
-		return err
-	}
-	dev := cpu.New(f.cfg.Threads, 0)
+	prog := newProgress(cmd.ErrOrStderr(), f.quiet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	prog.printf("train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)\n",
-		f.cfg.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
-		len(split.Train), len(split.Valid), len(split.Test))
+
 	var rec *profile.Recorder
 	if !f.noRecord {
 		// Spans are aggregated in memory for the stage figures; `gnnscope
@@ -199,7 +222,21 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		host := profile.LocalHost()
 		rec.RunStart("train", "", "", cfgJSON, &host)
 	}
-	res, err := train.Run(ctx, f.cfg, ds, split, dev, train.Options{Recorder: rec, OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) }})
+	var dsName string
+	var splitSizes [3]int
+	res, err := runner.Execute(ctx, exp, f.cfg, runner.ExecOptions{
+		Recorder: rec,
+		Load:     load.Options{Progress: prog.stage},
+		OnReady: func(ds *data.Dataset, split *data.Split) {
+			prog.done()
+			dsName = ds.Name
+			splitSizes = [3]int{len(split.Train), len(split.Valid), len(split.Test)}
+			prog.printf("train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)\n",
+				f.cfg.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
+				splitSizes[0], splitSizes[1], splitSizes[2])
+		},
+		OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) },
+	})
 	if rec != nil {
 		rec.Close("", err, nil)
 	}
@@ -216,7 +253,7 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 			Config  train.Config `json:"config"`
 			Split   [3]int       `json:"split"`
 			*train.Result
-		}{ds.Name, f.cfg, [3]int{len(split.Train), len(split.Valid), len(split.Test)}, res}
+		}{dsName, f.cfg, splitSizes, res}
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -230,22 +267,6 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 			res.StageS["sample"], res.StageS["transfer"], res.StageS["train"], res.StageS["eval"], res.DataWaitS, res.Overlap, res.Efficiency)
 	}
 	return nil
-}
-
-// chooseSplit returns the dataset's own split or makes one as the flags say.
-func chooseSplit(ds *data.Dataset, f *trainFlags) (*data.Split, error) {
-	switch f.split {
-	case "auto":
-		if ds.Split != nil {
-			return ds.Split, nil
-		}
-		return data.PerClassSplit(ds.Y, ds.NumClasses, f.perClass, f.numValid, f.numTest, f.splitSeed)
-	case "per-class":
-		return data.PerClassSplit(ds.Y, ds.NumClasses, f.perClass, f.numValid, f.numTest, f.splitSeed)
-	case "frac":
-		return data.FractionSplit(ds.Y, f.trainFrac, f.validFrac, f.splitSeed)
-	}
-	return nil, fmt.Errorf("--split %q is not one of auto, per-class, frac", f.split)
 }
 
 // humanBytes formats a byte count with binary units.
