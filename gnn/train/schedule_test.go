@@ -166,3 +166,20 @@ func lanesOf(evs []profile.Event, name string) []string {
 	}
 	return out
 }
+
+// TestFullBatchIsSequential checks that a full-batch run, which does one
+// thing at a time, reports an overlap of exactly 1 (no span overlaps another
+// top-level span).
+func TestFullBatchIsSequential(t *testing.T) {
+	ds := plantedPartition(t, 200, 2, 5)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 50, 50, 0)
+	cfg := Defaults("gcn")
+	cfg.Epochs = 3
+	res, evs := runRecorded(t, cfg, ds, split)
+	if res.Overlap > 1+1e-9 {
+		t.Errorf("overlap %.4f, want at most 1 for a sequential run", res.Overlap)
+	}
+	if n := len(spansNamed(evs, profile.StageTransfer)); n != 1 {
+		t.Errorf("%d transfer spans, want 1 (features move to the device once)", n)
+	}
+}

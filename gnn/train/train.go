@@ -401,7 +401,6 @@ func (t *trainer) labelsOf(nodes []int32) []int32 {
 func (t *trainer) fullEpoch(st *EpochStat) error {
 	if t.fullX == nil {
 		t0 := t.rec.Now()
-		defer func() { t.rec.Span(profile.StageTransfer, profile.LaneCompute, st.Epoch, 0, t0, t.rec.Now()-t0) }()
 		g := t.ds.Graph
 		x, err := t.dev.Alloc(g.N, t.ds.NumFeatures)
 		if err != nil {
@@ -409,6 +408,7 @@ func (t *trainer) fullEpoch(st *EpochStat) error {
 		}
 		t.dev.CopyFromHost(x, t.x)
 		t.fullX = x
+		t.rec.Span(profile.StageTransfer, profile.LaneCompute, st.Epoch, 0, t0, t.rec.Now()-t0)
 		all := make([]int32, g.N)
 		for i := range all {
 			all[i] = int32(i)
