@@ -135,3 +135,27 @@ func (l *GCNConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 
 // Release frees state kept for a backward pass that will not come.
 func (l *GCNConv) Release(c *Context) { l.s.release(c) }
+
+// AggregatesFirst reports whether Forward aggregates before multiplying.
+func (l *GCNConv) AggregatesFirst() bool { return !l.transformFirst() }
+
+// Aggregate returns Â X over blk.
+func (l *GCNConv) Aggregate(c *Context, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
+	a, err := c.Dev.Alloc(blk.NumDst, x.Cols)
+	if err != nil {
+		return nil, err
+	}
+	c.Dev.SpMM(a, blk, x, device.AggWeighted)
+	return a, nil
+}
+
+// FromAggregate returns (Â X) W + b; GCN does not use xdst.
+func (l *GCNConv) FromAggregate(c *Context, agg, _ *tensor.Tensor) (*tensor.Tensor, error) {
+	y, err := c.Dev.Alloc(agg.Rows, l.Out)
+	if err != nil {
+		return nil, err
+	}
+	c.Dev.Gemm(false, false, 1, agg, l.W.W, 0, y)
+	c.Dev.AddBias(y, l.B.W)
+	return y, nil
+}

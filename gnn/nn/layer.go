@@ -20,6 +20,24 @@ type Layer interface {
 	Dims() (in, out int)
 }
 
+// Precomputable is implemented by layers that can split inference into an
+// aggregation that depends only on the input (not on the weights) and a
+// transform of that aggregate. When the input never changes (raw features
+// in the first layer), the aggregation can be computed once and reused by
+// every evaluation.
+type Precomputable interface {
+	// AggregatesFirst reports whether Forward aggregates the input before
+	// transforming it (otherwise the aggregation depends on the weights).
+	AggregatesFirst() bool
+	// Aggregate returns the aggregation of x over blk (NumDst×In); the
+	// caller owns it.
+	Aggregate(c *Context, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error)
+	// FromAggregate returns the layer's output from an aggregate and the
+	// destinations' own input rows xdst (NumDst×In), as Forward would in
+	// evaluation mode; the caller owns it.
+	FromAggregate(c *Context, agg, xdst *tensor.Tensor) (*tensor.Tensor, error)
+}
+
 // saved is the state a layer keeps between forward and backward.
 type saved struct {
 	blk  *graph.Block

@@ -249,6 +249,28 @@ func (m *Model) ForwardLayer(c *Context, l int, blk *graph.Block, x *tensor.Tens
 	return y, nil
 }
 
+// FromAggregate runs layer l (a Precomputable layer that aggregates first)
+// in evaluation mode from a precomputed aggregate of its input and the
+// destinations' own input rows, with the ReLU that follows it unless it is
+// the last. It returns exactly what ForwardLayer would. The caller owns the
+// result.
+func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*tensor.Tensor, error) {
+	p, ok := m.Layers[l].(Precomputable)
+	if !ok || !p.AggregatesFirst() {
+		return nil, fmt.Errorf("layer %d does not aggregate its input first", l+1)
+	}
+	ec := *c
+	ec.Train = false
+	y, err := p.FromAggregate(&ec, agg, xdst)
+	if err != nil {
+		return nil, err
+	}
+	if l < len(m.Layers)-1 {
+		c.Dev.Relu(y, y)
+	}
+	return y, nil
+}
+
 // PrepareBlock returns the block a layer of this model should run on. GCN
 // adds self-loops and sets normalization weights from the nodes' degrees in
 // the whole graph (deg[v] is node v's degree plus one for the self-loop;

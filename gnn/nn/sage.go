@@ -143,3 +143,28 @@ func (l *SAGEConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 
 // Release frees state kept for a backward pass that will not come.
 func (l *SAGEConv) Release(c *Context) { l.s.release(c) }
+
+// AggregatesFirst reports whether Forward aggregates before multiplying.
+func (l *SAGEConv) AggregatesFirst() bool { return !l.transformFirst() }
+
+// Aggregate returns the mean of the neighbors' rows over blk.
+func (l *SAGEConv) Aggregate(c *Context, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
+	a, err := c.Dev.Alloc(blk.NumDst, x.Cols)
+	if err != nil {
+		return nil, err
+	}
+	c.Dev.SpMM(a, blk, x, device.AggMean)
+	return a, nil
+}
+
+// FromAggregate returns agg·Wl + xdst·Wr + b.
+func (l *SAGEConv) FromAggregate(c *Context, agg, xdst *tensor.Tensor) (*tensor.Tensor, error) {
+	y, err := c.Dev.Alloc(agg.Rows, l.Out)
+	if err != nil {
+		return nil, err
+	}
+	c.Dev.Gemm(false, false, 1, agg, l.Wl.W, 0, y)
+	c.Dev.Gemm(false, false, 1, xdst, l.Wr.W, 1, y)
+	c.Dev.AddBias(y, l.B.W)
+	return y, nil
+}

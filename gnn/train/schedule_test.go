@@ -183,3 +183,50 @@ func TestFullBatchIsSequential(t *testing.T) {
 		t.Errorf("%d transfer spans, want 1 (features move to the device once)", n)
 	}
 }
+
+// TestCachedInputAggregate checks that inference from the cached first-layer
+// aggregate predicts exactly what inference from scratch does, for both
+// models, several chunks, and after the weights change.
+func TestCachedInputAggregate(t *testing.T) {
+	ds := plantedPartition(t, 500, 4, 6)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 100, 200, 0)
+	for _, model := range []string{"gcn", "sage"} {
+		cfg := Defaults(model)
+		cfg.Hidden = 32 // wider than the 8 features: the first layer aggregates first
+		cfg.EvalChunk = 128
+		dev := cpu.New(2, 0)
+		tr, err := newTrainer(cfg, ds, split, dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := tr.model.Layers[0].(interface{ AggregatesFirst() bool }); !p.AggregatesFirst() {
+			t.Fatalf("%s: first layer should aggregate first for this test", model)
+		}
+		for round := 0; round < 2; round++ {
+			tr.noAggCache = false
+			cached, err := tr.infer(dev, tr.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.agg0 == nil {
+				t.Fatalf("%s: no aggregate was cached", model)
+			}
+			tr.noAggCache = true
+			fresh, err := tr.infer(dev, tr.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range fresh {
+				if cached[i] != fresh[i] {
+					t.Fatalf("%s round %d: node %d predicted %d from the cache, %d from scratch", model, round, i, cached[i], fresh[i])
+				}
+			}
+			// Change the weights: the cache must still be valid.
+			st := EpochStat{Epoch: 1}
+			if err := tr.fullEpoch(&st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr.close()
+	}
+}

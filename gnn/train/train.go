@@ -87,8 +87,10 @@ type trainer struct {
 	rec     *profile.Recorder
 	inline  *sample.Worker // baseline: the training goroutine's sampler state
 
-	evalMu    sync.Mutex
-	evalCache []evalChunk // inference blocks, kept between evaluations
+	evalMu     sync.Mutex
+	evalCache  []evalChunk // inference blocks, kept between evaluations
+	agg0       []float32   // first layer's input aggregate, kept between evaluations
+	noAggCache bool        // tests: always aggregate the input afresh
 
 	fullX   *tensor.Tensor // full-batch: all features on the device
 	fullBlk []*graph.Block // full-batch: one prepared block per layer
@@ -525,6 +527,82 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 	return chunks, nil
 }
 
+// maxCachedAggregateBytes bounds the host memory kept for the first
+// layer's input aggregate.
+const maxCachedAggregateBytes = 2 << 30
+
+// inputAggregate returns the first layer's aggregation of the input
+// features over every node's full neighborhood (N×F on the host), computed
+// once and reused by every evaluation, or nil when the first layer
+// transforms before aggregating (its aggregate then depends on the weights)
+// or the aggregate would be too large to keep. The features never change,
+// so evaluations from it are exactly those computed from scratch.
+func (t *trainer) inputAggregate(dev device.Device, m *nn.Model, chunks []evalChunk) ([]float32, error) {
+	p, ok := m.Layers[0].(nn.Precomputable)
+	f := t.ds.NumFeatures
+	if !ok || !p.AggregatesFirst() || t.noAggCache || int64(t.ds.NumNodes())*int64(f)*4 > maxCachedAggregateBytes {
+		return nil, nil
+	}
+	t.evalMu.Lock()
+	defer t.evalMu.Unlock()
+	if t.agg0 != nil {
+		return t.agg0, nil
+	}
+	agg := make([]float32, t.ds.NumNodes()*f)
+	c := &nn.Context{Dev: dev}
+	for _, ch := range chunks {
+		x, err := dev.Alloc(len(ch.src), f)
+		if err != nil {
+			return nil, err
+		}
+		dev.GatherHost(x, t.x, ch.src)
+		a, err := p.Aggregate(c, ch.blk, x)
+		dev.Free(x)
+		if err != nil {
+			return nil, err
+		}
+		dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
+		dev.Free(a)
+	}
+	t.agg0 = agg
+	return agg, nil
+}
+
+// inferFirstFromAggregate runs the first layer of layer-wise inference from
+// the precomputed input aggregate: per chunk, only the destinations' own
+// rows and their aggregate move to the device, and no aggregation runs.
+func (t *trainer) inferFirstFromAggregate(dev device.Device, m *nn.Model, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool) error {
+	f := t.ds.NumFeatures
+	c := &nn.Context{Dev: dev}
+	for _, ch := range chunks {
+		n := ch.hi - ch.lo
+		a, err := dev.Alloc(n, f)
+		if err != nil {
+			return err
+		}
+		xd, err := dev.Alloc(n, f)
+		if err != nil {
+			dev.Free(a)
+			return err
+		}
+		dev.CopyFromHost(a, agg[ch.lo*f:ch.hi*f])
+		dev.CopyFromHost(xd, t.x[ch.lo*f:ch.hi*f])
+		y, err := m.FromAggregate(c, 0, a, xd)
+		dev.Free(a)
+		dev.Free(xd)
+		if err != nil {
+			return fmt.Errorf("layer 1: %w", err)
+		}
+		if last {
+			dev.Argmax(preds[ch.lo:ch.hi], y)
+		} else {
+			dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
+		}
+		dev.Free(y)
+	}
+	return nil
+}
+
 // infer runs exact layer-wise inference over every node with model m: layer
 // by layer, each in chunks of destinations with all their neighbors,
 // keeping the intermediate embeddings on the host. It returns each node's
@@ -544,6 +622,19 @@ func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
 		var next []float32
 		if l < last {
 			next = make([]float32, g.N*out)
+		}
+		if l == 0 {
+			agg, err := t.inputAggregate(dev, m, chunks)
+			if err != nil {
+				return nil, err
+			}
+			if agg != nil {
+				if err := t.inferFirstFromAggregate(dev, m, chunks, agg, out, next, preds, l == last); err != nil {
+					return nil, err
+				}
+				h, dim = next, out
+				continue
+			}
 		}
 		for _, ch := range chunks {
 			x, err := dev.Alloc(len(ch.src), dim)
