@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
 // OOMError is returned when an allocation would take the live bytes past
@@ -100,4 +102,93 @@ func (a *Allocator) SetBudget(b int64) {
 	a.mu.Lock()
 	a.s.Budget = b
 	a.mu.Unlock()
+}
+
+// Scope counts the bytes of the allocations made through one scoped view of
+// a device (see Scoped): its own live bytes and their peak, unaffected by
+// what other goroutines allocate on the same device at the same time. It is
+// how a trainer measures one batch's exact peak while sampler workers and an
+// overlapped evaluator allocate concurrently. A Scope is safe for concurrent
+// use.
+type Scope struct {
+	mu   sync.Mutex
+	live int64
+	peak int64
+	own  map[*tensor.Tensor]int64
+}
+
+// NewScope returns an empty scope.
+func NewScope() *Scope { return &Scope{own: map[*tensor.Tensor]int64{}} }
+
+// Live returns the bytes allocated through the scope and not yet freed.
+func (s *Scope) Live() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live
+}
+
+// Peak returns the highest Live since the scope was made or last reset.
+func (s *Scope) Peak() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
+}
+
+// ResetPeak sets the peak to the current live bytes and returns the old peak.
+func (s *Scope) ResetPeak() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.peak
+	s.peak = s.live
+	return p
+}
+
+func (s *Scope) add(t *tensor.Tensor) {
+	n := t.Bytes()
+	s.mu.Lock()
+	s.own[t] = n
+	s.live += n
+	if s.live > s.peak {
+		s.peak = s.live
+	}
+	s.mu.Unlock()
+}
+
+func (s *Scope) remove(t *tensor.Tensor) {
+	s.mu.Lock()
+	if n, ok := s.own[t]; ok {
+		delete(s.own, t)
+		s.live -= n
+	}
+	s.mu.Unlock()
+}
+
+// scoped is a Device whose Alloc and Free also account in a Scope.
+type scoped struct {
+	Device
+	s *Scope
+}
+
+// Scoped returns a view of dev that allocates and frees through dev and
+// also counts, in s, the bytes of the tensors allocated through the view.
+// A tensor allocated through the view and freed through dev itself (or
+// another view) stays counted in s; a tensor allocated elsewhere and freed
+// through the view is freed but never counted. Everything else is dev's.
+func Scoped(dev Device, s *Scope) Device { return &scoped{Device: dev, s: s} }
+
+// Alloc allocates through the underlying device and counts the bytes.
+func (d *scoped) Alloc(rows, cols int) (*tensor.Tensor, error) {
+	t, err := d.Device.Alloc(rows, cols)
+	if err == nil {
+		d.s.add(t)
+	}
+	return t, err
+}
+
+// Free frees through the underlying device and uncounts the bytes.
+func (d *scoped) Free(t *tensor.Tensor) {
+	if t != nil && !t.View {
+		d.s.remove(t)
+	}
+	d.Device.Free(t)
 }
