@@ -1,0 +1,73 @@
+package sessions
+
+import (
+	"context"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// Source yields a run's events one at a time, in journal order. Views
+// read every run through a Source, so they work the same on a live run
+// (Live: the journal's tail) and on a recorded one (Replay: the journal
+// through a clock); only the controls differ (a Replay can be paused,
+// sped up and moved).
+type Source interface {
+	// Next returns the next event, waiting until it is written (live) or
+	// due (replay). It returns io.EOF after the last event (run_end for a
+	// live run, the journal's last event for a replay), and ctx's error
+	// when ctx is done while it waits.
+	Next(ctx context.Context) (profile.Event, error)
+}
+
+// Live is the Source of a run being written: it follows the run's journal
+// with a Tailer and returns its events one at a time. After run_end it
+// returns io.EOF; if the writer died without run_end (see TailRun), the
+// Tailer's ErrWriterGone. It is not safe for concurrent use.
+type Live struct {
+	t   *Tailer
+	buf []profile.Event
+	i   int
+	err error // returned once buf is drained
+}
+
+var _ Source = (*Live)(nil)
+
+// NewLive returns a Source reading from t.
+func NewLive(t *Tailer) *Live { return &Live{t: t} }
+
+// Live returns a Source following the journal of one of the session's runs
+// (TailRun: it stops with ErrWriterGone if the run's writer dies without
+// ending its journal). Close it when done.
+func (s *Session) Live(run string, opts TailOptions) (*Live, error) {
+	t, err := s.TailRun(run, opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewLive(t), nil
+}
+
+// Next returns the next event of the journal, waiting for it to be
+// written (see Source).
+func (l *Live) Next(ctx context.Context) (profile.Event, error) {
+	for {
+		if l.i < len(l.buf) {
+			e := l.buf[l.i]
+			l.buf[l.i] = profile.Event{}
+			l.i++
+			return e, nil
+		}
+		if l.err != nil {
+			err := l.err
+			l.err = nil
+			return profile.Event{}, err
+		}
+		evs, err := l.t.Next(ctx)
+		l.buf, l.i, l.err = evs, 0, err
+	}
+}
+
+// Tailer returns the Tailer the source reads from (offset, stats).
+func (l *Live) Tailer() *Tailer { return l.t }
+
+// Close releases the journal file.
+func (l *Live) Close() error { return l.t.Close() }
