@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -174,11 +175,16 @@ func blank(b []byte) bool {
 // and otherwise marked Torn. An error from fn stops the scan and is
 // returned.
 func ScanJournal(r io.Reader, fn func(e *profile.Event) error) (ReadStats, error) {
+	var e profile.Event
+	return scanInto(r, &e, fn)
+}
+
+// scanInto is ScanJournal decoding every event into *e.
+func scanInto(r io.Reader, e *profile.Event, fn func(e *profile.Event) error) (ReadStats, error) {
 	var st ReadStats
 	br := bufio.NewReaderSize(r, 256<<10)
 	var long []byte // a line longer than the reader's buffer
 	inLong := false
-	var e profile.Event
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -197,15 +203,15 @@ func ScanJournal(r io.Reader, fn func(e *profile.Event) error) (ReadStats, error
 		complete := len(line) > 0 && line[len(line)-1] == '\n'
 		if len(line) > 0 && !blank(line) {
 			if complete {
-				if st.line(line, &e) {
-					if ferr := fn(&e); ferr != nil {
+				if st.line(line, e) {
+					if ferr := fn(e); ferr != nil {
 						return st, ferr
 					}
 				}
-			} else if profile.DecodeEvent(line, &e) == nil {
+			} else if profile.DecodeEvent(line, e) == nil {
 				st.Lines++
 				st.Events++
-				if ferr := fn(&e); ferr != nil {
+				if ferr := fn(e); ferr != nil {
 					return st, ferr
 				}
 			} else {
@@ -222,6 +228,27 @@ func ScanJournal(r io.Reader, fn func(e *profile.Event) error) (ReadStats, error
 	}
 }
 
+// estimateEvents guesses how many events a journal of size bytes holds
+// from the line density of its first 256 KiB, a little over, so the
+// events slice is allocated once at about its final size (a profile.Event
+// is over 400 bytes: growing the slice by copying would double the peak).
+func estimateEvents(f *os.File, size int64) int {
+	if size <= 0 {
+		return 0
+	}
+	head := make([]byte, min(size, 256<<10))
+	n, _ := f.ReadAt(head, 0)
+	lines := int64(bytes.Count(head[:n], []byte{'\n'}))
+	if lines == 0 || n == 0 {
+		return int(min(size/100, 1<<16))
+	}
+	if int64(n) == size {
+		return int(lines) + 1
+	}
+	est := size * lines / int64(n)
+	return int(min(est+est/16+16, size/2+1))
+}
+
 // ReadJournal reads a whole journal file. It tolerates a torn last line (a
 // crash mid-write) and skips malformed lines, counting both in the stats;
 // only failing to read the file is an error.
@@ -233,7 +260,7 @@ func ReadJournal(path string) ([]profile.Event, ReadStats, error) {
 	defer f.Close()
 	var evs []profile.Event
 	if fi, err := f.Stat(); err == nil {
-		evs = make([]profile.Event, 0, min(fi.Size()/100, 1<<20)) // ~100 bytes a line
+		evs = make([]profile.Event, 0, estimateEvents(f, fi.Size()))
 	}
 	st, err := ScanJournal(f, func(e *profile.Event) error {
 		evs = append(evs, *e)
