@@ -1,0 +1,397 @@
+package sessions
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Comparison output formats (Write).
+const (
+	FormatMarkdown = "md"    // a GitHub pipe table, figures as rows, runs as columns
+	FormatCSV      = "csv"   // one record per run, config differences first
+	FormatLaTeX    = "latex" // a tabular environment, figures as rows, runs as columns
+	FormatJSON     = "json"  // the Comparison as one JSON object
+)
+
+// Formats lists the formats Write accepts.
+var Formats = []string{FormatMarkdown, FormatCSV, FormatLaTeX, FormatJSON}
+
+// ErrFormat is returned by Write for an unknown format.
+var ErrFormat = errors.New("unknown format")
+
+// Write writes the comparison in one of Formats.
+func (c *Comparison) Write(w io.Writer, format string) error {
+	switch format {
+	case FormatMarkdown, "markdown":
+		return c.Markdown(w)
+	case FormatCSV:
+		return c.CSV(w)
+	case FormatLaTeX, "tex":
+		return c.LaTeX(w)
+	case FormatJSON:
+		return c.JSON(w)
+	}
+	return fmt.Errorf("%w %q (use %s)", ErrFormat, format, strings.Join(Formats, ", "))
+}
+
+// figureRow is one figure of the comparison: its label in the
+// transposed tables (Markdown, LaTeX), its CSV column, and its cell.
+// human selects human-readable bytes and a speedup suffix.
+type figureRow struct {
+	label, column string
+	cell          func(r *RunFigures, human bool) string
+}
+
+// Number formats, the same in every format: seconds with 3 decimals,
+// ratios (overlap, efficiency, speedup) 3, accuracy 4, staleness 2.
+func fmtSec(v float64) string   { return strconv.FormatFloat(v, 'f', 3, 64) }
+func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+func fmtAcc(v float64) string   { return strconv.FormatFloat(v, 'f', 4, 64) }
+func fmtStale(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func fmtBytes(v int64, human bool) string {
+	if human {
+		return HumanBytes(v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// HumanBytes formats a byte count with binary units: 512 B, 1.5 KiB,
+// 312.4 MiB, 1.25 GiB.
+func HumanBytes(n int64) string {
+	if n < 0 {
+		return "-" + HumanBytes(-n)
+	}
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v := float64(n) / 1024
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	prec := 1
+	if i >= 2 {
+		prec = 2
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64) + " " + units[i]
+}
+
+func epochCell(get func(r *RunFigures) float64) func(*RunFigures, bool) string {
+	return func(r *RunFigures, _ bool) string {
+		if r.Epochs == 0 {
+			return ""
+		}
+		return fmtSec(get(r))
+	}
+}
+
+func stageCell(get func(r *RunFigures) float64, format func(float64) string) func(*RunFigures, bool) string {
+	return func(r *RunFigures, _ bool) string {
+		if r.StageSource == "" {
+			return ""
+		}
+		return format(get(r))
+	}
+}
+
+// figureRows are the figures after the configuration differences.
+var figureRows = []figureRow{
+	{"status", "status", func(r *RunFigures, _ bool) string { return r.Status }},
+	{"epochs", "epochs", func(r *RunFigures, _ bool) string {
+		if r.Epochs == 0 {
+			return ""
+		}
+		return strconv.Itoa(r.Epochs)
+	}},
+	{"epoch mean (s)", "epoch_mean_s", epochCell(func(r *RunFigures) float64 { return r.EpochMeanS })},
+	{"epoch min (s)", "epoch_min_s", epochCell(func(r *RunFigures) float64 { return r.EpochMinS })},
+	{"epoch median (s)", "epoch_median_s", epochCell(func(r *RunFigures) float64 { return r.EpochMedianS })},
+	{"epoch max (s)", "epoch_max_s", epochCell(func(r *RunFigures) float64 { return r.EpochMaxS })},
+	{"epoch std (s)", "epoch_std_s", epochCell(func(r *RunFigures) float64 { return r.EpochStdS })},
+	{"sample (s)", "sample_s", stageCell(func(r *RunFigures) float64 { return r.SampleS }, fmtSec)},
+	{"transfer (s)", "transfer_s", stageCell(func(r *RunFigures) float64 { return r.TransferS }, fmtSec)},
+	{"train (s)", "train_s", stageCell(func(r *RunFigures) float64 { return r.TrainS }, fmtSec)},
+	{"eval (s)", "eval_s", stageCell(func(r *RunFigures) float64 { return r.EvalS }, fmtSec)},
+	{"data wait (s)", "data_wait_s", stageCell(func(r *RunFigures) float64 { return r.DataWaitS }, fmtSec)},
+	{"overlap", "overlap", stageCell(func(r *RunFigures) float64 { return r.Overlap }, fmtRatio)},
+	{"efficiency", "efficiency", stageCell(func(r *RunFigures) float64 { return r.Efficiency }, fmtRatio)},
+	{"peak memory", "peak_bytes", func(r *RunFigures, human bool) string {
+		if r.PeakBytes == nil {
+			return ""
+		}
+		return fmtBytes(*r.PeakBytes, human)
+	}},
+	{"p99 memory", "p99_peak_bytes", func(r *RunFigures, human bool) string {
+		if r.P99PeakBytes == nil {
+			return ""
+		}
+		return fmtBytes(*r.P99PeakBytes, human)
+	}},
+	{"OOMs", "ooms", func(r *RunFigures, _ bool) string {
+		if !r.HasFigures() {
+			return ""
+		}
+		return strconv.FormatInt(r.OOMs, 10)
+	}},
+	{"staleness mean", "stale_mean", func(r *RunFigures, _ bool) string {
+		if r.StaleMean == nil {
+			return ""
+		}
+		return fmtStale(*r.StaleMean)
+	}},
+	{"staleness max", "stale_max", func(r *RunFigures, _ bool) string {
+		if r.StaleMax == nil {
+			return ""
+		}
+		return fmtStale(*r.StaleMax)
+	}},
+	{"test accuracy", "test_acc", func(r *RunFigures, _ bool) string {
+		if r.TestAcc == nil {
+			return ""
+		}
+		return fmtAcc(*r.TestAcc)
+	}},
+	{"speedup", "speedup", func(r *RunFigures, human bool) string {
+		if r.Speedup <= 0 {
+			return ""
+		}
+		if human {
+			return fmtRatio(r.Speedup) + "x"
+		}
+		return fmtRatio(r.Speedup)
+	}},
+}
+
+// grid returns the transposed table: a header (the run labels), then one
+// row per configuration difference and per figure; configRows says how
+// many of the rows are configuration differences.
+func (c *Comparison) grid(human bool) (header []string, rows [][]string, configRows int) {
+	header = make([]string, 0, len(c.Runs)+1)
+	header = append(header, "run")
+	for _, r := range c.Runs {
+		header = append(header, r.Label)
+	}
+	for _, k := range c.ConfigKeys {
+		row := []string{k}
+		for i := range c.Runs {
+			row = append(row, c.Runs[i].Config[k])
+		}
+		rows = append(rows, row)
+	}
+	for _, fr := range figureRows {
+		row := []string{fr.label}
+		for i := range c.Runs {
+			row = append(row, fr.cell(&c.Runs[i], human))
+		}
+		rows = append(rows, row)
+	}
+	return header, rows, len(c.ConfigKeys)
+}
+
+// notes are the lines below a Markdown table: what speedup is relative
+// to, and what went wrong with runs.
+func (c *Comparison) notes() []string {
+	var out []string
+	if c.Baseline != "" {
+		out = append(out, fmt.Sprintf("speedup: mean epoch time of %s over each run's", c.Baseline))
+	}
+	for _, r := range c.Runs {
+		if r.EpochSource == "summary" {
+			out = append(out, fmt.Sprintf("%s: no spans in the journal; epoch times from its run_end summary", r.Label))
+		}
+		if r.Malformed > 0 {
+			out = append(out, fmt.Sprintf("%s: %d malformed journal lines skipped", r.Label, r.Malformed))
+		}
+		if r.Error != "" {
+			out = append(out, fmt.Sprintf("%s: %s: %s", r.Label, r.Status, r.Error))
+		}
+	}
+	return out
+}
+
+// mdCell escapes text for a GitHub table cell: pipes and backslashes
+// escaped, line breaks and surrounding space removed.
+func mdCell(s string) string {
+	s = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return strings.TrimSpace(s)
+}
+
+// mdText escapes Markdown punctuation in running text.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || r == '\r' {
+			b.WriteByte(' ')
+			continue
+		}
+		if strings.ContainsRune("\\`*_{}[]<>()#+!|~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Markdown writes a GitHub pipe table (figures as rows, runs as columns,
+// configuration differences first; bytes human-readable), then notes.
+func (c *Comparison) Markdown(w io.Writer) error {
+	header, rows, _ := c.grid(true)
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteByte('|')
+		for _, s := range cells {
+			b.WriteByte(' ')
+			b.WriteString(mdCell(s))
+			b.WriteString(" |")
+		}
+		b.WriteByte('\n')
+	}
+	line(header)
+	b.WriteString("|---|")
+	for range c.Runs {
+		b.WriteString("---:|")
+	}
+	b.WriteByte('\n')
+	for _, r := range rows {
+		line(r)
+	}
+	if notes := c.notes(); len(notes) > 0 {
+		b.WriteByte('\n')
+		for _, n := range notes {
+			b.WriteString("- " + mdText(n) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// csvColumns returns the CSV header: session, run, variant, the
+// configuration differences (prefixed "config." where a name is taken),
+// then the figures.
+func (c *Comparison) csvColumns() []string {
+	cols := []string{"session", "run", "variant"}
+	fixed := slices.Clone(cols)
+	for _, fr := range figureRows {
+		fixed = append(fixed, fr.column)
+	}
+	for _, k := range c.ConfigKeys {
+		name := k
+		if slices.Contains(fixed, name) {
+			name = "config." + k
+		}
+		cols = append(cols, name)
+	}
+	for _, fr := range figureRows {
+		cols = append(cols, fr.column)
+	}
+	return cols
+}
+
+// CSV writes one record per run (encoding/csv): session, run, variant,
+// the configuration differences, then the figures with bytes as plain
+// integers. Unknown figures are empty.
+func (c *Comparison) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(c.csvColumns()); err != nil {
+		return err
+	}
+	for i := range c.Runs {
+		r := &c.Runs[i]
+		rec := []string{r.Session, r.Run, r.Variant}
+		for _, k := range c.ConfigKeys {
+			rec = append(rec, r.Config[k])
+		}
+		for _, fr := range figureRows {
+			rec = append(rec, fr.cell(r, false))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// latexEscaper escapes LaTeX's special characters in text mode.
+var latexEscaper = strings.NewReplacer(
+	`\`, `\textbackslash{}`,
+	"&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
+	"{", `\{`, "}", `\}`,
+	"~", `\textasciitilde{}`, "^", `\textasciicircum{}`,
+	"<", `\textless{}`, ">", `\textgreater{}`, "|", `\textbar{}`,
+	"\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// LaTeXEscape escapes text for LaTeX's text mode: & % $ # _ { } ~ ^ \ and
+// < > |, which the default font encoding does not print as such.
+func LaTeXEscape(s string) string { return latexEscaper.Replace(s) }
+
+// LaTeX writes a tabular environment only (figures as rows, runs as
+// columns, configuration differences first, \hline rules; no packages
+// needed), to \input into a document.
+func (c *Comparison) LaTeX(w io.Writer) error {
+	header, rows, configRows := c.grid(true)
+	var b strings.Builder
+	b.WriteString(`\begin{tabular}{l` + strings.Repeat("r", len(c.Runs)) + "}\n\\hline\n")
+	line := func(cells []string) {
+		for i, s := range cells {
+			if i > 0 {
+				b.WriteString(" & ")
+			}
+			b.WriteString(LaTeXEscape(s))
+		}
+		b.WriteString(" \\\\\n")
+	}
+	line(header)
+	b.WriteString("\\hline\n")
+	for i, r := range rows {
+		if i == configRows && configRows > 0 {
+			b.WriteString("\\hline\n")
+		}
+		line(r)
+	}
+	b.WriteString("\\hline\n\\end{tabular}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// JSON writes the comparison as one indented JSON object. Figures that
+// are not finite numbers are written as 0 (JSON has no NaN).
+func (c *Comparison) JSON(w io.Writer) error {
+	clean := *c
+	clean.Runs = slices.Clone(c.Runs)
+	for i := range clean.Runs {
+		clean.Runs[i].sanitize()
+	}
+	b, err := json.MarshalIndent(&clean, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// sanitize replaces non-finite floats by 0 and drops non-finite pointers.
+func (r *RunFigures) sanitize() {
+	for _, p := range []*float64{&r.EpochMeanS, &r.EpochStdS, &r.EpochMinS, &r.EpochMedianS, &r.EpochMaxS,
+		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup} {
+		if math.IsNaN(*p) || math.IsInf(*p, 0) {
+			*p = 0
+		}
+	}
+	for _, pp := range []**float64{&r.StaleMean, &r.StaleMax, &r.TestAcc, &r.ValAcc} {
+		if *pp != nil && !finite(**pp) {
+			*pp = nil
+		}
+	}
+}
