@@ -1,16 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/gnnscope/gnnscope/gnn/train"
-	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -69,157 +64,48 @@ type Table struct {
 	Runs     []RunFigures `json:"runs"`
 }
 
-// Compare reads every run's journal (sessions.ReadJournal, aggregated by
-// profile.Summarize) and run_end summary into a table, runs in launch
-// order. The baseline is the run named baseline, else the first run.
-// Runs that have not started or whose journal cannot be read are listed
-// with their status and no figures.
+// Compare puts a session's runs side by side, in launch order, through
+// sessions.Compare (one streaming pass over each journal; see
+// sessions.RunFigures for the figures). The baseline is the run of variant
+// baseline, else the first run. Runs that have not started or whose
+// journal cannot be read are listed with their status and no figures.
+// For several sessions, configuration differences and the other output
+// formats, use sessions.Compare directly.
 func Compare(s *sessions.Session) (Table, error) {
 	t := Table{Session: s.ID(), Name: s.Meta.Name, Dir: s.Dir(), Runs: []RunFigures{}}
 	states, err := RunStates(s)
 	if err != nil {
 		return t, err
 	}
-	variants := map[string]string{}
-	if _, resolved, err := LoadSession(s); err == nil {
-		for _, r := range resolved {
-			variants[r.Name] = r.Name
-		}
+	refs := make([]sessions.RunRef, len(states))
+	for i := range states {
+		refs[i] = sessions.RunRef{Session: s, Run: states[i].Run, State: &states[i]}
 	}
-	for _, st := range states {
-		f := RunFigures{Run: st.Run, Variant: variants[st.Run], Status: st.Status, Error: st.Error}
-		if f.Variant == "" {
-			f.Variant = st.Run
+	c, err := sessions.Compare(refs, sessions.CompareOptions{})
+	if err != nil {
+		return t, err
+	}
+	t.Baseline = c.Baseline
+	for _, r := range c.Runs {
+		f := RunFigures{
+			Run: r.Run, Variant: r.Variant, Status: r.Status, Error: r.Error,
+			Epochs: r.Epochs, EpochMeanS: r.EpochMeanS, EpochStdS: r.EpochStdS,
+			EpochMinS: r.EpochMinS, EpochMedianS: r.EpochMedianS, EpochMaxS: r.EpochMaxS,
+			EpochSource: r.EpochSource,
+			Spans:       r.Spans, SampleS: r.SampleS, TransferS: r.TransferS, TrainS: r.TrainS, EvalS: r.EvalS,
+			DataWaitS: r.DataWaitS, Overlap: r.Overlap, Efficiency: r.Efficiency,
+			Speedup: r.Speedup, TestAcc: r.TestAcc, ValAcc: r.ValAcc, BestEpoch: r.BestEpoch,
+			Events: r.Events, Malformed: r.Malformed,
 		}
-		if f.Status == sessions.StatusCrashed && f.Error == "" {
-			f.Error = "the worker process is gone without ending its journal (killed?)"
+		if f.EpochSource == "summary" {
+			f.EpochSource = "result"
 		}
-		if st.Size > 0 {
-			if err := f.read(st.Journal); err != nil {
-				if f.Error == "" {
-					f.Error = err.Error()
-				}
-			}
+		if r.PeakBytes != nil {
+			f.PeakBytes = *r.PeakBytes
 		}
 		t.Runs = append(t.Runs, f)
 	}
-	base := -1
-	for i, r := range t.Runs {
-		if r.Run == Baseline {
-			base = i
-			break
-		}
-	}
-	if base < 0 && len(t.Runs) > 0 {
-		base = 0
-	}
-	if base >= 0 {
-		t.Baseline = t.Runs[base].Run
-		if b := t.Runs[base].EpochMeanS; b > 0 {
-			for i := range t.Runs {
-				if m := t.Runs[i].EpochMeanS; m > 0 {
-					t.Runs[i].Speedup = b / m
-				}
-			}
-		}
-	}
 	return t, nil
-}
-
-// resultFigures is what Compare takes from a run_end summary.
-type resultFigures struct {
-	TestAcc   *float64          `json:"test_acc"`
-	ValAcc    *float64          `json:"val_acc"`
-	BestEpoch int               `json:"best_epoch"`
-	History   []train.EpochStat `json:"history"`
-}
-
-// read fills f from a journal.
-func (f *RunFigures) read(path string) error {
-	evs, rs, err := sessions.ReadJournal(path)
-	if err != nil {
-		return err
-	}
-	f.Malformed = rs.Malformed
-	sum := profile.Summarize(evs)
-	f.Events = sum.Events
-	f.Spans = sum.Counts[profile.TypeSpan]
-	if sum.Variant != "" {
-		f.Variant = sum.Variant
-	}
-	f.SampleS = sum.Stage(profile.StageSample)
-	f.TransferS = sum.Stage(profile.StageTransfer)
-	f.TrainS = sum.Stage(profile.StageTrain)
-	f.EvalS = sum.Stage(profile.StageEval)
-	f.DataWaitS, f.Overlap, f.Efficiency, f.PeakBytes = sum.DataWaitS, sum.Overlap, sum.Efficiency, sum.PeakBytes
-	if es := sum.EpochStats; es.N > 0 {
-		f.Epochs, f.EpochMeanS, f.EpochStdS, f.EpochMinS, f.EpochMedianS, f.EpochMaxS = es.N, es.MeanS, es.StdS, es.MinS, es.MedianS, es.MaxS
-		f.EpochSource = "spans"
-	}
-	var end *profile.Event
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].T == profile.TypeRunEnd {
-			end = &evs[i]
-			break
-		}
-	}
-	if end == nil || len(end.Summary) == 0 {
-		return nil
-	}
-	var res resultFigures
-	if err := json.Unmarshal(end.Summary, &res); err != nil {
-		return fmt.Errorf("run_end summary: %w", err)
-	}
-	if res.BestEpoch > 0 {
-		f.BestEpoch = res.BestEpoch
-		f.TestAcc, f.ValAcc = finite(res.TestAcc), finite(res.ValAcc)
-	}
-	if f.EpochSource == "" && len(res.History) > 0 {
-		w := make([]float64, len(res.History))
-		for i, h := range res.History {
-			w[i] = h.TrainS + h.EvalS
-		}
-		es := spread(w)
-		f.Epochs, f.EpochMeanS, f.EpochStdS, f.EpochMinS, f.EpochMedianS, f.EpochMaxS = es.N, es.MeanS, es.StdS, es.MinS, es.MedianS, es.MaxS
-		f.EpochSource = "result"
-	}
-	return nil
-}
-
-// spread returns the mean, sample standard deviation (n-1), min, median
-// and max of epoch times, as profile.EpochStats defines them.
-func spread(w []float64) profile.EpochStats {
-	n := len(w)
-	if n == 0 {
-		return profile.EpochStats{}
-	}
-	w = slices.Clone(w)
-	slices.Sort(w)
-	sum := 0.0
-	for _, x := range w {
-		sum += x
-	}
-	st := profile.EpochStats{N: n, MinS: w[0], MaxS: w[n-1], MeanS: sum / float64(n)}
-	if n%2 == 1 {
-		st.MedianS = w[n/2]
-	} else {
-		st.MedianS = (w[n/2-1] + w[n/2]) / 2
-	}
-	if n > 1 {
-		ss := 0.0
-		for _, x := range w {
-			ss += (x - st.MeanS) * (x - st.MeanS)
-		}
-		st.StdS = math.Sqrt(ss / float64(n-1))
-	}
-	return st
-}
-
-func finite(p *float64) *float64 {
-	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
-		return nil
-	}
-	return p
 }
 
 // Render writes the table as aligned plain-ASCII text: one line per run
