@@ -17,6 +17,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
@@ -69,7 +70,28 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.Float64Var(&f.trainFrac, "train-frac", sp.TrainFrac, "frac split: fraction of labeled nodes for training")
 	fl.Float64Var(&f.validFrac, "valid-frac", sp.ValidFrac, "frac split: fraction for validation (the rest is test)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the dataset cache")
+	fl.Var((*sizeFlag)(&f.cfg.MemBudget), "mem-budget", "device memory budget (bytes, or 512MiB, 2GiB, 0.1G; 0 = unlimited): allocations past it fail with an out-of-memory error")
+	fl.StringVar(&f.cfg.OnOOM, "on-oom", train.OOMAbort, "what a batch that runs out of memory does: abort (the run ends with status oom) or skip (record it and go on)")
+	fl.StringVar(&f.cfg.MemGuard, "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
+	fl.StringVar(&f.cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product")
+	fl.Float64Var(&f.cfg.EvalCut, "eval-cut", 0, "drop this fraction of every inference block's edges by --cut-rule (0 = none)")
 }
+
+// sizeFlag is a byte-count flag that accepts sizes such as 512MiB.
+type sizeFlag memory.Size
+
+func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := memory.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+func (s *sizeFlag) Type() string { return "size" }
 
 // experimentSplit applies the split flags set on the command line to s.
 // An unset --split-seed leaves s.Seed as it is: the split then follows the
@@ -238,7 +260,7 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) },
 	})
 	if rec != nil {
-		rec.Close("", err, nil)
+		rec.Close(runner.RunStatus(ctx, err), err, nil)
 	}
 	if err != nil {
 		return err
@@ -262,6 +284,14 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (best validation %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc)
 	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating), peak device memory %s\n",
 		res.Epochs, res.TrainS, res.EpochS, res.EvalS, humanBytes(res.PeakBytes))
+	if f.cfg.MemBudget > 0 || res.OOMCount > 0 || res.GuardActions > 0 {
+		fmt.Fprintf(w, "batch peaks: max %s, p99 %s; budget %s; %d OOMs, %d guard actions",
+			humanBytes(res.MaxBatchPeakBytes), humanBytes(res.P99BatchPeakBytes), humanBytes(int64(f.cfg.MemBudget)), res.OOMCount, res.GuardActions)
+		if res.PredictorMAPE != nil {
+			fmt.Fprintf(w, "; predictor MAPE %.2f%%", 100**res.PredictorMAPE)
+		}
+		fmt.Fprintln(w)
+	}
 	if res.StageS != nil {
 		fmt.Fprintf(w, "stages: sample %.2fs, transfer %.2fs, train %.2fs, eval %.2fs; data wait %.2fs; overlap %.2f; efficiency %.2f\n",
 			res.StageS["sample"], res.StageS["transfer"], res.StageS["train"], res.StageS["eval"], res.DataWaitS, res.Overlap, res.Efficiency)

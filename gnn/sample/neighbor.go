@@ -133,6 +133,22 @@ func (n *Neighbor) Sample(epoch, index int, targets []int32) (*Batch, error) {
 // those of hop 2, and so on: every hop's node list is a prefix of the next.
 // The returned batch shares no memory with the Worker.
 func (w *Worker) Sample(epoch, index int, targets []int32) (*Batch, error) {
+	return w.sample(epoch, index, rng.Mix(w.n.seed, uint64(epoch), uint64(index)), targets)
+}
+
+// SampleAttempt draws another version of batch (epoch, index): attempt 0 is
+// exactly Sample's draw, and every other attempt uses its own random stream
+// rng.Mix(seed, epoch, index, attempt), so a memory guard that re-samples a
+// batch stays deterministic. Targets may be any non-empty set of distinct
+// nodes (e.g. a part of a split batch).
+func (w *Worker) SampleAttempt(epoch, index, attempt int, targets []int32) (*Batch, error) {
+	if attempt == 0 {
+		return w.Sample(epoch, index, targets)
+	}
+	return w.sample(epoch, index, rng.Mix(w.n.seed, uint64(epoch), uint64(index), uint64(attempt)), targets)
+}
+
+func (w *Worker) sample(epoch, index int, seed uint64, targets []int32) (*Batch, error) {
 	g, s := w.n.g, w.s
 	if len(targets) == 0 {
 		return nil, fmt.Errorf("sample batch %d of epoch %d: no targets", index, epoch)
@@ -148,7 +164,7 @@ func (w *Worker) Sample(epoch, index int, targets []int32) (*Batch, error) {
 		}
 		s.add(t)
 	}
-	w.r.Seed(rng.Mix(w.n.seed, uint64(epoch), uint64(index)))
+	w.r.Seed(seed)
 
 	fan := w.n.fanouts
 	hops := len(fan)

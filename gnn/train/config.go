@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 )
 
@@ -45,6 +46,45 @@ type Config struct {
 	// OverlapEval evaluates a snapshot of epoch e's weights while epoch e+1
 	// trains; the results are reported for epoch e.
 	OverlapEval bool `json:"overlap_eval"`
+
+	// MemBudget caps the device's live bytes (0 = unlimited): an allocation
+	// past it fails with a typed out-of-memory error. Specs may write it as
+	// a number of bytes or a size string ("512MiB", "0.1G").
+	MemBudget memory.Size `json:"mem_budget,omitempty"`
+	// OnOOM is what a training batch that runs out of memory does: "abort"
+	// (the default; the run ends with status oom) or "skip" (the batch is
+	// recorded as an oom event and training moves on).
+	OnOOM string `json:"on_oom,omitempty"`
+	// MemGuard keeps every training batch under MemBudget by predicting its
+	// peak from its shape before running it: "resample" draws it again,
+	// "split" splits its targets, "cut" drops edges of its outermost block
+	// by CutRule; "" turns the guard off.
+	MemGuard string `json:"mem_guard,omitempty"`
+	// CutRule orders the edges the guard and inference cutting drop:
+	// random, degree-sum (default) or degree-product.
+	CutRule string `json:"cut_rule,omitempty"`
+	// EvalCut drops this fraction of every inference block's edges (by
+	// CutRule), e.g. to measure what cutting costs in accuracy; inference
+	// blocks are also cut, independently of it, when they would not fit
+	// MemBudget.
+	EvalCut float64 `json:"eval_cut,omitempty"`
+}
+
+// Memory guard modes (Config.MemGuard) and OOM policies (Config.OnOOM).
+const (
+	GuardResample = "resample"
+	GuardSplit    = "split"
+	GuardCut      = "cut"
+	OOMAbort      = "abort"
+	OOMSkip       = "skip"
+)
+
+// cutRule returns the configured cut rule or the default.
+func (c Config) cutRule() string {
+	if c.CutRule == "" {
+		return memory.RuleDegreeSum
+	}
+	return c.CutRule
 }
 
 // Defaults returns the usual hyper-parameters for a model, those of Shchur et
@@ -125,6 +165,34 @@ func (c Config) Validate() error {
 	}
 	if c.EvalEvery < 1 {
 		add("eval every must be at least 1, got %d", c.EvalEvery)
+	}
+	if c.MemBudget < 0 {
+		add("memory budget must be non-negative, got %d", c.MemBudget)
+	}
+	switch c.OnOOM {
+	case "", OOMAbort, OOMSkip:
+	default:
+		add("on-oom %q is not one of abort, skip", c.OnOOM)
+	}
+	switch c.MemGuard {
+	case "":
+	case GuardResample, GuardSplit, GuardCut:
+		if c.MemBudget == 0 {
+			add("the memory guard needs a memory budget")
+		}
+		if c.Sampler != "neighbor" {
+			add("the memory guard shapes sampled mini-batches: it needs --sampler neighbor")
+		}
+	default:
+		add("memory guard %q is not one of resample, split, cut", c.MemGuard)
+	}
+	if c.CutRule != "" {
+		if err := memory.CheckRule(c.CutRule); err != nil {
+			add("%v", err)
+		}
+	}
+	if c.EvalCut < 0 || c.EvalCut >= 1 {
+		add("eval cut must be a fraction in [0, 1), got %g", c.EvalCut)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid training config: %s", strings.Join(errs, "; "))

@@ -16,10 +16,21 @@ import (
 // model, its features and labels gathered into device buffers.
 type prepared struct {
 	epoch, index int
+	raw          *sample.Batch // the sampled batch, before PrepareBlock
 	blocks       []*graph.Block
 	x            *tensor.Tensor
 	labels       []int32
+	predicted    int64 // the guard's prediction of the batch's own peak (0 = none)
+	lazy         bool  // sampled by the guard; blocks and features not loaded yet
 	err          error
+}
+
+// inBytes returns the bytes of the batch's device input.
+func (p *prepared) inBytes() int64 {
+	if p.x == nil {
+		return 0
+	}
+	return p.x.Bytes()
 }
 
 func (p *prepared) free(dev device.Device) {
@@ -33,14 +44,25 @@ func (p *prepared) free(dev device.Device) {
 // recording a sample and a transfer span on lane. It depends only on the
 // seed, epoch, index and targets, so any worker produces the same batch.
 func (t *trainer) prepare(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
-	rec := t.rec
-	p := &prepared{epoch: epoch, index: index}
-	t0 := rec.Now()
-	batch, err := w.Sample(epoch, index, targets)
+	return t.prepareAttempt(w, epoch, index, 0, targets, lane)
+}
+
+// prepareAttempt is prepare with the sampler's draw attempt (see
+// sample.Worker.SampleAttempt); attempt 0 is prepare's draw.
+func (t *trainer) prepareAttempt(w *sample.Worker, epoch, index, attempt int, targets []int32, lane string) *prepared {
+	t0 := t.rec.Now()
+	batch, err := w.SampleAttempt(epoch, index, attempt, targets)
 	if err != nil {
-		p.err = err
-		return p
+		return &prepared{epoch: epoch, index: index, err: err}
 	}
+	return t.load(batch, epoch, index, lane, t0)
+}
+
+// load prepares a sampled batch's blocks for the model and gathers its
+// features, recording the sample span (from t0) and the transfer span.
+func (t *trainer) load(batch *sample.Batch, epoch, index int, lane string, t0 int64) *prepared {
+	rec := t.rec
+	p := &prepared{epoch: epoch, index: index, raw: batch}
 	p.blocks = make([]*graph.Block, len(batch.Blocks))
 	for l, blk := range batch.Blocks {
 		p.blocks[l] = t.model.PrepareBlock(blk, batch.Nodes, t.deg)

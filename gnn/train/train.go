@@ -11,6 +11,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
@@ -49,7 +50,19 @@ type Result struct {
 	PeakBytes  int64              `json:"peak_bytes"`
 	ParamBytes int64              `json:"param_bytes"`
 	Steps      int                `json:"steps"` // optimizer steps
-	History    []EpochStat        `json:"history,omitempty"`
+	// Per-batch device memory of training batches: each batch's peak is
+	// the resident bytes (parameters, gradients, optimizer moments) plus
+	// the batch's input plus the step's own peak (see the mem events).
+	MaxBatchPeakBytes int64 `json:"max_batch_peak_bytes"`
+	P99BatchPeakBytes int64 `json:"p99_batch_peak_bytes"`
+	OOMCount          int   `json:"oom_count"`     // allocations refused by the budget (batches skipped)
+	GuardActions      int   `json:"guard_actions"` // batches the memory guard re-sampled, split or cut
+	// PredictorMAPE is the mean absolute percentage error (a fraction) of
+	// the peak predictor's predictions made after calibration, absent when
+	// none was made.
+	PredictorMAPE *float64    `json:"predictor_mape,omitempty"`
+	EvalCutEdges  int64       `json:"eval_cut_edges,omitempty"` // inference edges dropped per evaluation
+	History       []EpochStat `json:"history,omitempty"`
 }
 
 // Options are the optional parts of a run.
@@ -94,6 +107,8 @@ type trainer struct {
 
 	fullX   *tensor.Tensor // full-batch: all features on the device
 	fullBlk []*graph.Block // full-batch: one prepared block per layer
+
+	mem memState // per-batch memory accounting and the guard
 }
 
 func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device) (*trainer, error) {
@@ -126,6 +141,10 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		return nil, err
 	}
 	t.opt = nn.NewAdam(float32(cfg.LR), float32(cfg.WeightDecay))
+	if err := t.initMem(); err != nil {
+		t.close()
+		return nil, err
+	}
 	if cfg.Sampler == "neighbor" {
 		if t.sampler, err = sample.NewNeighbor(g, cfg.Fanouts, cfg.Seed); err != nil {
 			t.close()
@@ -182,6 +201,9 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	res := &Result{Epochs: t.cfg.Epochs, BestEpoch: -1, ValAcc: -1, ParamBytes: t.model.ParamBytes()}
 	rec := t.rec
 	start := time.Now()
+	if err := t.calibrate(); err != nil {
+		return nil, err
+	}
 	var pipe *pipeline
 	if t.cfg.Sampler == "neighbor" && t.cfg.SamplerWorkers > 0 {
 		pipe = t.startPipeline(ctx)
@@ -224,6 +246,9 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		st.TrainS = time.Since(t0).Seconds()
+		if rss, err := memory.HostRSS(); err == nil {
+			rec.Metric("host_rss", epoch, -1, float64(rss))
+		}
 		rec.Metric("loss", epoch, -1, st.Loss)
 		rec.Metric("train_acc", epoch, -1, st.TrainAcc)
 		if !(epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs) {
@@ -270,6 +295,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	res.TrainS = time.Since(start).Seconds()
 	res.EpochS = res.TrainS / float64(t.cfg.Epochs)
 	res.PeakBytes = t.dev.Mem().Stats().Peak
+	t.memResult(res)
 	res.Steps = t.opt.Steps()
 	if rec != nil {
 		rec.Flush()
@@ -295,7 +321,7 @@ type evalResult struct {
 func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch int) evalResult {
 	t0 := t.rec.Now()
 	w0 := time.Now()
-	preds, err := t.infer(dev, m)
+	preds, err := t.inferEpoch(dev, m, epoch)
 	t.rec.Span(profile.StageEval, lane, epoch, 0, t0, t.rec.Now()-t0)
 	if err != nil {
 		return evalResult{err: err}
@@ -336,47 +362,48 @@ func accuracy(pred, y []int32, nodes []int32) float64 {
 	return float64(ok) / float64(len(nodes))
 }
 
-func (t *trainer) ctx() *nn.Context {
-	return &nn.Context{Dev: t.dev, Train: true, Seed: t.cfg.Seed, Step: uint64(t.opt.Steps())}
+func (t *trainer) ctx(dev device.Device) *nn.Context {
+	return &nn.Context{Dev: dev, Train: true, Seed: t.cfg.Seed, Step: uint64(t.opt.Steps())}
 }
 
 // step runs forward, loss on rows (indices into the logits) and backward,
-// then one optimizer update, recording a train span with its forward,
-// backward and step children on the compute lane.
-func (t *trainer) step(epoch, batch int, blocks []*graph.Block, x *tensor.Tensor, rows []int32, labels []int32) (loss float64, correct int, err error) {
+// then one optimizer update on dev (the trainer's device, or a scoped view
+// of it that measures the step's own peak), recording a train span with its
+// forward, backward and step children on the compute lane.
+func (t *trainer) step(dev device.Device, epoch, batch int, blocks []*graph.Block, x *tensor.Tensor, rows []int32, labels []int32) (loss float64, correct int, err error) {
 	rec := t.rec
 	t0 := rec.Now()
 	defer func() { rec.Span(profile.StageTrain, profile.LaneCompute, epoch, batch, t0, rec.Now()-t0) }()
-	c := t.ctx()
+	c := t.ctx(dev)
 	logits, err := t.model.Forward(c, blocks, x)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer t.dev.Free(logits)
-	grad, err := t.dev.Alloc(logits.Rows, logits.Cols)
+	defer dev.Free(logits)
+	grad, err := dev.Alloc(logits.Rows, logits.Cols)
 	if err != nil {
 		t.model.Release(c)
 		return 0, 0, err
 	}
-	defer t.dev.Free(grad)
+	defer dev.Free(grad)
 	if rows == nil { // every logit row is a target
-		loss, correct = t.dev.SoftmaxCrossEntropy(logits, labels, grad)
+		loss, correct = dev.SoftmaxCrossEntropy(logits, labels, grad)
 	} else {
-		sel, err := t.dev.Alloc(len(rows), logits.Cols)
+		sel, err := dev.Alloc(len(rows), logits.Cols)
 		if err != nil {
 			t.model.Release(c)
 			return 0, 0, err
 		}
-		defer t.dev.Free(sel)
-		gsel, err := t.dev.Alloc(len(rows), logits.Cols)
+		defer dev.Free(sel)
+		gsel, err := dev.Alloc(len(rows), logits.Cols)
 		if err != nil {
 			t.model.Release(c)
 			return 0, 0, err
 		}
-		defer t.dev.Free(gsel)
-		t.dev.Gather(sel, logits, rows)
-		loss, correct = t.dev.SoftmaxCrossEntropy(sel, labels, gsel)
-		t.dev.ScatterAdd(grad, gsel, rows)
+		defer dev.Free(gsel)
+		dev.Gather(sel, logits, rows)
+		loss, correct = dev.SoftmaxCrossEntropy(sel, labels, gsel)
+		dev.ScatterAdd(grad, gsel, rows)
 	}
 	t1 := rec.Now()
 	rec.Span(profile.StageForward, profile.LaneCompute, epoch, batch, t0, t1-t0)
@@ -385,7 +412,7 @@ func (t *trainer) step(epoch, batch int, blocks []*graph.Block, x *tensor.Tensor
 	}
 	t2 := rec.Now()
 	rec.Span(profile.StageBackward, profile.LaneCompute, epoch, batch, t1, t2-t1)
-	t.opt.Step(t.dev, t.model.Params())
+	t.opt.Step(dev, t.model.Params())
 	rec.Span(profile.StageStep, profile.LaneCompute, epoch, batch, t2, rec.Now()-t2)
 	rec.Metric("batch_loss", epoch, batch, loss)
 	return loss, correct, nil
@@ -421,10 +448,13 @@ func (t *trainer) fullEpoch(st *EpochStat) error {
 			t.fullBlk[l] = blk
 		}
 	}
-	loss, correct, err := t.step(st.Epoch, 0, t.fullBlk, t.fullX, t.split.Train, t.labelsOf(t.split.Train))
+	scope := device.NewScope()
+	loss, correct, err := t.step(device.Scoped(t.dev, scope), st.Epoch, 0, t.fullBlk, t.fullX, t.split.Train, t.labelsOf(t.split.Train))
 	if err != nil {
+		t.recordOOM(err, st.Epoch, 0, profile.ActionAbort)
 		return err
 	}
+	t.recordTrainMem(st.Epoch, 0, t.fullX.Bytes(), scope.Peak(), 0, memory.Shape{})
 	st.Loss, st.TrainAcc, st.Batches = loss, float64(correct)/float64(len(t.split.Train)), 1
 	return nil
 }
@@ -460,17 +490,47 @@ type epochAcc struct {
 	correct, seen int
 }
 
-// train runs one prepared batch and frees it.
+// train runs one prepared batch (through the memory guard, which may
+// replace it by other draws or parts) and frees it.
 func (a *epochAcc) train(t *trainer, p *prepared) error {
-	if p.err != nil {
-		p.free(t.dev)
-		return fmt.Errorf("batch %d: %w", p.index, p.err)
-	}
-	loss, ok, err := t.step(p.epoch, p.index, p.blocks, p.x, nil, p.labels)
-	p.free(t.dev)
+	parts, err := t.guard(p)
 	if err != nil {
 		return fmt.Errorf("batch %d: %w", p.index, err)
 	}
+	for _, q := range parts {
+		if err := a.trainOne(t, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trainOne trains one prepared batch and frees it, measuring its peak; an
+// out-of-memory error is recorded and, with OnOOM skip, skips the batch.
+func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
+	if p.lazy {
+		q := t.load(p.raw, p.epoch, p.index, profile.LaneCompute, t.rec.Now())
+		q.predicted = p.predicted
+		p = q
+	}
+	if p.err != nil {
+		p.free(t.dev)
+		if t.recordOOM(p.err, p.epoch, p.index, t.oomAction()) == profile.ActionSkip {
+			return nil
+		}
+		return fmt.Errorf("batch %d: %w", p.index, p.err)
+	}
+	scope := device.NewScope()
+	loss, ok, err := t.step(device.Scoped(t.dev, scope), p.epoch, p.index, p.blocks, p.x, nil, p.labels)
+	in := p.inBytes()
+	p.free(t.dev)
+	if err != nil {
+		if t.recordOOM(err, p.epoch, p.index, t.oomAction()) == profile.ActionSkip {
+			return nil
+		}
+		return fmt.Errorf("batch %d: %w", p.index, err)
+	}
+	t.recordTrainMem(p.epoch, p.index, in, scope.Peak(), p.predicted, shapeOf(p.raw))
 	a.lossSum += loss * float64(len(p.labels))
 	a.correct += ok
 	a.seen += len(p.labels)
@@ -509,8 +569,17 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 	g := t.ds.Graph
 	scratch := sample.NewScratch(g.N)
 	var chunks []evalChunk
-	for lo := 0; lo < g.N; lo += t.cfg.EvalChunk {
-		hi := min(lo+t.cfg.EvalChunk, g.N)
+	size := t.cfg.EvalChunk
+	if t.mem.budget > 0 {
+		// Chunks whose destination rows alone would not fit the budget are
+		// made smaller; edges are cut from those that still do not fit.
+		room := t.mem.budget - t.evalResident()
+		for size > 1 && evalPeak(m, size, size) > room {
+			size /= 2
+		}
+	}
+	for lo := 0; lo < g.N; lo += size {
+		hi := min(lo+size, g.N)
 		dst := make([]int32, hi-lo)
 		for i := range dst {
 			dst[i] = int32(lo + i)
@@ -519,6 +588,13 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 		if err != nil {
 			return nil, err
 		}
+		blk, src, dropped, err := t.cutChunk(m, blk, src, lo)
+		if err != nil {
+			return nil, err
+		}
+		t.mem.mu.Lock()
+		t.mem.evalCut += dropped
+		t.mem.mu.Unlock()
 		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: m.PrepareBlock(blk, src, t.deg), src: src})
 	}
 	if g.NumEdges() <= maxCachedEvalEdges {
@@ -571,10 +647,12 @@ func (t *trainer) inputAggregate(dev device.Device, m *nn.Model, chunks []evalCh
 // inferFirstFromAggregate runs the first layer of layer-wise inference from
 // the precomputed input aggregate: per chunk, only the destinations' own
 // rows and their aggregate move to the device, and no aggregation runs.
-func (t *trainer) inferFirstFromAggregate(dev device.Device, m *nn.Model, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool) error {
+func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool, peaks []int64) error {
 	f := t.ds.NumFeatures
-	c := &nn.Context{Dev: dev}
-	for _, ch := range chunks {
+	for i, ch := range chunks {
+		scope := device.NewScope()
+		dev := device.Scoped(dev0, scope)
+		c := &nn.Context{Dev: dev}
 		n := ch.hi - ch.lo
 		a, err := dev.Alloc(n, f)
 		if err != nil {
@@ -599,6 +677,7 @@ func (t *trainer) inferFirstFromAggregate(dev device.Device, m *nn.Model, chunks
 			dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
 		}
 		dev.Free(y)
+		peaks[i] = max(peaks[i], scope.Peak())
 	}
 	return nil
 }
@@ -608,14 +687,41 @@ func (t *trainer) inferFirstFromAggregate(dev device.Device, m *nn.Model, chunks
 // keeping the intermediate embeddings on the host. It returns each node's
 // predicted class.
 func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
+	return t.inferEpoch(dev, m, 0)
+}
+
+// inferEpoch is infer for the evaluation of epoch, recording a mem event
+// (phase eval) per chunk, and an oom event when the budget refuses one.
+func (t *trainer) inferEpoch(dev0 device.Device, m *nn.Model, epoch int) ([]int32, error) {
+	preds, err := t.inferChunks(dev0, m, epoch)
+	if err != nil {
+		t.recordOOM(err, epoch, -1, profile.ActionAbort)
+	}
+	return preds, err
+}
+
+func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int) (_ []int32, err error) {
 	g := t.ds.Graph
-	c := &nn.Context{Dev: dev}
 	h, dim := t.x, t.ds.NumFeatures
 	preds := make([]int32, g.N)
 	chunks, err := t.evalChunks(m)
 	if err != nil {
 		return nil, err
 	}
+	peaks := make([]int64, len(chunks))
+	defer func() {
+		if err != nil {
+			return
+		}
+		res := t.evalResident()
+		for i, ch := range chunks {
+			var pred int64
+			if t.mem.budget > 0 {
+				pred = res + evalPeak(m, ch.blk.NumSrc, ch.blk.NumDst)
+			}
+			t.rec.Mem(epoch, i, profile.PhaseEval, res+peaks[i], dev0.Mem().Stats().Live, t.mem.budget, pred)
+		}
+	}()
 	last := len(m.Layers) - 1
 	for l, layer := range m.Layers {
 		_, out := layer.Dims()
@@ -624,19 +730,22 @@ func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
 			next = make([]float32, g.N*out)
 		}
 		if l == 0 {
-			agg, err := t.inputAggregate(dev, m, chunks)
+			agg, err := t.inputAggregate(dev0, m, chunks)
 			if err != nil {
 				return nil, err
 			}
 			if agg != nil {
-				if err := t.inferFirstFromAggregate(dev, m, chunks, agg, out, next, preds, l == last); err != nil {
+				if err = t.inferFirstFromAggregate(dev0, m, chunks, agg, out, next, preds, l == last, peaks); err != nil {
 					return nil, err
 				}
 				h, dim = next, out
 				continue
 			}
 		}
-		for _, ch := range chunks {
+		for i, ch := range chunks {
+			scope := device.NewScope()
+			dev := device.Scoped(dev0, scope)
+			c := &nn.Context{Dev: dev}
 			x, err := dev.Alloc(len(ch.src), dim)
 			if err != nil {
 				return nil, err
@@ -653,6 +762,7 @@ func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
 				dev.Argmax(preds[ch.lo:ch.hi], y)
 			}
 			dev.Free(y)
+			peaks[i] = max(peaks[i], scope.Peak())
 		}
 		h, dim = next, out
 	}

@@ -1,0 +1,421 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
+	"github.com/gnnscope/gnnscope/gnn/rng"
+	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// Memory accounting.
+//
+// A training batch's peak is measured exactly, whatever else allocates on
+// the device at the same time (sampler workers gathering later batches, an
+// overlapped evaluation): the step runs through a device.Scoped view whose
+// Scope counts only the step's own tensors. The batch's peak is then
+//
+//	resident + input + step peak
+//
+// where resident is the model's parameters, gradients and Adam moments and
+// input is the batch's gathered features: the device's peak had the batch
+// run alone. An inference chunk's peak is resident plus the largest scope
+// peak of the chunk over the layers.
+//
+// The guard predicts "input + step peak" (the batch's own bytes) from the
+// batch's shape and keeps predicted*(1+margin) under the room left on the
+// device: budget - (live - the batch's input). In the baseline schedule
+// that room is exactly budget - resident; with sampler workers it also
+// leaves room for the batches prefetched at that moment.
+
+const (
+	// calibBatches is the number of calibration measurements before the
+	// predictor predicts (probes with a guard, real batches without).
+	calibBatches = 8
+	// predictorWindow is the number of recent batches the predictor fits.
+	predictorWindow = 64
+	// maxResample bounds the guard's re-draws before it splits instead.
+	maxResample = 8
+	// splitAttempt is the first sampler attempt used by the parts of a
+	// split batch (re-draws use 1..maxResample).
+	splitAttempt = 1 << 20
+)
+
+// memState is the trainer's memory accounting and guard state.
+type memState struct {
+	budget   int64 // 0 = unlimited
+	resident int64 // parameters, gradients and optimizer moments
+	pred     *memory.Predictor
+
+	mu        sync.Mutex
+	peaks     []int64 // training batch peaks
+	ooms      int
+	guardActs int
+	evalCut   int64
+	guardW    *sample.Worker // the trainer's own sampler state for the guard
+}
+
+// initMem sets the budget on the device, refusing one that the model alone
+// exceeds.
+func (t *trainer) initMem() error {
+	t.mem.resident = t.model.ParamBytes()
+	t.mem.pred = memory.NewPredictor(predictorWindow, calibBatches)
+	b := int64(t.cfg.MemBudget)
+	if b <= 0 {
+		return nil
+	}
+	if live := t.dev.Mem().Stats().Live; live > b {
+		return fmt.Errorf("memory budget %s is smaller than the model's parameters, gradients and optimizer state (%s on the device)",
+			memory.FormatSize(b), memory.FormatSize(live))
+	}
+	t.dev.Mem().SetBudget(b)
+	t.mem.budget = b
+	return nil
+}
+
+func (t *trainer) oomAction() string {
+	if t.cfg.OnOOM == OOMSkip {
+		return profile.ActionSkip
+	}
+	return profile.ActionAbort
+}
+
+// recordOOM records an oom event for err if it is an out-of-memory error
+// and returns action; otherwise it returns "".
+func (t *trainer) recordOOM(err error, epoch, batch int, action string) string {
+	var o *device.OOMError
+	if !errors.As(err, &o) {
+		return ""
+	}
+	t.mem.mu.Lock()
+	t.mem.ooms++
+	t.mem.mu.Unlock()
+	t.rec.Emit(profile.Event{T: profile.TypeOOM, Epoch: epoch, Batch: batch, Requested: o.Requested, Live: o.Live, Budget: o.Budget, Action: action})
+	return action
+}
+
+// shapeOf returns the predictor's view of a sampled batch (empty for nil).
+func shapeOf(b *sample.Batch) memory.Shape {
+	if b == nil || len(b.Blocks) == 0 {
+		return memory.Shape{}
+	}
+	s := memory.Shape{Nodes: make([]int, 0, len(b.Blocks)+1), Edges: make([]int64, 0, len(b.Blocks))}
+	s.Nodes = append(s.Nodes, b.Blocks[0].NumSrc)
+	for _, blk := range b.Blocks {
+		s.Nodes = append(s.Nodes, blk.NumDst)
+		s.Edges = append(s.Edges, blk.NumEdges())
+	}
+	return s
+}
+
+// recordTrainMem records a trained batch's memory: in is its input bytes,
+// stepPeak the step's own peak, predicted the guard's prediction of their
+// sum (0 = none). The measurement also trains the predictor.
+func (t *trainer) recordTrainMem(epoch, index int, in, stepPeak, predicted int64, shape memory.Shape) {
+	own := in + stepPeak
+	if len(shape.Nodes) > 0 {
+		if p := t.mem.pred.Observe(shape, own); predicted == 0 {
+			predicted = p
+		}
+	}
+	peak := t.mem.resident + own
+	t.mem.mu.Lock()
+	t.mem.peaks = append(t.mem.peaks, peak)
+	t.mem.mu.Unlock()
+	if predicted > 0 {
+		predicted += t.mem.resident
+	}
+	t.rec.Mem(epoch, index, profile.PhaseTrain, peak, t.dev.Mem().Stats().Live, t.mem.budget, predicted)
+}
+
+// memResult fills the result's memory figures.
+func (t *trainer) memResult(res *Result) {
+	t.mem.mu.Lock()
+	defer t.mem.mu.Unlock()
+	if n := len(t.mem.peaks); n > 0 {
+		p := slices.Clone(t.mem.peaks)
+		slices.Sort(p)
+		res.MaxBatchPeakBytes = p[n-1]
+		res.P99BatchPeakBytes = p[int(math.Ceil(0.99*float64(n)))-1]
+	}
+	res.OOMCount, res.GuardActions, res.EvalCutEdges = t.mem.ooms, t.mem.guardActs, t.mem.evalCut
+	if t.mem.pred.Scored() > 0 {
+		m := t.mem.pred.MAPE()
+		res.PredictorMAPE = &m
+	}
+}
+
+// calibrate fits the guard's predictor before training: it trains
+// calibBatches probe batches of growing size (up to half a batch, or what
+// fits the budget; drawn with epoch 0, which training never uses) on a scratch copy of the model
+// with a throwaway optimizer, measuring each probe's peak. The run's model,
+// optimizer, sampler streams and recording are untouched, so training is
+// the same as without calibration until the guard acts.
+func (t *trainer) calibrate() error {
+	if t.cfg.MemGuard == "" {
+		return nil
+	}
+	scratch, err := nn.New(t.dev, t.model.Spec)
+	if err != nil {
+		return fmt.Errorf("memory guard calibration: %w", err)
+	}
+	model, opt, rec := t.model, t.opt, t.rec
+	t.model, t.opt, t.rec = scratch, nn.NewAdam(float32(t.cfg.LR), 0), nil
+	defer func() {
+		scratch.Free(t.dev)
+		t.model, t.opt, t.rec = model, opt, rec
+	}()
+	batches, err := sample.Batches(t.split.Train, t.cfg.BatchSize, t.cfg.Seed, 0, true)
+	if err != nil {
+		return err
+	}
+	targets := batches[0]
+	w := t.guardWorker()
+	// Probe sizes spread over (0, hi]; a probe that runs out of memory
+	// lowers hi below it and the next probes spread over what fits.
+	hi, obs := max(1, len(targets)/2), 0
+	for k := 0; obs < calibBatches && k < 4*calibBatches; k++ {
+		m := max(1, hi*(obs+1)/calibBatches)
+		p := t.prepareAttempt(w, 0, k, 0, targets[:m], profile.LaneCompute)
+		err := p.err
+		var in, peak int64
+		if err == nil {
+			scope := device.NewScope()
+			_, _, err = t.step(device.Scoped(t.dev, scope), 0, k, p.blocks, p.x, nil, p.labels)
+			in, peak = p.inBytes(), scope.Peak()
+		}
+		p.free(t.dev)
+		if err != nil {
+			if !device.IsOOM(err) {
+				return fmt.Errorf("memory guard calibration: %w", err)
+			}
+			if m == 1 {
+				break
+			}
+			hi = max(1, (m-1)*calibBatches/(obs+1))
+			continue
+		}
+		t.mem.pred.Observe(shapeOf(p.raw), in+peak)
+		obs++
+	}
+	if !t.mem.pred.Ready() {
+		return fmt.Errorf("memory guard calibration: even the smallest probe batches do not fit the memory budget %s", memory.FormatSize(t.mem.budget))
+	}
+	return nil
+}
+
+func (t *trainer) guardWorker() *sample.Worker {
+	if t.mem.guardW == nil {
+		t.mem.guardW = t.sampler.NewWorker()
+	}
+	return t.mem.guardW
+}
+
+// room returns the bytes a batch whose input of in bytes is already on the
+// device may use: the budget minus everything else live.
+func (t *trainer) room(in int64) int64 {
+	return t.mem.budget - (t.dev.Mem().Stats().Live - in)
+}
+
+// fits reports whether a predicted batch fits room with the safety margin.
+func (t *trainer) fits(pred, room int64) bool {
+	return float64(pred)*(1+t.mem.pred.Margin()) <= float64(room)
+}
+
+// guard returns the batches to train in place of p: p itself when the
+// guard is off or p is predicted to fit, otherwise p re-drawn, cut or split
+// (not yet loaded: trainOne loads them one at a time), recording an oom
+// event with the action and a guard span.
+func (t *trainer) guard(p *prepared) ([]*prepared, error) {
+	if t.cfg.MemGuard == "" || p.raw == nil || (p.err != nil && !device.IsOOM(p.err)) {
+		return []*prepared{p}, nil
+	}
+	pred, ok := t.mem.pred.Predict(shapeOf(p.raw))
+	if !ok {
+		return []*prepared{p}, nil
+	}
+	if p.err == nil && t.fits(pred, t.room(p.inBytes())) {
+		p.predicted = pred
+		return []*prepared{p}, nil
+	}
+	rec := t.rec
+	t0 := rec.Now()
+	epoch, index := p.epoch, p.index
+	targets := slices.Clone(p.raw.Targets())
+	raw := p.raw
+	p.free(t.dev)
+	room := t.room(0)
+	w := t.guardWorker()
+	var out []*prepared
+	action := ""
+	lazy := func(b *sample.Batch, pr int64) *prepared {
+		return &prepared{epoch: epoch, index: index, raw: b, predicted: pr, lazy: true}
+	}
+	switch t.cfg.MemGuard {
+	case GuardResample:
+		for a := 1; a <= maxResample && out == nil; a++ {
+			b, err := w.SampleAttempt(epoch, index, a, targets)
+			if err != nil {
+				return nil, err
+			}
+			if bp, _ := t.mem.pred.Predict(shapeOf(b)); t.fits(bp, room) {
+				out, action = []*prepared{lazy(b, bp)}, profile.ActionResampled
+			}
+		}
+	case GuardCut:
+		b, bp, err := t.cutBatch(raw, room)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			out, action = []*prepared{lazy(b, bp)}, profile.ActionCut
+		}
+	}
+	if out == nil {
+		next := 0
+		var err error
+		if out, err = t.splitBatch(w, epoch, index, targets, room, &next, out); err != nil {
+			return nil, err
+		}
+		action = profile.ActionSplit
+	}
+	rec.Emit(profile.Event{T: profile.TypeOOM, Epoch: epoch, Batch: index, Requested: pred, Live: t.dev.Mem().Stats().Live, Budget: t.mem.budget, Action: action})
+	rec.Span(profile.StageGuard, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
+	t.mem.mu.Lock()
+	t.mem.guardActs++
+	t.mem.mu.Unlock()
+	return out, nil
+}
+
+// splitBatch draws targets as one batch and, while it is predicted not to
+// fit, splits the targets in halves, appending the parts to out in order.
+func (t *trainer) splitBatch(w *sample.Worker, epoch, index int, targets []int32, room int64, next *int, out []*prepared) ([]*prepared, error) {
+	b, err := w.SampleAttempt(epoch, index, splitAttempt+*next, targets)
+	*next++
+	if err != nil {
+		return nil, err
+	}
+	bp, _ := t.mem.pred.Predict(shapeOf(b))
+	if len(targets) == 1 || t.fits(bp, room) {
+		return append(out, &prepared{epoch: epoch, index: index, raw: b, predicted: bp, lazy: true}), nil
+	}
+	h := len(targets) / 2
+	if out, err = t.splitBatch(w, epoch, index, targets[:h], room, next, out); err != nil {
+		return nil, err
+	}
+	return t.splitBatch(w, epoch, index, targets[h:], room, next, out)
+}
+
+// cutBatch drops edges of the batch's outermost block by the cut rule
+// until the batch is predicted to fit room, keeping the most edges any
+// prefix of the rule's order keeps. It returns nil when even dropping all
+// of them does not fit.
+func (t *trainer) cutBatch(b *sample.Batch, room int64) (*sample.Batch, int64, error) {
+	blk := b.Blocks[0]
+	order, err := memory.DropOrder(blk, b.Nodes, t.deg, t.cfg.cutRule(), rng.Mix(t.cfg.Seed, uint64(b.Epoch), uint64(b.Index), 0x637574))
+	if err != nil {
+		return nil, 0, err
+	}
+	shape := shapeOf(b)
+	var last int64
+	fits := func(nsrc int, ne int64) bool {
+		shape.Nodes[0], shape.Edges[0] = nsrc, ne
+		last, _ = t.mem.pred.Predict(shape)
+		return t.fits(last, room)
+	}
+	out, keep, _, ok := memory.Cut(blk, order, fits)
+	if !ok {
+		return nil, 0, nil
+	}
+	nb := &sample.Batch{Epoch: b.Epoch, Index: b.Index, Nodes: b.Nodes, Blocks: slices.Clone(b.Blocks)}
+	if keep != nil {
+		nb.Nodes = make([]int32, len(keep))
+		for i, k := range keep {
+			nb.Nodes[i] = b.Nodes[k]
+		}
+		nb.Blocks[0] = out
+	}
+	return nb, last, nil
+}
+
+// evalLayerBytes is the device memory one chunk of layer-wise inference
+// holds at its peak in a layer mapping in to out columns, with ns sources
+// and nd destinations: the input rows, the output, and the intermediate
+// (the transformed sources when the layer transforms first, the
+// destinations' aggregate otherwise). It is exact for GCN and GraphSAGE
+// (TestEvalPeakAnalytic) and bounds the first layer's precomputed-aggregate
+// path.
+func evalLayerBytes(in, out, ns, nd int) int64 {
+	mid := int64(nd) * int64(in)
+	if in > out {
+		mid = int64(ns) * int64(out)
+	}
+	return 4 * (int64(ns)*int64(in) + int64(nd)*int64(out) + mid)
+}
+
+// evalPeak is the largest evalLayerBytes over the model's layers.
+func evalPeak(m *nn.Model, ns, nd int) int64 {
+	var p int64
+	for _, l := range m.Layers {
+		in, out := l.Dims()
+		p = max(p, evalLayerBytes(in, out, ns, nd))
+	}
+	return p
+}
+
+// evalResident is what stays on the device during evaluation outside the
+// chunks: the model, and the evaluated snapshot's weights with overlapped
+// evaluation.
+func (t *trainer) evalResident() int64 {
+	r := t.mem.resident
+	if t.cfg.OverlapEval {
+		r += r / 4
+	}
+	return r
+}
+
+// cutChunk applies inference cutting to one chunk's raw block: EvalCut's
+// fraction of its edges, and as many more as the budget needs, dropped by
+// the cut rule. It returns the block and its source ids (unchanged when
+// nothing is cut) and the edges dropped.
+func (t *trainer) cutChunk(m *nn.Model, blk *graph.Block, src []int32, lo int) (*graph.Block, []int32, int64, error) {
+	if t.mem.budget == 0 && t.cfg.EvalCut == 0 {
+		return blk, src, 0, nil
+	}
+	limit := blk.NumEdges()
+	if t.cfg.EvalCut > 0 {
+		limit = int64(float64(limit) * (1 - t.cfg.EvalCut))
+	}
+	room := t.mem.budget - t.evalResident()
+	fits := func(ns int, ne int64) bool {
+		return ne <= limit && (t.mem.budget == 0 || evalPeak(m, ns, blk.NumDst) <= room)
+	}
+	if fits(blk.NumSrc, blk.NumEdges()) {
+		return blk, src, 0, nil
+	}
+	order, err := memory.DropOrder(blk, src, t.deg, t.cfg.cutRule(), rng.Mix(t.cfg.Seed, uint64(lo), 0x6576616c))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	out, keep, dropped, ok := memory.Cut(blk, order, fits)
+	if !ok {
+		return nil, nil, 0, fmt.Errorf("inference chunk of %d nodes needs %s even without edges, over the memory budget %s: lower --eval-chunk",
+			blk.NumDst, memory.FormatSize(t.evalResident()+evalPeak(m, blk.NumDst, blk.NumDst)), memory.FormatSize(t.mem.budget))
+	}
+	if keep == nil {
+		return blk, src, 0, nil
+	}
+	ns := make([]int32, len(keep))
+	for i, k := range keep {
+		ns[i] = src[k]
+	}
+	return out, ns, dropped, nil
+}
