@@ -46,7 +46,9 @@ func (r RunState) Finished() bool {
 // RunStatus returns a run's status: run_end's status (ok, oom, failed,
 // canceled) when the journal ends with one; otherwise "running" if the pid
 // in runs/<run>.pid is alive, "crashed" if that process is gone, "unknown"
-// if there is no pid file or it names a process on another host.
+// if there is no pid file or it names a process on another host. In a
+// session imported from an archive (which has no pid files), a run without
+// run_end is "crashed".
 func RunStatus(s *Session, run string) (string, error) {
 	st, err := s.RunState(run)
 	return st.Status, err
@@ -95,6 +97,9 @@ func (s *Session) RunState(run string) (RunState, error) {
 			return st, fmt.Errorf("run %s of session %s: %w", run, s.Meta.ID, os.ErrNotExist)
 		}
 		st.Status = StatusUnknown
+		if s.imported() { // written on another machine: no run_end will come
+			st.Status, st.Error = StatusCrashed, "no run_end in the imported journal"
+		}
 	default:
 		return st, fmt.Errorf("run %s: %w", run, perr)
 	}
