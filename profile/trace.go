@@ -1,0 +1,500 @@
+package profile
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Chrome Trace Event export.
+//
+// A Trace turns the events of one or more runs into the Chrome Trace Event
+// JSON format that ui.perfetto.dev and chrome://tracing open:
+//
+//   - one process (pid) per run, named with process_name metadata after the
+//     run, its variant and its session;
+//   - one thread (tid) per lane and track, named with thread_name metadata
+//     ("compute", "compute #2", "sampler/0", ...);
+//   - spans as complete events ("ph":"X"), ts and dur in microseconds with
+//     nanosecond precision, epoch, batch and attrs as args;
+//   - mem, gpu, stale and hist_err samples and metrics as counter events
+//     ("ph":"C"), each series in time order;
+//   - oom events, and the run's end, as instant events ("ph":"i").
+//
+// Viewers mis-render slices that overlap on one thread without nesting
+// (Perfetto drops them), so the spans of each lane are spread over tracks
+// greedily: a span goes on the first track where it is disjoint from, or
+// properly nested in, what is already there, else on a new track. A train
+// span and its forward/backward/step children stay on one track; an
+// overlapped evaluation or prefetched sampling that crosses them gets
+// "compute #2".
+//
+// Events without a time of their own (mem, metric, oom, stale, hist_err,
+// run_end) are placed at the latest end of the run's spans recorded
+// before them: the recorder writes spans when they end and events in
+// recording order, so that is when they were recorded.
+
+// TraceRun is one run of a Trace: its process. Add its events in journal
+// order.
+type TraceRun struct {
+	// Name, Variant and Session name the process; empty fields are taken
+	// from the run's run_start event.
+	Name    string
+	Variant string
+	Session string
+	// Offset is added to every time of the run, in nanoseconds (e.g. the
+	// run's wall-clock start relative to the earliest run's, to show runs
+	// as they happened rather than all from zero).
+	Offset int64
+
+	lanes    map[string][]traceSpan
+	series   map[string][]traceSample
+	order    []string // series names in order of appearance
+	instants []traceInstant
+	now      int64 // latest span end seen
+	spans    int
+}
+
+type traceSpan struct {
+	name         string
+	epoch, batch int32
+	seq          int32 // order of arrival, for stable ties
+	start, dur   int64
+	attrs        json.RawMessage
+}
+
+type traceSample struct {
+	ts    int64
+	key   string // the arg's name
+	value float64
+}
+
+type traceInstant struct {
+	name string
+	ts   int64
+	args []byte // a JSON object
+}
+
+// Trace collects runs and writes them as one Chrome trace.
+type Trace struct {
+	runs []*TraceRun
+}
+
+// NewTrace returns an empty trace.
+func NewTrace() *Trace { return &Trace{} }
+
+// NewRun adds a run (a process) to the trace and returns it; add its
+// events with Add.
+func (t *Trace) NewRun(name, variant, session string) *TraceRun {
+	r := &TraceRun{Name: name, Variant: variant, Session: session,
+		lanes: map[string][]traceSpan{}, series: map[string][]traceSample{}}
+	t.runs = append(t.runs, r)
+	return r
+}
+
+// Spans returns the number of spans added to the run.
+func (r *TraceRun) Spans() int { return r.spans }
+
+// Add adds one event of the run, in journal order. The event is not
+// retained (raw attrs are, by reference).
+func (r *TraceRun) Add(e *Event) {
+	switch e.T {
+	case TypeRunStart:
+		if r.Name == "" {
+			r.Name = e.Run
+		}
+		if r.Variant == "" {
+			r.Variant = e.Variant
+		}
+		if r.Session == "" {
+			r.Session = e.Session
+		}
+	case TypeSpan:
+		dur := max(e.Dur, 0)
+		r.lanes[e.Lane] = append(r.lanes[e.Lane], traceSpan{name: e.Name, epoch: clamp32(e.Epoch), batch: clamp32(e.Batch),
+			seq: int32(min(r.spans, math.MaxInt32)), start: e.Start, dur: dur, attrs: e.Attrs})
+		r.spans++
+		r.now = max(r.now, e.Start+dur)
+	case TypeMem:
+		r.sample("memory peak", "bytes", r.now, float64(e.Peak))
+		r.sample("memory live", "bytes", r.now, float64(e.Live))
+		if e.Budget > 0 {
+			r.sample("memory budget", "bytes", r.now, float64(e.Budget))
+		}
+		if e.Predicted > 0 {
+			r.sample("memory predicted", "bytes", r.now, float64(e.Predicted))
+		}
+	case TypeGPU:
+		r.sample("gpu used", "bytes", e.Ts, float64(e.Used))
+		r.sample("gpu util", "util", e.Ts, e.Util)
+	case TypeMetric:
+		if e.Name != "" {
+			r.sample(e.Name, "value", r.now, e.Value)
+		}
+	case TypeStale:
+		l := strconv.Itoa(e.Layer)
+		r.sample("staleness mean L"+l, "steps", r.now, e.Mean)
+		r.sample("staleness max L"+l, "steps", r.now, e.Max)
+	case TypeHistErr:
+		r.sample("history rel_err L"+strconv.Itoa(e.Layer), "value", r.now, e.RelErr)
+	case TypeOOM:
+		args := []byte(`{"epoch":`)
+		args = strconv.AppendInt(args, int64(e.Epoch), 10)
+		args = append(args, `,"batch":`...)
+		args = strconv.AppendInt(args, int64(e.Batch), 10)
+		args = append(args, `,"requested":`...)
+		args = strconv.AppendInt(args, e.Requested, 10)
+		args = append(args, `,"live":`...)
+		args = strconv.AppendInt(args, e.Live, 10)
+		args = append(args, `,"budget":`...)
+		args = strconv.AppendInt(args, e.Budget, 10)
+		args = append(args, `,"action":`...)
+		args = appendString(args, e.Action)
+		args = append(args, '}')
+		name := "OOM"
+		if e.Action != "" {
+			name += " (" + e.Action + ")"
+		}
+		r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
+	case TypeRunEnd:
+		args := append([]byte(`{"status":`), appendString(nil, e.Status)...)
+		if e.Error != "" {
+			args = append(args, `,"error":`...)
+			args = appendString(args, e.Error)
+		}
+		args = append(args, '}')
+		r.instants = append(r.instants, traceInstant{name: "run end: " + e.Status, ts: r.now, args: args})
+	}
+}
+
+func clamp32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
+
+func (r *TraceRun) sample(name, key string, ts int64, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return // counters must be numbers
+	}
+	s, ok := r.series[name]
+	if !ok {
+		r.order = append(r.order, name)
+	}
+	r.series[name] = append(s, traceSample{ts: ts, key: key, value: v})
+}
+
+// laneRank orders lanes: compute, copy, eval, samplers by number, others
+// by name.
+func laneRank(lane string) (int, int) {
+	switch lane {
+	case LaneCompute:
+		return 0, 0
+	case LaneCopy:
+		return 1, 0
+	case LaneEval:
+		return 2, 0
+	}
+	if IsSamplerLane(lane) {
+		if n, err := strconv.Atoi(lane[len("sampler/"):]); err == nil {
+			return 3, n
+		}
+	}
+	return 4, 0
+}
+
+// AssignTracks spreads spans over tracks so that on every track any two
+// spans are disjoint or one contains the other: spans are taken by start
+// (longer first on ties, so parents precede their children), and each goes
+// on the first track whose innermost open span contains it, or that has no
+// open span; otherwise on a new track. starts and durs describe the spans;
+// the result gives each span's track, from 0.
+func AssignTracks(starts, durs []int64) []int {
+	idx := make([]int, len(starts))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if starts[a] != starts[b] {
+			return cmpInt64(starts[a], starts[b])
+		}
+		return cmpInt64(durs[b], durs[a])
+	})
+	track := make([]int, len(starts))
+	var stacks [][]int64 // per track: ends of the open spans, innermost last
+	for _, i := range idx {
+		start, end := starts[i], starts[i]+max(durs[i], 0)
+		placed := false
+		for k := range stacks {
+			st := stacks[k]
+			for len(st) > 0 && st[len(st)-1] <= start {
+				st = st[:len(st)-1]
+			}
+			stacks[k] = st
+			if len(st) == 0 || end <= st[len(st)-1] {
+				stacks[k] = append(st, end)
+				track[i] = k
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			stacks = append(stacks, []int64{end})
+			track[i] = len(stacks) - 1
+		}
+	}
+	return track
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// appendMicros writes ns as microseconds with three decimals.
+func appendMicros(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		if ns == math.MinInt64 {
+			ns++ // off by a nanosecond rather than overflow
+		}
+		ns = -ns
+	}
+	dst = strconv.AppendInt(dst, ns/1000, 10)
+	frac := ns % 1000
+	if frac == 0 {
+		return dst
+	}
+	return append(dst, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+}
+
+// traceWriter appends JSON to a buffered writer, remembering the first
+// error.
+type traceWriter struct {
+	w     *bufio.Writer
+	buf   []byte
+	n     int64
+	err   error
+	first bool
+}
+
+func (tw *traceWriter) event(b []byte) {
+	if tw.err != nil {
+		return
+	}
+	if !tw.first {
+		_, tw.err = tw.w.WriteString(",\n")
+		tw.n += 2
+	}
+	tw.first = false
+	var n int
+	n, tw.err = tw.w.Write(b)
+	tw.n += int64(n)
+}
+
+// WriteTo writes the trace as one JSON object {"traceEvents": [...],
+// "displayTimeUnit": "ms"}. It returns the bytes written.
+func (t *Trace) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	tw := &traceWriter{w: bw, first: true}
+	head := "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+	if _, err := bw.WriteString(head); err != nil {
+		return 0, err
+	}
+	tw.n = int64(len(head))
+	for i, r := range t.runs {
+		r.write(tw, i+1)
+	}
+	if tw.err != nil {
+		return tw.n, tw.err
+	}
+	tail := "\n]}\n"
+	if _, err := bw.WriteString(tail); err != nil {
+		return tw.n, err
+	}
+	tw.n += int64(len(tail))
+	return tw.n, bw.Flush()
+}
+
+// processName is the run's process name: "RUN (variant V, session S)".
+func (r *TraceRun) processName() string {
+	name := r.Name
+	if name == "" {
+		name = "run"
+	}
+	var parts []string
+	if r.Variant != "" {
+		parts = append(parts, "variant "+r.Variant)
+	}
+	if r.Session != "" {
+		parts = append(parts, "session "+r.Session)
+	}
+	if len(parts) > 0 {
+		name += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return name
+}
+
+// metadata appends a metadata event ("ph":"M").
+func metadata(b []byte, name string, pid, tid int, key string, value []byte) []byte {
+	b = append(b, `{"name":"`...)
+	b = append(b, name...)
+	b = append(b, `","ph":"M","pid":`...)
+	b = strconv.AppendInt(b, int64(pid), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, int64(tid), 10)
+	b = append(b, `,"args":{"`...)
+	b = append(b, key...)
+	b = append(b, `":`...)
+	b = append(b, value...)
+	return append(b, "}}"...)
+}
+
+func (r *TraceRun) write(tw *traceWriter, pid int) {
+	b := tw.buf[:0]
+	b = metadata(b, "process_name", pid, 0, "name", appendString(nil, r.processName()))
+	tw.event(b)
+	b = metadata(b[:0], "process_sort_index", pid, 0, "sort_index", strconv.AppendInt(nil, int64(pid), 10))
+	tw.event(b)
+
+	lanes := make([]string, 0, len(r.lanes))
+	for l := range r.lanes {
+		lanes = append(lanes, l)
+	}
+	slices.SortFunc(lanes, func(a, b string) int {
+		ra, na := laneRank(a)
+		rb, nb := laneRank(b)
+		if ra != rb {
+			return ra - rb
+		}
+		if na != nb {
+			return na - nb
+		}
+		return strings.Compare(a, b)
+	})
+	tid := 0
+	instantTid := 0
+	for _, lane := range lanes {
+		spans := r.lanes[lane]
+		slices.SortFunc(spans, func(x, y traceSpan) int {
+			if x.start != y.start {
+				return cmpInt64(x.start, y.start)
+			}
+			if x.dur != y.dur {
+				return cmpInt64(y.dur, x.dur)
+			}
+			return int(x.seq) - int(y.seq)
+		})
+		starts := make([]int64, len(spans))
+		durs := make([]int64, len(spans))
+		for i, s := range spans {
+			starts[i], durs[i] = s.start, s.dur
+		}
+		tracks := AssignTracks(starts, durs)
+		ntracks := 0
+		for _, k := range tracks {
+			ntracks = max(ntracks, k+1)
+		}
+		laneName := lane
+		if laneName == "" {
+			laneName = "(no lane)"
+		}
+		for k := range ntracks {
+			name := laneName
+			if k > 0 {
+				name += " #" + strconv.Itoa(k+1)
+			}
+			b = metadata(b[:0], "thread_name", pid, tid+1+k, "name", appendString(nil, name))
+			tw.event(b)
+			b = metadata(b[:0], "thread_sort_index", pid, tid+1+k, "sort_index", strconv.AppendInt(nil, int64(tid+1+k), 10))
+			tw.event(b)
+		}
+		if lane == LaneCompute {
+			instantTid = tid + 1
+		}
+		for i, s := range spans {
+			b = append(b[:0], `{"name":`...)
+			b = appendString(b, s.name)
+			b = append(b, `,"cat":`...)
+			b = appendString(b, laneName)
+			b = append(b, `,"ph":"X","pid":`...)
+			b = strconv.AppendInt(b, int64(pid), 10)
+			b = append(b, `,"tid":`...)
+			b = strconv.AppendInt(b, int64(tid+1+tracks[i]), 10)
+			b = append(b, `,"ts":`...)
+			b = appendMicros(b, s.start+r.Offset)
+			b = append(b, `,"dur":`...)
+			b = appendMicros(b, s.dur)
+			b = append(b, `,"args":{"epoch":`...)
+			b = strconv.AppendInt(b, int64(s.epoch), 10)
+			b = append(b, `,"batch":`...)
+			b = strconv.AppendInt(b, int64(s.batch), 10)
+			if len(s.attrs) > 0 {
+				b = append(b, `,"attrs":`...)
+				b = appendRaw(b, s.attrs)
+			}
+			b = append(b, "}}"...)
+			tw.event(b)
+		}
+		tid += ntracks
+	}
+	if len(r.instants) > 0 && instantTid == 0 {
+		tid++
+		instantTid = tid
+		b = metadata(b[:0], "thread_name", pid, instantTid, "name", appendString(nil, "events"))
+		tw.event(b)
+	}
+
+	for _, name := range r.order {
+		samples := r.series[name]
+		slices.SortStableFunc(samples, func(x, y traceSample) int { return cmpInt64(x.ts, y.ts) })
+		for _, s := range samples {
+			b = append(b[:0], `{"name":`...)
+			b = appendString(b, name)
+			b = append(b, `,"ph":"C","pid":`...)
+			b = strconv.AppendInt(b, int64(pid), 10)
+			b = append(b, `,"tid":0,"ts":`...)
+			b = appendMicros(b, s.ts+r.Offset)
+			b = append(b, `,"args":{`...)
+			b = appendString(b, s.key)
+			b = append(b, ':')
+			b = appendFloat(b, s.value)
+			b = append(b, "}}"...)
+			tw.event(b)
+		}
+	}
+	for _, in := range r.instants {
+		b = append(b[:0], `{"name":`...)
+		b = appendString(b, in.name)
+		b = append(b, `,"ph":"i","s":"t","pid":`...)
+		b = strconv.AppendInt(b, int64(pid), 10)
+		b = append(b, `,"tid":`...)
+		b = strconv.AppendInt(b, int64(instantTid), 10)
+		b = append(b, `,"ts":`...)
+		b = appendMicros(b, in.ts+r.Offset)
+		b = append(b, `,"args":`...)
+		b = append(b, in.args...)
+		b = append(b, '}')
+		tw.event(b)
+	}
+	tw.buf = b
+}
+
+// WriteTrace writes the runs' events (each a journal's events, in order)
+// as one Chrome trace; runs are named from their run_start events.
+func WriteTrace(w io.Writer, runs ...[]Event) error {
+	t := NewTrace()
+	for _, evs := range runs {
+		r := t.NewRun("", "", "")
+		for i := range evs {
+			r.Add(&evs[i])
+		}
+	}
+	_, err := t.WriteTo(w)
+	return err
+}
