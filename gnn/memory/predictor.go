@@ -129,22 +129,34 @@ func (p *Predictor) Scored() int {
 }
 
 // MinMargin is the smallest safety margin the guard applies.
-const MinMargin = 0.01
+const MinMargin = 0.001
+
+// WarmMargin is the safety margin while fewer than WarmScored predictions
+// have been scored: too few errors seen to trust a smaller one.
+const (
+	WarmMargin = 0.05
+	WarmScored = 8
+)
 
 // Margin returns the safety margin to apply to a prediction, as a fraction:
 // MinMargin plus twice the largest recent under-prediction (relative to the
 // prediction), so a guard keeping predicted*(1+Margin) under its budget
-// covers the errors it has seen.
+// covers the errors it has seen; at least WarmMargin until WarmScored
+// predictions have been scored.
 func (p *Predictor) Margin() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	floor := MinMargin
+	if len(p.recent) < WarmScored {
+		floor = WarmMargin
+	}
 	worst := 0.0
 	for _, r := range p.recent {
 		if r > 0 { // actual above predicted
 			worst = max(worst, r/(1-r))
 		}
 	}
-	return MinMargin + 2*worst
+	return max(floor, MinMargin+2*worst)
 }
 
 // fit solves the ridge-regularized normal equations on columns scaled to

@@ -553,6 +553,10 @@ type evalChunk struct {
 	src    []int32
 }
 
+// minEvalChunk is the smallest inference chunk a budget makes: below it,
+// edges are cut instead.
+const minEvalChunk = 256
+
 // maxCachedEvalEdges bounds the edges of inference blocks kept between
 // evaluations (about 8 bytes each); larger graphs rebuild them each time.
 const maxCachedEvalEdges = 64 << 20
@@ -578,24 +582,41 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 			size /= 2
 		}
 	}
-	for lo := 0; lo < g.N; lo += size {
-		hi := min(lo+size, g.N)
+	// build appends the chunks of destinations [lo, hi): one, or with a
+	// budget that its full neighborhood would exceed, the chunks of its
+	// halves (smaller chunks cost no accuracy), down to minEvalChunk
+	// destinations, whose edges are then cut to fit.
+	var build func(lo, hi int) error
+	build = func(lo, hi int) error {
 		dst := make([]int32, hi-lo)
 		for i := range dst {
 			dst[i] = int32(lo + i)
 		}
 		blk, src, err := sample.FullBlock(g, dst, scratch)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if t.mem.budget > 0 && hi-lo > minEvalChunk && t.evalResident()+evalPeak(m, blk.NumSrc, blk.NumDst) > t.mem.budget {
+			mid := lo + (hi-lo)/2
+			if err := build(lo, mid); err != nil {
+				return err
+			}
+			return build(mid, hi)
 		}
 		blk, src, dropped, err := t.cutChunk(m, blk, src, lo)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.mem.mu.Lock()
 		t.mem.evalCut += dropped
 		t.mem.mu.Unlock()
 		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: m.PrepareBlock(blk, src, t.deg), src: src})
+		return nil
+	}
+	for lo := 0; lo < g.N; lo += size {
+		if err := build(lo, min(lo+size, g.N)); err != nil {
+			return nil, err
+		}
 	}
 	if g.NumEdges() <= maxCachedEvalEdges {
 		t.evalCache = chunks
