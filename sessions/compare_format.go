@@ -26,8 +26,21 @@ var Formats = []string{FormatMarkdown, FormatCSV, FormatLaTeX, FormatJSON}
 // ErrFormat is returned by Write for an unknown format.
 var ErrFormat = errors.New("unknown format")
 
+// CheckFormat returns an error wrapping ErrFormat unless format is one of
+// Formats (or an alias: markdown, tex).
+func CheckFormat(format string) error {
+	switch format {
+	case FormatMarkdown, "markdown", FormatCSV, FormatLaTeX, "tex", FormatJSON:
+		return nil
+	}
+	return fmt.Errorf("%w %q (use %s)", ErrFormat, format, strings.Join(Formats, ", "))
+}
+
 // Write writes the comparison in one of Formats.
 func (c *Comparison) Write(w io.Writer, format string) error {
+	if err := CheckFormat(format); err != nil {
+		return err
+	}
 	switch format {
 	case FormatMarkdown, "markdown":
 		return c.Markdown(w)
@@ -35,10 +48,9 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 		return c.CSV(w)
 	case FormatLaTeX, "tex":
 		return c.LaTeX(w)
-	case FormatJSON:
+	default: // FormatJSON
 		return c.JSON(w)
 	}
-	return fmt.Errorf("%w %q (use %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }
 
 // figureRow is one figure of the comparison: its label in the

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+func init() { subcommands = append(subcommands, newExportCmd) }
+
+// newExportCmd is `gnnscope export KIND ...`; each kind is a subcommand.
+func newExportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export KIND ...",
+		Short: "Export sessions to other tools (trace: Chrome/Perfetto trace)",
+		Long: `Export what sessions recorded to other tools. Kinds:
+  trace   a Chrome Trace Event JSON file for ui.perfetto.dev or chrome://tracing
+
+For comparison tables (Markdown, CSV, LaTeX, JSON) see 'gnnscope compare'.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newExportTraceCmd())
+	return cmd
+}
+
+type exportTraceFlags struct {
+	output    string
+	wallClock bool
+	quiet     bool
+}
+
+func newExportTraceCmd() *cobra.Command {
+	f := &exportTraceFlags{}
+	cmd := &cobra.Command{
+		Use:   "trace SESSION[/RUN] ... [-o FILE] [--wall-clock]",
+		Short: "Write runs as a Chrome Trace Event file for ui.perfetto.dev or chrome://tracing",
+		Long: `Write the runs' journals as one Chrome Trace Event JSON file. SESSION alone
+stands for all its runs, SESSION/RUN for one; ids and names may be
+abbreviated to a unique prefix.
+
+Open the file at https://ui.perfetto.dev (Open trace file) or in
+chrome://tracing (Load). In it:
+  - one process per run, named "RUN (variant V, session S)";
+  - one thread per lane (compute, copy, eval, sampler/0, ...): every span
+    of the run as a slice, with epoch, batch and attrs as arguments. Spans
+    that overlap on a lane without nesting (an overlapped evaluation, a
+    prefetched batch) go on extra tracks "compute #2", ...; a train span
+    and its forward/backward/step children stay together;
+  - counters: memory (peak, live, budget, predicted), gpu used and
+    utilization, staleness, history error and every metric (loss,
+    batch_loss, val_acc, ...);
+  - instant events for OOMs and the end of the run.
+
+Runs all start at time zero so they line up; --wall-clock places them at
+their wall-clock start instead (runs launched one after the other then
+follow each other). Journals are read one event at a time; damaged lines
+are skipped and counted.`,
+		Example: `  gnnscope export trace 20261122-153045-ab12 -o trace.json
+  gnnscope export trace 20261122-153045-ab12/optimized -o optimized.json
+  gnnscope export trace 20261122-1530 20261123-0915 --wall-clock -o both.json
+  gnnscope export trace 20261122-153045-ab12 -o - | gzip > trace.json.gz`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExportTrace(cmd, args, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", "trace.json", "write to `FILE` (- for stdout)")
+	fl.BoolVar(&f.wallClock, "wall-clock", false, "place runs at their wall-clock start instead of all at zero")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no summary on stderr")
+	return cmd
+}
+
+// traceSummary is what export trace reports.
+type traceSummary struct {
+	Runs      int
+	Spans     int
+	Malformed int
+	Bytes     int64
+}
+
+func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) error {
+	store, err := sessions.Open("")
+	if err != nil {
+		return err
+	}
+	refs, err := store.SelectRuns(args)
+	if err != nil {
+		return err
+	}
+	tr, sum, err := buildTrace(refs, f.wallClock)
+	if err != nil {
+		return err
+	}
+	err = writeOutput(cmd.OutOrStdout(), f.output, func(w io.Writer) error {
+		n, err := tr.WriteTo(w)
+		sum.Bytes = n
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !f.quiet && f.output != "-" && f.output != "" {
+		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", f.output, sum.Runs, sum.Spans, sessions.HumanBytes(sum.Bytes))
+		if sum.Malformed > 0 {
+			msg += fmt.Sprintf(" (%d damaged journal lines skipped)", sum.Malformed)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s\nopen it at https://ui.perfetto.dev or in chrome://tracing\n", msg)
+	}
+	return nil
+}
+
+// buildTrace reads each run's journal into a trace, one event at a time.
+// Runs without a journal are skipped; none at all is an error.
+func buildTrace(refs []sessions.RunRef, wallClock bool) (*profile.Trace, traceSummary, error) {
+	tr := profile.NewTrace()
+	var sum traceSummary
+	type started struct {
+		run  *profile.TraceRun
+		wall time.Time
+	}
+	var runs []started
+	var missing []string
+	for _, ref := range refs {
+		path := ref.Session.JournalPath(ref.Run)
+		file, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, ref.Label())
+			continue
+		}
+		if err != nil {
+			return nil, sum, fmt.Errorf("run %s: %w", ref.Label(), err)
+		}
+		r := tr.NewRun(ref.Run, "", ref.Session.ID())
+		var wall time.Time
+		st, err := sessions.ScanJournal(file, func(e *profile.Event) error {
+			if e.T == profile.TypeRunStart && wall.IsZero() {
+				wall, _ = e.WallTime()
+			}
+			r.Add(e)
+			return nil
+		})
+		file.Close()
+		if err != nil {
+			return nil, sum, fmt.Errorf("run %s: %s: %w", ref.Label(), path, err)
+		}
+		sum.Runs++
+		sum.Spans += r.Spans()
+		sum.Malformed += st.Malformed
+		runs = append(runs, started{r, wall})
+	}
+	if sum.Runs == 0 {
+		return nil, sum, fmt.Errorf("nothing to export: no journal for %s (not started yet?)", listNames(missing))
+	}
+	if wallClock {
+		var first time.Time
+		for _, r := range runs {
+			if !r.wall.IsZero() && (first.IsZero() || r.wall.Before(first)) {
+				first = r.wall
+			}
+		}
+		for _, r := range runs {
+			if !r.wall.IsZero() {
+				r.run.Offset = r.wall.Sub(first).Nanoseconds()
+			}
+		}
+	}
+	return tr, sum, nil
+}
+
+func listNames(names []string) string {
+	if len(names) > 4 {
+		return fmt.Sprintf("%s, %s, %s and %d more", names[0], names[1], names[2], len(names)-3)
+	}
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
