@@ -95,9 +95,10 @@ type ReplayOptions struct {
 // Controls may be called from any goroutine, also while Next waits; Next
 // itself is meant for one goroutine.
 type Replay struct {
-	clock Clock
-	evs   []ReplayEvent
-	dur   time.Duration
+	clock  Clock
+	tracks []Track
+	order  []replayRef // every event, in delivery order
+	dur    time.Duration
 
 	mu      sync.Mutex
 	next    int           // index of the next event to deliver
@@ -112,8 +113,17 @@ type Replay struct {
 
 var _ Source = (*Replay)(nil)
 
+// replayRef places one event of a track on the timeline (the events stay
+// in their tracks: a reference is much smaller than an event).
+type replayRef struct {
+	at    time.Duration
+	track int32
+	index int32
+}
+
 // NewReplay returns a replay of the tracks' events merged in time order
-// (ties: earlier tracks first, then journal order).
+// (ties: earlier tracks first, then journal order). It keeps the tracks'
+// event slices (do not modify them afterwards).
 func NewReplay(tracks []Track, opts ReplayOptions) (*Replay, error) {
 	if opts.Clock == nil {
 		opts.Clock = SystemClock{}
@@ -129,28 +139,31 @@ func NewReplay(tracks []Track, opts ReplayOptions) (*Replay, error) {
 		if tr.Offset < 0 {
 			return nil, fmt.Errorf("replay: track %d (%s) has a negative offset %v", i, tr.Run, tr.Offset)
 		}
+		if len(tr.Events) > math.MaxInt32 || len(tracks) > math.MaxInt32 {
+			return nil, fmt.Errorf("replay: track %d (%s) is too long", i, tr.Run)
+		}
 		n += len(tr.Events)
 	}
-	r := &Replay{clock: opts.Clock, evs: make([]ReplayEvent, 0, n), speed: opts.Speed, paused: opts.Paused, wake: make(chan struct{})}
+	r := &Replay{clock: opts.Clock, tracks: tracks, order: make([]replayRef, 0, n), speed: opts.Speed, paused: opts.Paused, wake: make(chan struct{})}
 	for i, tr := range tracks {
 		var prev int64
-		for _, e := range tr.Events {
-			prev = EventTime(&e, prev)
-			r.evs = append(r.evs, ReplayEvent{Run: tr.Run, Track: i, At: tr.Offset + time.Duration(prev), Event: e})
+		for j := range tr.Events {
+			prev = EventTime(&tr.Events[j], prev)
+			r.order = append(r.order, replayRef{at: tr.Offset + time.Duration(prev), track: int32(i), index: int32(j)})
 		}
 	}
 	// each track is already in time order: a stable sort merges them
-	slices.SortStableFunc(r.evs, func(a, b ReplayEvent) int {
+	slices.SortStableFunc(r.order, func(a, b replayRef) int {
 		switch {
-		case a.At < b.At:
+		case a.at < b.at:
 			return -1
-		case a.At > b.At:
+		case a.at > b.at:
 			return 1
 		}
-		return a.Track - b.Track
+		return int(a.track - b.track)
 	})
-	if len(r.evs) > 0 {
-		r.dur = r.evs[len(r.evs)-1].At
+	if len(r.order) > 0 {
+		r.dur = r.order[len(r.order)-1].at
 	}
 	return r, nil
 }
@@ -248,7 +261,7 @@ func (r *Replay) Next(ctx context.Context) (profile.Event, error) {
 func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 	for {
 		r.mu.Lock()
-		if r.next >= len(r.evs) {
+		if r.next >= len(r.order) {
 			r.mu.Unlock()
 			return ReplayEvent{}, io.EOF
 		}
@@ -256,11 +269,13 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		if !r.started {
 			r.started, r.anchor = true, now
 		}
-		ev := r.evs[r.next]
+		ref := r.order[r.next]
 		pos := r.positionLocked(now)
-		if ev.At <= pos {
+		if ref.at <= pos {
 			r.next++
-			ev.Restart, r.restart = r.restart, false
+			tr := &r.tracks[ref.track]
+			ev := ReplayEvent{Run: tr.Run, Track: int(ref.track), At: ref.at, Restart: r.restart, Event: tr.Events[ref.index]}
+			r.restart = false
 			r.mu.Unlock()
 			return ev, nil
 		}
@@ -272,7 +287,7 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		var timer Timer
 		var fire <-chan time.Time
 		if !r.paused {
-			wait := time.Duration(math.Ceil(float64(ev.At-pos) / r.speed))
+			wait := time.Duration(math.Ceil(float64(ref.at-pos) / r.speed))
 			timer = r.clock.NewTimer(max(wait, 1))
 			fire = timer.C()
 		}
@@ -375,7 +390,7 @@ func (r *Replay) Seek(t time.Duration) {
 	t = min(max(t, 0), r.dur)
 	r.rebaseLocked()
 	r.base = t
-	if r.next > 0 && r.evs[r.next-1].At > t {
+	if r.next > 0 && r.order[r.next-1].at > t {
 		r.next = 0
 		r.restart = true
 	}
@@ -393,7 +408,7 @@ func (r *Replay) Position() time.Duration {
 func (r *Replay) Duration() time.Duration { return r.dur }
 
 // Len returns the number of events in the replay.
-func (r *Replay) Len() int { return len(r.evs) }
+func (r *Replay) Len() int { return len(r.order) }
 
 // Delivered returns the number of events Next has delivered since the
 // start (or since the last restart).
