@@ -430,9 +430,10 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	dest := filepath.Join(sessionsDir, id)
 	rep.Dir = dest
 	if _, err := os.Lstat(dest); err == nil && !opts.Replace {
-		return nil, rep, fmt.Errorf("session %s already exists (%w); import with force to replace it", id, os.ErrExist)
+		return nil, rep, fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
 	}
 
+	removeStaleImports(sessionsDir)
 	work, err := os.MkdirTemp(sessionsDir, ".import-")
 	if err != nil {
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
@@ -448,6 +449,7 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	}
 	seen := map[string]bool{} // lower-cased paths: no duplicates, even on case-insensitive file systems
 	var total int64
+	entries := 0
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -462,6 +464,9 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 		rel, err := entryPath(h.Name, id)
 		if err != nil {
 			return nil, rep, bad("entry %q: %v", h.Name, err)
+		}
+		if entries++; entries > opts.MaxFiles+maxDepth+1 { // files, and the folders above them
+			return nil, rep, bad("more than %d entries", opts.MaxFiles+maxDepth+1)
 		}
 		key := strings.ToLower(rel)
 		if seen[key] {
@@ -561,7 +566,7 @@ func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *I
 	id := rep.ID
 	if _, err := os.Lstat(dest); err == nil {
 		if !opts.Replace {
-			return fmt.Errorf("session %s already exists (%w); import with force to replace it", id, os.ErrExist)
+			return fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
 		}
 		old, err := st.Get(id)
 		if err == nil {
@@ -597,11 +602,28 @@ func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *I
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		if errors.Is(err, os.ErrExist) || errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("session %s already exists (%w); import with force to replace it", id, os.ErrExist)
+			return fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
 		}
 		return fmt.Errorf("import session %s: %w", id, err)
 	}
 	return nil
+}
+
+// removeStaleImports removes the temporary folders of imports that were
+// interrupted (the process was killed) more than a day ago.
+func removeStaleImports(sessionsDir string) {
+	ents, err := os.ReadDir(sessionsDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), ".import-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.RemoveAll(filepath.Join(sessionsDir, e.Name()))
+		}
+	}
 }
 
 // readManifest reads and checks the archive's first entry.

@@ -323,6 +323,13 @@ func TestImportRefusesHostileArchives(t *testing.T) {
 		{"oversize entry", craft(t, id, []entry{meta, file(id+"/runs/r.jsonl", big)}, nil), ImportOptions{MaxFileBytes: 1000}, "over the limit"},
 		{"oversize total", craft(t, id, []entry{meta, file(id+"/runs/a.jsonl", big), file(id+"/runs/b.jsonl", big)}, nil), ImportOptions{MaxTotalBytes: 3000}, "limit"},
 		{"too many files", craft(t, id, []entry{meta, journal}, nil), ImportOptions{MaxFiles: 1}, "more than 1 files"},
+		{"many folders", craft(t, id, append([]entry{meta}, func() []entry {
+			var dirs []entry
+			for i := range 20 {
+				dirs = append(dirs, entry{tar.Header{Typeflag: tar.TypeDir, Name: fmt.Sprintf("%s/d%d/", id, i), Mode: 0o755}, ""})
+			}
+			return dirs
+		}()...), nil), ImportOptions{MaxFiles: 1}, "more than 10 entries"},
 		{"unlisted entry", craft(t, id, []entry{meta, journal}, metaOnly), ImportOptions{}, "not in the manifest"},
 		{"missing entry", craft(t, id, []entry{meta}, []ManifestFile{{Path: "session.json", Size: meta.hdr.Size}, {Path: "runs/r.jsonl", Size: 3}}), ImportOptions{}, "missing"},
 		{"wrong size", craft(t, id, []entry{meta, journal}, []ManifestFile{{Path: "session.json", Size: meta.hdr.Size}, {Path: "runs/r.jsonl", Size: 3}}), ImportOptions{}, "manifest says"},
