@@ -1,0 +1,104 @@
+package sessions
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// FuzzScanJournal feeds arbitrary bytes to the journal reader: it must
+// never fail or panic on content, its counts must add up, reading one
+// byte at a time must give the same events, every complete line must be
+// judged as DecodeEvent judges it alone, and the streaming summary must
+// see the same events. The seed corpus is in testdata/fuzz/FuzzScanJournal.
+func FuzzScanJournal(f *testing.F) {
+	var good []byte
+	for _, e := range sampleEvents() {
+		good = profile.AppendLine(good, &e)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-7])                                              // torn last line
+	f.Add(append(append([]byte("garbage\n\x00\x00\n"), good...), "{\n"...)) // garbage around
+	f.Add([]byte("{\"t\":\"span\",\"attrs\":" + strings.Repeat("[", 600) + "\n"))
+	f.Add([]byte("{\"t\":\"span\",\"name\":\"a\",\"attrs\":{\"s\":\"" + strings.Repeat("x", 300<<10) + "\"}}\n{\"t\":\"mem\"}"))
+	f.Add([]byte("{\"t\":\"metric\",\"value\":NaN}\r\n{\"t\":\"stale\",\"mean\":\"Inf\",\"max\":-Infinity}\r\n  \n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var evs []profile.Event
+		st, err := ScanJournal(bytes.NewReader(data), func(e *profile.Event) error {
+			evs = append(evs, *e)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("error on content: %v", err)
+		}
+		if st.Events != len(evs) || st.Events+st.Malformed != st.Lines {
+			t.Fatalf("counts: %d events delivered, stats %+v", len(evs), st)
+		}
+		if st.Bytes > int64(len(data)) || (!st.Torn && st.Bytes != int64(len(data))) {
+			t.Fatalf("bytes %d of %d (torn %v)", st.Bytes, len(data), st.Torn)
+		}
+		if st.Torn && bytes.IndexByte(data[st.Bytes:], '\n') >= 0 {
+			t.Fatalf("torn tail %q holds a newline", data[st.Bytes:])
+		}
+		if (st.Malformed > 0) != (st.FirstMalformed > 0) || (st.FirstMalformed > st.Lines) {
+			t.Fatalf("first malformed %d of %d lines", st.FirstMalformed, st.Lines)
+		}
+
+		// line by line, as DecodeEvent judges each line alone
+		lines := bytes.SplitAfter(data, []byte{'\n'})
+		decoded, malformed := 0, 0
+		for _, l := range lines {
+			if len(l) == 0 || blank(l) {
+				continue
+			}
+			var e profile.Event
+			ok := profile.DecodeEvent(l, &e) == nil
+			switch {
+			case ok:
+				if !reflect.DeepEqual(e, evs[decoded]) && !hasNaN(&e) {
+					t.Fatalf("event %d: %+v, scanner gave %+v", decoded, e, evs[decoded])
+				}
+				decoded++
+			case l[len(l)-1] == '\n':
+				malformed++
+			}
+		}
+		if decoded != st.Events || malformed != st.Malformed {
+			t.Fatalf("line by line: %d events, %d malformed; scanner %+v", decoded, malformed, st)
+		}
+
+		// one byte at a time
+		n := 0
+		st1, err := ScanJournal(iotest.OneByteReader(bytes.NewReader(data)), func(e *profile.Event) error {
+			if n >= len(evs) || (!reflect.DeepEqual(*e, evs[n]) && !hasNaN(e)) {
+				t.Fatalf("byte-wise event %d differs", n)
+			}
+			n++
+			return nil
+		})
+		if err != nil || st1 != st {
+			t.Fatalf("byte-wise: %+v, %v; whole: %+v", st1, err, st)
+		}
+
+		// the streaming summary sees the same
+		js, err := SummarizeReader(bytes.NewReader(data))
+		if err != nil || js.Read != st || js.Summary.Events != int64(st.Events) {
+			t.Fatalf("summary: %+v %v", js.Read, err)
+		}
+	})
+}
+
+// hasNaN reports whether an event holds a NaN, which DeepEqual never
+// finds equal.
+func hasNaN(e *profile.Event) bool {
+	for _, v := range []float64{e.Util, e.Mean, e.Max, e.RelErr, e.Value} {
+		if v != v {
+			return true
+		}
+	}
+	return false
+}
