@@ -21,7 +21,7 @@ func FuzzScanJournal(f *testing.F) {
 		good = profile.AppendLine(good, &e)
 	}
 	f.Add(good)
-	f.Add(good[:len(good)-7])                                              // torn last line
+	f.Add(good[:len(good)-7])                                               // torn last line
 	f.Add(append(append([]byte("garbage\n\x00\x00\n"), good...), "{\n"...)) // garbage around
 	f.Add([]byte("{\"t\":\"span\",\"attrs\":" + strings.Repeat("[", 600) + "\n"))
 	f.Add([]byte("{\"t\":\"span\",\"name\":\"a\",\"attrs\":{\"s\":\"" + strings.Repeat("x", 300<<10) + "\"}}\n{\"t\":\"mem\"}"))
