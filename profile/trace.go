@@ -307,8 +307,9 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	tw.n = int64(len(head))
+	tid := 0 // thread ids are unique across the trace, not only per process
 	for i, r := range t.runs {
-		r.write(tw, i+1)
+		tid = r.write(tw, i+1, tid)
 	}
 	if tw.err != nil {
 		return tw.n, tw.err
@@ -355,7 +356,9 @@ func metadata(b []byte, name string, pid, tid int, key string, value []byte) []b
 	return append(b, "}}"...)
 }
 
-func (r *TraceRun) write(tw *traceWriter, pid int) {
+// write writes the run as process pid; its threads get ids after tid. It
+// returns the last thread id used.
+func (r *TraceRun) write(tw *traceWriter, pid, tid int) int {
 	b := tw.buf[:0]
 	b = metadata(b, "process_name", pid, 0, "name", appendString(nil, r.processName()))
 	tw.event(b)
@@ -377,8 +380,8 @@ func (r *TraceRun) write(tw *traceWriter, pid int) {
 		}
 		return strings.Compare(a, b)
 	})
-	tid := 0
 	instantTid := 0
+	firstTid := tid
 	for _, lane := range lanes {
 		spans := r.lanes[lane]
 		slices.SortFunc(spans, func(x, y traceSpan) int {
@@ -404,6 +407,7 @@ func (r *TraceRun) write(tw *traceWriter, pid int) {
 		if laneName == "" {
 			laneName = "(no lane)"
 		}
+		sortIndex := tid + 1 - firstTid
 		for k := range ntracks {
 			name := laneName
 			if k > 0 {
@@ -411,7 +415,7 @@ func (r *TraceRun) write(tw *traceWriter, pid int) {
 			}
 			b = metadata(b[:0], "thread_name", pid, tid+1+k, "name", appendString(nil, name))
 			tw.event(b)
-			b = metadata(b[:0], "thread_sort_index", pid, tid+1+k, "sort_index", strconv.AppendInt(nil, int64(tid+1+k), 10))
+			b = metadata(b[:0], "thread_sort_index", pid, tid+1+k, "sort_index", strconv.AppendInt(nil, int64(sortIndex+k), 10))
 			tw.event(b)
 		}
 		if lane == LaneCompute {
@@ -483,6 +487,7 @@ func (r *TraceRun) write(tw *traceWriter, pid int) {
 		tw.event(b)
 	}
 	tw.buf = b
+	return tid
 }
 
 // WriteTrace writes the runs' events (each a journal's events, in order)

@@ -109,8 +109,15 @@ func checkTrace(t *testing.T, out []byte, runs [][]Event) []traceEvent {
 	threadNames := map[[2]int]string{}
 	byThread := map[[2]int][]traceEvent{}
 	lastCounter := map[string]int64{}
+	tidPid := map[int]int{}
 	got := 0
 	for _, e := range tevs {
+		if e.Tid != 0 {
+			if p, ok := tidPid[e.Tid]; ok && p != e.Pid {
+				t.Errorf("thread id %d used by processes %d and %d", e.Tid, p, e.Pid)
+			}
+			tidPid[e.Tid] = e.Pid
+		}
 		switch e.Ph {
 		case "M":
 			var a struct{ Name string }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -459,5 +461,29 @@ func TestCompareJSONRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(&back, c) {
 		t.Errorf("round trip:\n%+v\n%+v", back, *c)
+	}
+}
+
+// TestCompareLaTeXCompiles typesets the table with plain LaTeX where
+// pdflatex is installed (skipped otherwise, and with -short).
+func TestCompareLaTeXCompiles(t *testing.T) {
+	pdflatex, err := exec.LookPath("pdflatex")
+	if err != nil || testing.Short() {
+		t.Skip("needs pdflatex")
+	}
+	c := formatComparison(t)
+	dir := t.TempDir()
+	var table bytes.Buffer
+	if err := c.LaTeX(&table); err != nil {
+		t.Fatal(err)
+	}
+	doc := "\\documentclass{article}\n\\begin{document}\n" + table.String() + "\\end{document}\n"
+	if err := os.WriteFile(filepath.Join(dir, "doc.tex"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pdflatex: %v\n%s", err, out)
 	}
 }
