@@ -126,7 +126,32 @@ func TestCompareAndExportRealSession(t *testing.T) {
 		}
 		checkSessionTrace(t, b, s)
 
-		out, _, err := runCLI(t, "export", "trace", id+"/optimized", "-o", "-")
+		// --wall-clock: runs launched one after the other follow each other
+		out, _, err := runCLI(t, "export", "trace", id, "--wall-clock", "-o", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := map[int]float64{}
+		var doc struct {
+			TraceEvents []struct {
+				Ph  string
+				Pid int
+				Ts  float64
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range doc.TraceEvents {
+			if f, ok := first[e.Pid]; e.Ph == "X" && (!ok || e.Ts < f) {
+				first[e.Pid] = e.Ts
+			}
+		}
+		if first[2] <= first[1] {
+			t.Errorf("--wall-clock: optimized starts at %g us, baseline at %g us", first[2], first[1])
+		}
+
+		out, _, err = runCLI(t, "export", "trace", id+"/optimized", "-o", "-")
 		if err != nil || !json.Valid([]byte(out)) || !strings.Contains(out, `"optimized (variant optimized, session `+id+`)"`) {
 			t.Errorf("to stdout: %v", err)
 		}
