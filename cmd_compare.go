@@ -21,6 +21,7 @@ type compareFlags struct {
 	json     bool
 	baseline string
 	output   string
+	store    string
 }
 
 func newCompareCmd() *cobra.Command {
@@ -30,7 +31,7 @@ func newCompareCmd() *cobra.Command {
 		Short: "Compare runs of one or several sessions side by side (Markdown, CSV, LaTeX, JSON)",
 		Long: `Put runs side by side: SESSION alone stands for all its runs (in launch
 order), SESSION/RUN for one. Session ids and run names may be abbreviated to
-a unique prefix.
+a unique prefix; "last" is the newest session.
 
 The table starts with the configuration keys whose values differ between
 the compared runs (sampler_workers, prefetch, overlap_eval, dataset, ...),
@@ -59,7 +60,8 @@ Formats: md (default: a GitHub table, runs as columns), csv (one record per
 run, bytes as integers), latex (a tabular environment only, plain \hline
 rules, to \input into a document), json (one object with every figure).
 Seconds have 3 decimals, ratios 3, accuracy 4.`,
-		Example: `  gnnscope compare 20261122-153045-ab12
+		Example: `  gnnscope compare last
+  gnnscope compare 20261122-153045-ab12
   gnnscope compare 20261122-1530 --format latex -o table.tex
   gnnscope compare 20261122-153045-ab12/optimized 20261123-091500-cd34/optimized --baseline 20261122-153045-ab12/baseline
   gnnscope compare 20261122-153045-ab12 --format csv > runs.csv`,
@@ -73,6 +75,7 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
 	fl.BoolVar(&f.json, "json", false, "same as --format json")
 	fl.StringVar(&f.baseline, "baseline", "", "run the speedups are relative to: `RUN` or SESSION/RUN")
 	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout")
+	fl.StringVar(&f.store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
 	return cmd
 }
 
@@ -87,7 +90,7 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err := sessions.CheckFormat(format); err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
-	store, err := sessions.Open("")
+	store, err := sessions.Open(f.store)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 	})
 
 	t.Run("json", func(t *testing.T) {
-		out, _, err := runCLI(t, "compare", id[:12], "--json")
+		out, _, err := runCLI(t, "compare", "last", "--json", "--store", home)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,6 +35,7 @@ type exportTraceFlags struct {
 	output    string
 	wallClock bool
 	quiet     bool
+	store     string
 }
 
 func newExportTraceCmd() *cobra.Command {
@@ -44,7 +45,7 @@ func newExportTraceCmd() *cobra.Command {
 		Short: "Write runs as a Chrome Trace Event file for ui.perfetto.dev or chrome://tracing",
 		Long: `Write the runs' journals as one Chrome Trace Event JSON file. SESSION alone
 stands for all its runs, SESSION/RUN for one; ids and names may be
-abbreviated to a unique prefix.
+abbreviated to a unique prefix, and "last" is the newest session.
 
 Open the file at https://ui.perfetto.dev (Open trace file) or in
 chrome://tracing (Load). In it:
@@ -63,7 +64,8 @@ Runs all start at time zero so they line up; --wall-clock places them at
 their wall-clock start instead (runs launched one after the other then
 follow each other). Journals are read one event at a time; damaged lines
 are skipped and counted.`,
-		Example: `  gnnscope export trace 20261122-153045-ab12 -o trace.json
+		Example: `  gnnscope export trace last -o trace.json
+  gnnscope export trace 20261122-153045-ab12 -o trace.json
   gnnscope export trace 20261122-153045-ab12/optimized -o optimized.json
   gnnscope export trace 20261122-1530 20261123-0915 --wall-clock -o both.json
   gnnscope export trace 20261122-153045-ab12 -o - | gzip > trace.json.gz`,
@@ -76,6 +78,7 @@ are skipped and counted.`,
 	fl.StringVarP(&f.output, "output", "o", "trace.json", "write to `FILE` (- for stdout)")
 	fl.BoolVar(&f.wallClock, "wall-clock", false, "place runs at their wall-clock start instead of all at zero")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no summary on stderr")
+	fl.StringVar(&f.store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
 	return cmd
 }
 
@@ -88,7 +91,7 @@ type traceSummary struct {
 }
 
 func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) error {
-	store, err := sessions.Open("")
+	store, err := sessions.Open(f.store)
 	if err != nil {
 		return err
 	}

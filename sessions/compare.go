@@ -37,7 +37,8 @@ var ErrNoMatch = errors.New("no match")
 var ErrAmbiguous = errors.New("ambiguous")
 
 // MatchSession opens the session whose id is ref or, failing that, the
-// only one whose id starts with ref.
+// only one whose id starts with ref; "last" or "latest" (when no session
+// has such an id) is the newest session.
 func (st *Store) MatchSession(ref string) (*Session, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("session: empty id: %w", ErrNoMatch)
@@ -51,11 +52,15 @@ func (st *Store) MatchSession(ref string) (*Session, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("session %q: %w", ref, err)
 	}
+	newest := ref == "last" || ref == "latest"
 	var ids []string
 	for _, ent := range ents {
-		if ent.IsDir() && ValidName(ent.Name()) == nil && strings.HasPrefix(ent.Name(), ref) {
+		if ent.IsDir() && ValidName(ent.Name()) == nil && (newest || strings.HasPrefix(ent.Name(), ref)) {
 			ids = append(ids, ent.Name())
 		}
+	}
+	if newest && len(ids) > 0 {
+		return st.Get(slices.Max(ids)) // ids sort by creation time
 	}
 	switch len(ids) {
 	case 0:
@@ -134,7 +139,8 @@ func ParseRunRef(arg string) (session, run string) {
 
 // SelectRuns resolves arguments of the form SESSION (every run of the
 // session, in launch order) or SESSION/RUN (one run); session ids and run
-// names may be unique prefixes. Runs named twice are listed once.
+// names may be unique prefixes, and SESSION "last" is the newest session.
+// Runs named twice are listed once.
 func (st *Store) SelectRuns(args []string) ([]RunRef, error) {
 	var out []RunRef
 	seen := map[string]bool{}

@@ -226,8 +226,17 @@ func TestSelectRunsErrors(t *testing.T) {
 	if _, err := st.SelectRuns([]string{s2.ID() + "/base-"}); !errors.Is(err, ErrAmbiguous) {
 		t.Errorf("ambiguous run prefix: %v", err)
 	}
+	// last: the newest session (ids sort by time), unless a session has that id
+	refs, err := st.SelectRuns([]string{"last"})
+	newest := max(s.ID(), s2.ID())
+	if err != nil || refs[0].Session.ID() != newest {
+		t.Errorf("last: %+v %v, want %s", refs, err, newest)
+	}
+	if _, err := (&Store{root: t.TempDir()}).SelectRuns([]string{"last"}); !errors.Is(err, ErrNoMatch) {
+		t.Errorf("last in an empty store: %v", err)
+	}
 	// the same run twice is listed once
-	refs, err := st.SelectRuns([]string{s.ID() + "/baseline", s.ID()})
+	refs, err = st.SelectRuns([]string{s.ID() + "/baseline", s.ID()})
 	if err != nil || len(refs) != 2 || refs[0].Run != "baseline" || refs[1].Run != "optimized" {
 		t.Errorf("dedup: %+v %v", refs, err)
 	}
