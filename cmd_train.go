@@ -282,8 +282,8 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (best validation %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc)
-	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating), peak device memory %s\n",
-		res.Epochs, res.TrainS, res.EpochS, res.EvalS, humanBytes(res.PeakBytes))
+	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating; %.2fs setup before), peak device memory %s\n",
+		res.Epochs, res.TrainS, res.EpochS, res.EvalS, res.SetupS, humanBytes(res.PeakBytes))
 	if f.cfg.MemBudget > 0 || res.OOMCount > 0 || res.GuardActions > 0 {
 		fmt.Fprintf(w, "batch peaks: max %s, p99 %s; budget %s; %d OOMs, %d guard actions",
 			humanBytes(res.MaxBatchPeakBytes), humanBytes(res.P99BatchPeakBytes), humanBytes(int64(f.cfg.MemBudget)), res.OOMCount, res.GuardActions)

@@ -42,7 +42,8 @@ func TopLevel(name string) bool {
 //   - epoch e ends when both its last `train` span on lane `compute` and
 //     its `eval` spans (if any) have ended; epoch e's wall time is the end
 //     of epoch e minus the end of epoch e−1 (for the first epoch listed,
-//     minus the start of the first span). This is the time each epoch adds
+//     minus the start of the first span other than `setup`: one-time setup
+//     before the first epoch counts in the wall time, not in an epoch). This is the time each epoch adds
 //     to the run, whatever the schedule: with prefetching, epoch e+1's
 //     batches are sampled during epoch e; with overlapped evaluation, epoch
 //     e's evaluation runs during epoch e+1. Epochs without a train span are
@@ -111,26 +112,28 @@ type Aggregator struct {
 	stages map[string]int64 // ns per span name
 	lanes  map[string]int64 // ns of top-level spans per lane
 
-	hasSpan  bool
-	minStart int64
-	maxEnd   int64
-	dataWait int64
-	stagesNs int64
-	trainNs  int64
-	evalNs   int64
-	batches  int64
-	epochs   map[int]*epochAcc
-	metrics  map[string]float64
-	cores    int
-	status   string
-	errMsg   string
-	run      string
-	variant  string
-	peak     int64
-	budget   int64
-	staleSum float64
-	staleN   int64
-	staleMax float64
+	hasSpan   bool
+	minStart  int64
+	hasWork   bool  // a span other than setup was seen
+	workStart int64 // earliest start of a span other than setup
+	maxEnd    int64
+	dataWait  int64
+	stagesNs  int64
+	trainNs   int64
+	evalNs    int64
+	batches   int64
+	epochs    map[int]*epochAcc
+	metrics   map[string]float64
+	cores     int
+	status    string
+	errMsg    string
+	run       string
+	variant   string
+	peak      int64
+	budget    int64
+	staleSum  float64
+	staleN    int64
+	staleMax  float64
 }
 
 type epochAcc struct {
@@ -201,6 +204,9 @@ func (a *Aggregator) span(e *Event) {
 		a.maxEnd = max(a.maxEnd, end)
 	}
 	a.stages[e.Name] += dur
+	if e.Name != StageSetup && (!a.hasWork || e.Start < a.workStart) {
+		a.hasWork, a.workStart = true, e.Start
+	}
 	compute := e.Lane == LaneCompute
 	switch e.Name {
 	case StageWait:
@@ -289,7 +295,7 @@ func (a *Aggregator) Summary() Summary {
 	}
 	slices.SortFunc(s.Epochs, func(x, y EpochTime) int { return x.Epoch - y.Epoch })
 	// WallS holds each epoch's end so far: turn ends into durations.
-	prev := seconds(a.minStart)
+	prev := seconds(a.workStart)
 	for i := range s.Epochs {
 		end := s.Epochs[i].WallS
 		s.Epochs[i].WallS = max(end-prev, 0)

@@ -217,3 +217,22 @@ func TestSummaryEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A setup span before the first epoch counts in the wall time but not in
+// the first epoch's time.
+func TestSummarySetupOutsideEpochs(t *testing.T) {
+	evs := []Event{
+		runStart(2),
+		span(StageSetup, LaneCompute, 0, 0, 0, 50),
+		span(StageSample, LaneCompute, 1, 0, 50, 60),
+		span(StageTrain, LaneCompute, 1, 0, 60, 80),
+		span(StageEval, LaneCompute, 1, 0, 80, 100),
+	}
+	s := Summarize(evs)
+	near(t, "wall", s.WallS, 0.100)
+	if len(s.Epochs) != 1 {
+		t.Fatalf("epochs %+v", s.Epochs)
+	}
+	near(t, "epoch 1", s.Epochs[0].WallS, 0.050) // 50 .. 100
+	near(t, "setup", s.Stage(StageSetup), 0.050)
+}

@@ -37,6 +37,7 @@ const (
 	StageCache       = "cache"        // feature cache lookups and fills
 	StageGuard       = "guard"        // memory guard: prediction, re-sampling, splitting, cutting
 	StageWait        = "wait"         // the trainer blocked waiting for a prepared batch
+	StageSetup       = "setup"        // one-time work before the first epoch (e.g. building inference blocks)
 )
 
 // Lanes (a span's "lane": where it ran). Sampler workers use SamplerLane(i).
