@@ -37,7 +37,7 @@ func Cancel(store *sessions.Store, id string) (*CancelReport, error) {
 	}
 	var errs []error
 	if p, err := readProc(filepath.Join(s.Dir(), sequencerPid)); err == nil {
-		if alive, _ := p.alive(); alive {
+		if alive, _ := p.Alive(); alive {
 			if err := terminate(p.Pid); err != nil {
 				errs = append(errs, fmt.Errorf("sequencer (pid %d): %w", p.Pid, err))
 			} else {

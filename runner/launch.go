@@ -314,10 +314,10 @@ func starterAlive(s *sessions.Session, st launchState) bool {
 	if st.Mode == ModeSequential {
 		p, err := readProc(filepath.Join(s.Dir(), sequencerPid))
 		if err == nil {
-			alive, known := p.alive()
+			alive, known := p.Alive()
 			return alive || !known
 		}
 	}
-	alive, known := st.Launcher.alive()
+	alive, known := st.Launcher.Alive()
 	return alive || !known
 }

@@ -17,6 +17,4 @@ func terminate(pid int) error {
 	return p.Signal(os.Interrupt)
 }
 
-func processExists(int) (exists, known bool) { return false, false }
-
 var stopSignals = []os.Signal{os.Interrupt}

@@ -26,17 +26,5 @@ func terminate(pid int) error {
 	return err
 }
 
-// processExists checks a pid with kill(pid, 0).
-func processExists(pid int) (exists, known bool) {
-	err := syscall.Kill(pid, 0)
-	switch {
-	case err == nil, errors.Is(err, syscall.EPERM):
-		return true, true
-	case errors.Is(err, syscall.ESRCH):
-		return false, true
-	}
-	return false, false
-}
-
 // stopSignals are the signals that cancel a worker or the sequencer.
 var stopSignals = []os.Signal{syscall.SIGTERM, os.Interrupt}

@@ -70,7 +70,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 	if hasJournal {
 		st.Size, st.Modified = fi.Size(), fi.ModTime()
 	}
-	pf, perr := readPidFile(s.PidPath(run))
+	pf, perr := ReadPidFile(s.PidPath(run))
 	if perr == nil {
 		st.Pid = pf.Pid
 	}
@@ -83,7 +83,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 	}
 	switch {
 	case perr == nil:
-		alive, known := pf.alive()
+		alive, known := pf.Alive()
 		switch {
 		case !known:
 			st.Status = StatusUnknown
@@ -154,8 +154,8 @@ func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
 	}
 }
 
-// pidFile is the content of runs/<run>.pid.
-type pidFile struct {
+// PidFile is the content of runs/<run>.pid.
+type PidFile struct {
 	Pid   int    `json:"pid"`
 	Start uint64 `json:"start,omitempty"` // process start time in clock ticks since boot (Linux), guards against pid reuse
 	Host  string `json:"host,omitempty"`  // host name of the machine the process runs on
@@ -170,20 +170,34 @@ func (s *Session) WritePid(run string, pid int) error {
 	if err := ValidName(run); err != nil {
 		return fmt.Errorf("write pid: %w", err)
 	}
-	pf := pidFile{Pid: pid}
+	return WritePidFile(s.PidPath(run), pid)
+}
+
+// ThisHostProcess describes process pid as a pid file records it: its pid,
+// this host's name and, on Linux, its start time.
+func ThisHostProcess(pid int) PidFile {
+	pf := PidFile{Pid: pid}
 	pf.Host, _ = os.Hostname()
 	if start, _, ok := procStat(pid); ok {
 		pf.Start = start
 	}
-	b, err := json.Marshal(pf)
-	if err != nil {
-		return fmt.Errorf("write pid: %w", err)
-	}
-	return writeFileAtomic(s.PidPath(run), append(b, '\n'))
+	return pf
 }
 
-func readPidFile(path string) (pidFile, error) {
-	var pf pidFile
+// WritePidFile atomically writes a pid file for process pid (see
+// ThisHostProcess); ReadPidFile reads it back and PidFile.Alive checks it.
+func WritePidFile(path string, pid int) error {
+	b, err := json.Marshal(ThisHostProcess(pid))
+	if err != nil {
+		return fmt.Errorf("write pid file %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// ReadPidFile reads a pid file written by WritePidFile (a plain decimal
+// pid is accepted too).
+func ReadPidFile(path string) (PidFile, error) {
+	var pf PidFile
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return pf, err
@@ -200,9 +214,9 @@ func readPidFile(path string) (pidFile, error) {
 	return pf, nil
 }
 
-// alive reports whether the recorded process still runs; known is false
+// Alive reports whether the recorded process still runs; known is false
 // when that cannot be checked from here.
-func (pf pidFile) alive() (alive, known bool) {
+func (pf PidFile) Alive() (alive, known bool) {
 	if pf.Host != "" {
 		if h, err := os.Hostname(); err == nil && h != pf.Host {
 			return false, false

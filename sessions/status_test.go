@@ -64,7 +64,7 @@ func TestRunStatus(t *testing.T) {
 	}
 	// a pid reused by another process is not the writer
 	if _, _, ok := procStat(os.Getpid()); ok {
-		b, _ := json.Marshal(pidFile{Pid: os.Getpid(), Start: 1})
+		b, _ := json.Marshal(PidFile{Pid: os.Getpid(), Start: 1})
 		appendRaw(t, s.JournalPath("reused"), start)
 		os.WriteFile(s.PidPath("reused"), b, 0o644)
 		if got, _ := RunStatus(s, "reused"); got != StatusCrashed {
@@ -72,7 +72,7 @@ func TestRunStatus(t *testing.T) {
 		}
 	}
 	// another host: cannot tell
-	b, _ := json.Marshal(pidFile{Pid: os.Getpid(), Host: "elsewhere.invalid"})
+	b, _ := json.Marshal(PidFile{Pid: os.Getpid(), Host: "elsewhere.invalid"})
 	appendRaw(t, s.JournalPath("remote"), start)
 	os.WriteFile(s.PidPath("remote"), b, 0o644)
 	if got, _ := RunStatus(s, "remote"); got != StatusUnknown {

@@ -224,11 +224,11 @@ func (s *Session) TailRun(run string, opts TailOptions) (*Tailer, error) {
 	if opts.Alive == nil {
 		pidPath := s.PidPath(run)
 		opts.Alive = func() bool {
-			pf, err := readPidFile(pidPath)
+			pf, err := ReadPidFile(pidPath)
 			if err != nil {
 				return true // no pid file (yet): cannot tell
 			}
-			alive, known := pf.alive()
+			alive, known := pf.Alive()
 			return alive || !known
 		}
 	}
