@@ -73,7 +73,7 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.Var((*sizeFlag)(&f.cfg.MemBudget), "mem-budget", "device memory budget (bytes, or 512MiB, 2GiB, 0.1G; 0 = unlimited): allocations past it fail with an out-of-memory error")
 	fl.StringVar(&f.cfg.OnOOM, "on-oom", train.OOMAbort, "what a batch that runs out of memory does: abort (the run ends with status oom) or skip (record it and go on)")
 	fl.StringVar(&f.cfg.MemGuard, "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
-	fl.StringVar(&f.cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product")
+	fl.StringVar(&f.cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product, degree-cap (trim the longest neighbor lists first)")
 	fl.Float64Var(&f.cfg.EvalCut, "eval-cut", 0, "drop this fraction of every inference block's edges by --cut-rule (0 = none)")
 }
 

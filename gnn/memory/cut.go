@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/rng"
@@ -13,31 +14,41 @@ const (
 	RuleRandom        = "random"         // a seeded random order
 	RuleDegreeSum     = "degree-sum"     // largest deg(u)+deg(v) first
 	RuleDegreeProduct = "degree-product" // largest deg(u)*deg(v) first
+	RuleDegreeCap     = "degree-cap"     // from the longest rows first, their largest-degree neighbors first
 )
 
 // Rules lists the cut rules.
-var Rules = []string{RuleRandom, RuleDegreeSum, RuleDegreeProduct}
+var Rules = []string{RuleRandom, RuleDegreeSum, RuleDegreeProduct, RuleDegreeCap}
 
 // CheckRule returns an error naming the valid rules when rule is not one.
 func CheckRule(rule string) error {
 	if !slices.Contains(Rules, rule) {
-		return fmt.Errorf("cut rule %q is not one of random, degree-sum, degree-product", rule)
+		return fmt.Errorf("cut rule %q is not one of %s", rule, strings.Join(Rules, ", "))
 	}
 	return nil
 }
 
 // DropOrder returns blk's edge positions in the order rule drops them.
 // src maps the block's local sources to global ids (destinations are its
-// first NumDst entries) and deg gives a global node's degree. Ties keep
+// first NumDst entries) and deg gives a global node's degree. Self-loops
+// (a destination aggregating its own row) come last, after every other
+// edge, so that a cut drops them only when nothing else is left. Ties keep
 // edge order, so the order depends only on the block, deg, rule and seed.
 func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed uint64) ([]int64, error) {
 	if err := CheckRule(rule); err != nil {
 		return nil, err
 	}
 	ne := blk.NumEdges()
-	order := make([]int64, ne)
-	for i := range order {
-		order[i] = int64(i)
+	order := make([]int64, 0, ne)
+	var loops []int64
+	for d := 0; d < blk.NumDst; d++ {
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			if src[blk.Indices[e]] == src[d] {
+				loops = append(loops, e)
+			} else {
+				order = append(order, e)
+			}
+		}
 	}
 	if rule == RuleRandom {
 		r := rng.New(seed, 0x637574)
@@ -45,21 +56,24 @@ func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed u
 			j := int(r.Uint64() % uint64(i+1))
 			order[i], order[j] = order[j], order[i]
 		}
-		return order, nil
+		return append(order, loops...), nil
 	}
 	score := make([]float64, ne)
 	for d := 0; d < blk.NumDst; d++ {
 		du := float64(deg[src[d]])
 		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
 			dv := float64(deg[src[blk.Indices[e]]])
-			if rule == RuleDegreeSum {
+			switch rule {
+			case RuleDegreeSum:
 				score[e] = du + dv
-			} else {
+			case RuleDegreeProduct:
 				score[e] = du * dv
+			default:
+				score[e] = dv
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int64) int {
+	byScore := func(a, b int64) int {
 		switch {
 		case score[a] > score[b]:
 			return -1
@@ -67,8 +81,40 @@ func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed u
 			return 1
 		}
 		return 0
-	})
-	return order, nil
+	}
+	slices.SortStableFunc(order, byScore)
+	if rule == RuleDegreeCap {
+		// Water-filling: an edge's key is its row's length before it is
+		// dropped, its row's edges being dropped largest-degree neighbor
+		// first; any prefix of the order caps every row at about the
+		// same length and leaves the rows under that cap whole.
+		key := make([]int64, ne)
+		left := make([]int64, blk.NumDst) // edges other than self-loops
+		dst := make([]int32, ne)
+		for d := 0; d < blk.NumDst; d++ {
+			for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+				dst[e] = int32(d)
+			}
+		}
+		for _, e := range order {
+			left[dst[e]]++
+		}
+		for _, e := range order {
+			d := dst[e]
+			key[e] = left[d]
+			left[d]--
+		}
+		slices.SortStableFunc(order, func(a, b int64) int {
+			if key[a] != key[b] {
+				if key[a] > key[b] {
+					return -1
+				}
+				return 1
+			}
+			return byScore(a, b)
+		})
+	}
+	return append(order, loops...), nil
 }
 
 // Cut drops edges of blk in the given order (a permutation of its edge

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/gnn/graph"
@@ -76,7 +77,7 @@ func TestCutKeepsLargestPrefix(t *testing.T) {
 			src[i] = int32(i)
 			deg[i] = float32(1 + r.Intn(50))
 		}
-		rule := Rules[trial%3]
+		rule := Rules[trial%len(Rules)]
 		order, err := DropOrder(blk, src, deg, rule, uint64(trial))
 		if err != nil {
 			t.Fatal(err)
@@ -150,5 +151,79 @@ func TestDropOrderDegree(t *testing.T) {
 	}
 	if _, err := DropOrder(blk, src, deg, "biggest", 0); err == nil {
 		t.Fatal("unknown rule accepted")
+	}
+}
+
+func TestDropOrderSelfLoopsLast(t *testing.T) {
+	// dst 0 aggregates 0 (itself), 1 and 2; dst 1 aggregates 1 (itself) and 0.
+	blk := &graph.Block{NumDst: 2, NumSrc: 3, Indptr: []int64{0, 3, 5}, Indices: []int32{0, 1, 2, 1, 0}}
+	src := []int32{5, 6, 7}
+	deg := []float32{0, 0, 0, 0, 0, 100, 100, 1}
+	for _, rule := range Rules {
+		o, err := DropOrder(blk, src, deg, rule, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o) != 5 || o[3] != 0 || o[4] != 3 {
+			t.Fatalf("%s: order %v, want the self-loops 0 and 3 last", rule, o)
+		}
+	}
+}
+
+// TestDegreeCapWaterFills checks that every prefix of the degree-cap order
+// trims only the longest rows: a row that lost an edge is at most one edge
+// shorter than the longest kept row, and it lost its largest-degree
+// neighbors.
+func TestDegreeCapWaterFills(t *testing.T) {
+	r := rng.New(11)
+	blk := randBlock(r, 40, 300, 30)
+	src := make([]int32, blk.NumSrc)
+	deg := make([]float32, blk.NumSrc)
+	for i := range src {
+		src[i] = int32(i)
+		deg[i] = float32(1 + r.Intn(100))
+	}
+	order, err := DropOrder(blk, src, deg, RuleDegreeCap, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := make([]int64, blk.NumDst) // edges other than self-loops
+	for d := range kept {
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			if blk.Indices[e] != int32(d) {
+				kept[d]++
+			}
+		}
+	}
+	dst := func(e int64) int {
+		d := 0
+		for blk.Indptr[d+1] <= e {
+			d++
+		}
+		return d
+	}
+	lost := make([]bool, blk.NumDst)
+	lastDeg := make([]float32, blk.NumDst)
+	for d := range lastDeg {
+		lastDeg[d] = 1e9
+	}
+	for i, e := range order {
+		d := dst(e)
+		if src[blk.Indices[e]] == src[d] {
+			break // self-loops come last
+		}
+		if g := deg[blk.Indices[e]]; g > lastDeg[d] {
+			t.Fatalf("step %d: row %d dropped a degree-%g neighbor after a degree-%g one", i, d, g, lastDeg[d])
+		} else {
+			lastDeg[d] = g
+		}
+		kept[d]--
+		lost[d] = true
+		longest := slices.Max(kept)
+		for d2, l := range lost {
+			if l && kept[d2] < longest-1 {
+				t.Fatalf("step %d: row %d cut to %d while a row keeps %d", i, d2, kept[d2], longest)
+			}
+		}
 	}
 }

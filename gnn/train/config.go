@@ -61,7 +61,7 @@ type Config struct {
 	// by CutRule; "" turns the guard off.
 	MemGuard string `json:"mem_guard,omitempty"`
 	// CutRule orders the edges the guard and inference cutting drop:
-	// random, degree-sum (default) or degree-product.
+	// random, degree-sum (default), degree-product or degree-cap.
 	CutRule string `json:"cut_rule,omitempty"`
 	// EvalCut drops this fraction of every inference block's edges (by
 	// CutRule), e.g. to measure what cutting costs in accuracy; inference

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,55 @@ func TestEvalCut(t *testing.T) {
 		e := ds.Graph.NumEdges()
 		if lo, hi := int64(0.3*float64(e)), int64(0.3*float64(e))+int64(e/200)+4; res.EvalCutEdges < lo || res.EvalCutEdges > hi {
 			t.Errorf("%s: cut %d of %d edges, want about 30%%", rule, res.EvalCutEdges, e)
+		}
+	}
+}
+
+// TestEvalCutRenormalizes: a GCN's cut inference blocks are normalized
+// with the degrees of the cut graph (self-loop included, never cut), as
+// GCN normalizes any graph: weight(i, j) = 1/sqrt(k_i k_j).
+func TestEvalCutRenormalizes(t *testing.T) {
+	ds := plantedPartition(t, 900, 4, 3)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
+	cfg := memConfig("gcn")
+	cfg.EvalCut, cfg.CutRule = 0.3, memory.RuleDegreeSum
+	tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.close()
+	chunks, err := tr.evalChunks(tr.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := make([]float64, ds.NumNodes())
+	var edges int64
+	for _, ch := range chunks {
+		for d := 0; d < ch.blk.NumDst; d++ {
+			k[ch.src[d]] = float64(ch.blk.Indptr[d+1] - ch.blk.Indptr[d])
+			loops := 0
+			for _, c := range ch.blk.Indices[ch.blk.Indptr[d]:ch.blk.Indptr[d+1]] {
+				if ch.src[c] == ch.src[d] {
+					loops++
+				}
+			}
+			if loops != 1 {
+				t.Fatalf("node %d aggregates itself %d times", ch.src[d], loops)
+			}
+		}
+		edges += ch.blk.NumEdges() - int64(ch.blk.NumDst)
+	}
+	if want := ds.Graph.NumEdges() - tr.mem.evalCut; edges != want {
+		t.Fatalf("%d edges kept, want %d", edges, want)
+	}
+	for _, ch := range chunks {
+		for d := 0; d < ch.blk.NumDst; d++ {
+			for e := ch.blk.Indptr[d]; e < ch.blk.Indptr[d+1]; e++ {
+				want := 1 / math.Sqrt(k[ch.src[d]]*k[ch.src[ch.blk.Indices[e]]])
+				if got := float64(ch.blk.Weights[e]); math.Abs(got-want) > 1e-6*want {
+					t.Fatalf("weight of edge %d->%d is %g, want %g", ch.src[ch.blk.Indices[e]], ch.src[d], got, want)
+				}
+			}
 		}
 	}
 }

@@ -599,6 +599,7 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 	// budget that its full neighborhood would exceed, the chunks of its
 	// halves (smaller chunks cost no accuracy), down to minEvalChunk
 	// destinations, whose edges are then cut to fit.
+	var cut int64 // edges dropped from all chunks
 	var build func(lo, hi int) error
 	build = func(lo, hi int) error {
 		dst := make([]int32, hi-lo)
@@ -623,7 +624,8 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 		t.mem.mu.Lock()
 		t.mem.evalCut += dropped
 		t.mem.mu.Unlock()
-		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: m.PrepareBlock(blk, src, t.deg), src: src})
+		cut += dropped
+		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src})
 		return nil
 	}
 	for lo := 0; lo < g.N; lo += size {
@@ -631,10 +633,33 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 			return nil, err
 		}
 	}
+	// The model sees the cut graph as a graph of its own: GCN's symmetric
+	// normalization uses the degrees left after the cut (mean aggregation
+	// renormalizes by itself), as if the dropped edges had never existed.
+	deg := t.deg
+	if cut > 0 {
+		deg = cutDegrees(chunks, g.N)
+	}
+	for i := range chunks {
+		chunks[i].blk = m.PrepareBlock(chunks[i].blk, chunks[i].src, deg)
+	}
 	if g.NumEdges() <= maxCachedEvalEdges {
 		t.evalCache = chunks
 	}
 	return chunks, nil
+}
+
+// cutDegrees returns each node's degree + 1 (its self-loop) in the graph
+// the inference chunks keep: the edges left in its own row. Every node is
+// the destination of exactly one chunk.
+func cutDegrees(chunks []evalChunk, n int) []float32 {
+	deg := make([]float32, n)
+	for _, ch := range chunks {
+		for d := 0; d < ch.blk.NumDst; d++ {
+			deg[ch.src[d]] = float32(ch.blk.Indptr[d+1]-ch.blk.Indptr[d]) + 1
+		}
+	}
+	return deg
 }
 
 // maxCachedAggregateBytes bounds the host memory kept for the first
