@@ -304,3 +304,27 @@ func TestWriteMETISAndParts(t *testing.T) {
 		t.Errorf("parts %q, want %q", b.String(), want)
 	}
 }
+
+// BenchmarkKWay partitions a random graph of 100k nodes and 1M edges (the
+// size of synth-small) into 64 parts.
+func BenchmarkKWay(b *testing.B) {
+	r := rng.New(1)
+	const n, m = 100000, 1000000
+	src, dst := make([]int32, 0, 2*m), make([]int32, 0, 2*m)
+	for len(src) < 2*m {
+		u, v := int32(r.Intn(n)), int32(r.Intn(n))
+		if u != v {
+			src, dst = append(src, u, v), append(dst, v, u)
+		}
+	}
+	g, err := graph.FromEdges(n, src, dst, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := KWay(g, 64, Options{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
