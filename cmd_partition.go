@@ -95,7 +95,7 @@ Progress goes to stderr.`,
 			secs := time.Since(start).Seconds()
 			prog.done()
 			if err != nil {
-				return fmt.Errorf("partition %s: %w", d.Name, err)
+				return fmt.Errorf("%s: %w", d.Name, err)
 			}
 			if outPath != "" {
 				if err := writeFile(outPath, func(f *os.File) error { return partition.WriteParts(f, res.Parts) }); err != nil {

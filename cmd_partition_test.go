@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPartitionCmd(t *testing.T) {
+	t.Setenv("GNNSCOPE_HOME", t.TempDir())
+	dir := t.TempDir()
+	part, graph := filepath.Join(dir, "tiny.part"), filepath.Join(dir, "tiny.graph")
+	out, _, err := runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "--json", "-q",
+		"-o", part, "--write-metis", graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep partitionReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Nodes != 10000 || rep.Parts != 8 || rep.EdgeCut <= 0 || rep.Balance > 1.03 || rep.MinPart == 0 {
+		t.Errorf("report %+v", rep)
+	}
+	b, err := os.ReadFile(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b), "\n"); lines != 10000 {
+		t.Errorf("assignment has %d lines", lines)
+	}
+	g, err := os.ReadFile(graph)
+	if err != nil || !strings.HasPrefix(string(g), "10000 ") {
+		t.Errorf("METIS graph: %v %.40q", err, g)
+	}
+	out, _, err = runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "-q")
+	if err != nil || !strings.Contains(out, "edge cut") || !strings.Contains(out, "balance") {
+		t.Errorf("text output %q, %v", out, err)
+	}
+	for _, args := range [][]string{
+		{"partition", "--parts", "4"},
+		{"partition", "--data", "synth-tiny", "--parts", "0"},
+		{"partition", "--data", "synth-tiny", "--parts", "20000", "-q"},
+		{"partition", "--data", "synth-tiny", "--parts", "4", "--imbalance", "0.9"},
+	} {
+		if _, _, err := runCLI(t, args...); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
