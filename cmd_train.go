@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -259,10 +260,25 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		},
 		OnEpoch: func(st train.EpochStat) { prog.epoch(st, f.cfg.Epochs) },
 	})
+	status := runner.RunStatus(ctx, err)
 	if rec != nil {
-		rec.Close(runner.RunStatus(ctx, err), err, nil)
+		rec.Close(status, err, nil)
 	}
 	if err != nil {
+		if f.json {
+			// The run's end as an object too, so that scripts read why it
+			// ended (status oom, failed or canceled) from stdout.
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			if jerr := enc.Encode(struct {
+				Dataset string       `json:"dataset,omitempty"`
+				Config  train.Config `json:"config"`
+				Status  string       `json:"status"`
+				Error   string       `json:"error"`
+			}{dsName, f.cfg, status, err.Error()}); jerr != nil {
+				return errors.Join(err, jerr)
+			}
+		}
 		return err
 	}
 	prog.done()
@@ -274,8 +290,9 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 			Dataset string       `json:"dataset"`
 			Config  train.Config `json:"config"`
 			Split   [3]int       `json:"split"`
+			Status  string       `json:"status"`
 			*train.Result
-		}{dsName, f.cfg, splitSizes, res}
+		}{dsName, f.cfg, splitSizes, status, res}
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
