@@ -76,7 +76,8 @@ func (h *History) Dim() int { return h.dim }
 // Bytes returns the host memory the history holds: the embeddings (4 bytes
 // per value) and the per-row last-push steps (8 bytes per row). The staging
 // buffer of index pushes and refreshes (at most the largest pushed batch) is
-// transient and not counted.
+// transient and not counted. This is host memory: no device allocator
+// accounts it.
 func (h *History) Bytes() int64 {
 	return int64(h.n)*int64(h.dim)*4 + int64(h.n)*8
 }

@@ -46,8 +46,9 @@ func (h *History) Staleness(nodes []int32, step int64) Stats {
 	return st
 }
 
-// EmitStale records st as the stale event of layer's pull in a batch. A nil
-// recorder records nothing.
+// EmitStale records st as the stale event of layer's pull in a batch. The
+// event keeps st.Hist by reference (Staleness returns a fresh slice each
+// call). A nil recorder records nothing.
 func EmitStale(rec *profile.Recorder, epoch, batch, layer int, st Stats) {
 	rec.Emit(profile.Event{
 		T:     profile.TypeStale,
