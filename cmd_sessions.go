@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -109,45 +108,11 @@ func resolveSession(store *sessions.Store, ref string) (string, error) {
 	if ref == "" {
 		return "", errors.New("no session given (gnnscope sessions lists them)")
 	}
-	dir := filepath.Join(store.Root(), "sessions")
-	if sessions.ValidName(ref) == nil {
-		if fi, err := os.Stat(filepath.Join(dir, ref)); err == nil && fi.IsDir() {
-			return ref, nil
-		}
-	}
-	ents, err := os.ReadDir(dir)
+	s, err := store.MatchSession(ref)
 	if err != nil {
-		return "", fmt.Errorf("sessions: %w", err)
+		return "", err
 	}
-	var ids []string
-	for _, e := range ents {
-		if e.IsDir() && sessions.ValidName(e.Name()) == nil {
-			ids = append(ids, e.Name())
-		}
-	}
-	sort.Strings(ids)
-	if ref == "last" || ref == "latest" {
-		if len(ids) == 0 {
-			return "", fmt.Errorf("no sessions in %s yet (gnnscope run makes one)", store.Root())
-		}
-		return ids[len(ids)-1], nil
-	}
-	var match []string
-	for _, id := range ids {
-		if strings.HasPrefix(id, ref) {
-			match = append(match, id)
-		}
-	}
-	switch len(match) {
-	case 0:
-		return "", fmt.Errorf("no session %q in %s (gnnscope sessions lists them)", ref, store.Root())
-	case 1:
-		return match[0], nil
-	}
-	if len(match) > 5 {
-		match = append(match[:5], "...")
-	}
-	return "", fmt.Errorf("%q matches several sessions: %s", ref, strings.Join(match, ", "))
+	return s.ID(), nil
 }
 
 // getSession opens the session ref names.

@@ -285,15 +285,15 @@ func TestSessionsAndReplayBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sessions", "show", "nope"}, `no session "nope"`},
-		{[]string{"sessions", "show", "20261122-120000"}, "matches several sessions"},
-		{[]string{"sessions", "show", "../x"}, `no session "../x"`},
-		{[]string{"sessions", "rm", "nope", "--yes"}, `no session "nope"`},
-		{[]string{"sessions", "export", "nope"}, `no session "nope"`},
+		{[]string{"sessions", "show", "nope"}, `session "nope": no session has that id`},
+		{[]string{"sessions", "show", "20261122-120000"}, "the prefix matches 2 sessions"},
+		{[]string{"sessions", "show", "../x"}, `session "../x": no session has that id`},
+		{[]string{"sessions", "rm", "nope", "--yes"}, `session "nope": no session has that id`},
+		{[]string{"sessions", "export", "nope"}, `session "nope": no session has that id`},
 		{[]string{"sessions", "import", notArchive}, "notes.txt"},
 		{[]string{"sessions", "import", notArchive + ".none"}, "notes.txt.none"},
 		{[]string{"sessions", "bogus"}, "unknown command"},
-		{[]string{"replay", "nope", "--headless"}, `no session "nope"`},
+		{[]string{"replay", "nope", "--headless"}, `session "nope": no session has that id`},
 		{[]string{"replay", a.ID() + "/nope", "--headless"}, `no journal for run "nope"`},
 		{[]string{"replay", a.ID(), "--headless"}, "no run has a journal"},
 		{[]string{"replay", a.ID(), "--speed", "0"}, "--speed"},
