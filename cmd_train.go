@@ -55,7 +55,9 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
 	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases)")
 	fl.Float64Var(&f.cfg.Dropout, "dropout", f.cfg.Dropout, "dropout probability")
-	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step) or neighbor (sampled mini-batches); default full for gcn, neighbor for sage")
+	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
+	fl.IntVar(&f.cfg.Parts, "parts", 0, "gas: number of graph parts (KWay partition)")
+	fl.IntVar(&f.cfg.PartsPerBatch, "parts-per-batch", 1, "gas: graph parts per mini-batch")
 	fl.StringVar(&f.fanout, "fanout", f.fanout, "neighbors sampled per node for each hop, hop 1 first; -1 = all")
 	fl.IntVar(&f.cfg.BatchSize, "batch-size", f.cfg.BatchSize, "target nodes per mini-batch")
 	fl.Uint64Var(&f.cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")
@@ -306,6 +308,16 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 			humanBytes(res.MaxBatchPeakBytes), humanBytes(res.P99BatchPeakBytes), humanBytes(int64(f.cfg.MemBudget)), res.OOMCount, res.GuardActions)
 		if res.PredictorMAPE != nil {
 			fmt.Fprintf(w, "; predictor MAPE %.2f%%", 100**res.PredictorMAPE)
+		}
+		fmt.Fprintln(w)
+	}
+	if f.cfg.Sampler == "gas" {
+		fmt.Fprintf(w, "histories %s", humanBytes(res.HistoryBytes))
+		if res.StalenessMean != nil {
+			fmt.Fprintf(w, "; staleness mean %.2f max %d steps", *res.StalenessMean, *res.StalenessMax)
+		}
+		if res.HistoryRelErr != nil {
+			fmt.Fprintf(w, "; relative error at the last refresh %.4f", *res.HistoryRelErr)
 		}
 		fmt.Fprintln(w)
 	}

@@ -53,6 +53,7 @@ type Model struct {
 	inputs []*tensor.Tensor // input of each layer in the current pass
 	owned  []bool           // whether inputs[l] belongs to the model
 	masks  []*tensor.Tensor // dropout mask applied to inputs[l], or nil
+	acts   []*tensor.Tensor // GAS: layer l-1's ReLU output (owned), or nil
 }
 
 // New allocates a model on dev with weights drawn from spec.Seed.
@@ -217,6 +218,10 @@ func (m *Model) freeInput(c *Context, l int) {
 		c.Dev.Free(m.masks[l])
 	}
 	m.inputs[l], m.owned[l], m.masks[l] = nil, false, nil
+	if l < len(m.acts) && m.acts[l] != nil {
+		c.Dev.Free(m.acts[l])
+		m.acts[l] = nil
+	}
 }
 
 // Release frees the state of a pass whose backward will not run.
@@ -227,7 +232,7 @@ func (m *Model) Release(c *Context) {
 	for l := range m.inputs {
 		m.freeInput(c, l)
 	}
-	m.inputs, m.owned, m.masks = nil, nil, nil
+	m.inputs, m.owned, m.masks, m.acts = nil, nil, nil, nil
 }
 
 // ForwardLayer runs layer l alone in evaluation mode, with the ReLU that

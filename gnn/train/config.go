@@ -17,13 +17,19 @@ type Config struct {
 	LR          float64 `json:"lr"`
 	WeightDecay float64 `json:"weight_decay"`
 	Dropout     float64 `json:"dropout"`
-	// Sampler is "full" (full-batch training on the whole graph) or
-	// "neighbor" (mini-batches with per-layer fanouts).
+	// Sampler is "full" (full-batch training on the whole graph),
+	// "neighbor" (mini-batches with per-layer fanouts) or "gas"
+	// (GNNAutoScale: mini-batches of whole graph parts with historical
+	// embeddings of their 1-hop halo).
 	Sampler   string `json:"sampler"`
 	Fanouts   []int  `json:"fanouts,omitempty"` // hop 1 first, -1 = all neighbors
 	BatchSize int    `json:"batch_size,omitempty"`
 	Seed      uint64 `json:"seed"`
-	Threads   int    `json:"threads"`
+	// Parts is the number of graph parts of GAS training (KWay partition).
+	Parts int `json:"parts,omitempty"`
+	// PartsPerBatch is the number of parts per GAS mini-batch.
+	PartsPerBatch int `json:"parts_per_batch,omitempty"`
+	Threads       int `json:"threads"`
 	// Features is "row" (scale each feature row to sum 1, as PyG's
 	// NormalizeFeatures), "none", or "auto": row when every feature is
 	// non-negative (bag-of-words data such as Cora), none otherwise.
@@ -143,8 +149,18 @@ func (c Config) Validate() error {
 		if c.BatchSize < 1 {
 			add("batch size must be at least 1, got %d", c.BatchSize)
 		}
+	case "gas":
+		if c.Parts < 1 {
+			add("gas needs at least 1 part (--parts), got %d", c.Parts)
+		}
+		if c.PartsPerBatch < 1 {
+			add("gas needs at least 1 part per batch (--parts-per-batch), got %d", c.PartsPerBatch)
+		}
+		if c.OverlapEval {
+			add("overlapped evaluation is not supported with --sampler gas (evaluation refreshes the histories)")
+		}
 	default:
-		add("sampler %q is not one of full, neighbor", c.Sampler)
+		add("sampler %q is not one of full, neighbor, gas", c.Sampler)
 	}
 	switch c.Features {
 	case "auto", "row", "none":

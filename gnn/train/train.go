@@ -61,8 +61,15 @@ type Result struct {
 	// PredictorMAPE is the mean absolute percentage error (a fraction) of
 	// the peak predictor's predictions made after calibration, absent when
 	// none was made.
-	PredictorMAPE *float64    `json:"predictor_mape,omitempty"`
-	EvalCutEdges  int64       `json:"eval_cut_edges,omitempty"` // inference edges dropped per evaluation
+	PredictorMAPE *float64 `json:"predictor_mape,omitempty"`
+	EvalCutEdges  int64    `json:"eval_cut_edges,omitempty"` // inference edges dropped per evaluation
+	// GAS training (sampler gas): the mean and largest age in optimizer
+	// steps of the history rows pulled over the run, the histories' relative
+	// error at the last refresh (largest over layers) and their host bytes.
+	StalenessMean *float64    `json:"staleness_mean,omitempty"`
+	StalenessMax  *int64      `json:"staleness_max,omitempty"`
+	HistoryRelErr *float64    `json:"history_rel_err,omitempty"`
+	HistoryBytes  int64       `json:"history_bytes,omitempty"`
 	History       []EpochStat `json:"history,omitempty"`
 }
 
@@ -110,6 +117,8 @@ type trainer struct {
 	fullBlk []*graph.Block // full-batch: one prepared block per layer
 
 	mem memState // per-batch memory accounting and the guard
+
+	gas *gasState // GNNAutoScale training (sampler gas), or nil
 }
 
 func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device) (*trainer, error) {
@@ -214,6 +223,11 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	} else if _, err := t.inputAggregate(t.dev, t.model, chunks); err != nil {
 		return nil, fmt.Errorf("input aggregate: %w", err)
 	}
+	if t.cfg.Sampler == "gas" {
+		if err := t.setupGAS(); err != nil {
+			return nil, fmt.Errorf("gas setup: %w", err)
+		}
+	}
 	rec.Span(profile.StageSetup, profile.LaneCompute, 0, 0, s0, rec.Now()-s0)
 	res.SetupS = time.Since(w0).Seconds()
 	start := time.Now()
@@ -250,6 +264,8 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		switch {
 		case t.cfg.Sampler == "full":
 			err = t.fullEpoch(&st)
+		case t.gas != nil:
+			err = t.gasEpoch(ctx, epoch, &st)
 		case pipe != nil:
 			err = t.pipelinedEpoch(ctx, pipe, epoch, &st)
 		default:
@@ -310,6 +326,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	res.PeakBytes = t.dev.Mem().Stats().Peak
 	t.memResult(res)
 	res.Steps = t.opt.Steps()
+	t.gasResult(res)
 	if rec != nil {
 		rec.Flush()
 		sum := rec.Summary()
@@ -384,11 +401,19 @@ func (t *trainer) ctx(dev device.Device) *nn.Context {
 // of it that measures the step's own peak), recording a train span with its
 // forward, backward and step children on the compute lane.
 func (t *trainer) step(dev device.Device, epoch, batch int, blocks []*graph.Block, x *tensor.Tensor, rows []int32, labels []int32) (loss float64, correct int, err error) {
+	return t.stepWith(dev, epoch, batch, func(c *nn.Context) (*tensor.Tensor, error) {
+		return t.model.Forward(c, blocks, x)
+	}, t.model.Backward, rows, labels)
+}
+
+// stepWith is step with the model's forward and backward passes given as
+// functions (GAS training runs its own).
+func (t *trainer) stepWith(dev device.Device, epoch, batch int, forward func(*nn.Context) (*tensor.Tensor, error), backward func(*nn.Context, *tensor.Tensor) error, rows []int32, labels []int32) (loss float64, correct int, err error) {
 	rec := t.rec
 	t0 := rec.Now()
 	defer func() { rec.Span(profile.StageTrain, profile.LaneCompute, epoch, batch, t0, rec.Now()-t0) }()
 	c := t.ctx(dev)
-	logits, err := t.model.Forward(c, blocks, x)
+	logits, err := forward(c)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -420,7 +445,7 @@ func (t *trainer) step(dev device.Device, epoch, batch int, blocks []*graph.Bloc
 	}
 	t1 := rec.Now()
 	rec.Span(profile.StageForward, profile.LaneCompute, epoch, batch, t0, t1-t0)
-	if err := t.model.Backward(c, grad); err != nil {
+	if err := backward(c, grad); err != nil {
 		return 0, 0, err
 	}
 	t2 := rec.Now()
@@ -752,14 +777,21 @@ func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
 // inferEpoch is infer for the evaluation of epoch, recording a mem event
 // (phase eval) per chunk, and an oom event when the budget refuses one.
 func (t *trainer) inferEpoch(dev0 device.Device, m *nn.Model, epoch int) ([]int32, error) {
-	preds, err := t.inferChunks(dev0, m, epoch)
+	var keep func(l int, h []float32) error
+	if t.gas != nil && m == t.model {
+		keep = func(l int, h []float32) error { return t.gas.refresh(t, epoch, l, h) }
+	}
+	preds, err := t.inferChunks(dev0, m, epoch, keep)
 	if err != nil {
 		t.recordOOM(err, epoch, -1, profile.ActionAbort)
 	}
 	return preds, err
 }
 
-func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int) (_ []int32, err error) {
+// inferChunks runs layer-wise inference; keep, if not nil, receives each
+// hidden layer's output (N×hidden on the host, original node order) once
+// the layer is complete.
+func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep func(l int, h []float32) error) (_ []int32, err error) {
 	g := t.ds.Graph
 	h, dim := t.x, t.ds.NumFeatures
 	preds := make([]int32, g.N)
@@ -798,6 +830,11 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int) (_ []i
 					return nil, err
 				}
 				h, dim = next, out
+				if keep != nil && l < last {
+					if err := keep(l, h); err != nil {
+						return nil, err
+					}
+				}
 				continue
 			}
 		}
@@ -824,6 +861,11 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int) (_ []i
 			peaks[i] = max(peaks[i], scope.Peak())
 		}
 		h, dim = next, out
+		if keep != nil && l < last {
+			if err := keep(l, h); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return preds, nil
 }

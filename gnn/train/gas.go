@@ -1,0 +1,253 @@
+package train
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/history"
+	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
+	"github.com/gnnscope/gnnscope/gnn/partition"
+	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// gasState is the state of GNNAutoScale training: the partition loader, one
+// history per hidden layer (history l holds layer l's output after its ReLU,
+// rows in permuted ids), and the run's staleness and refresh figures.
+type gasState struct {
+	loader  *sample.GAS
+	hist    []*history.History
+	isTrain []bool // by original node id
+
+	staleSum  float64 // sum of ages over aged pulled rows
+	staleRows int64
+	staleMax  int64
+	relErr    float64 // largest over layers at the last refresh
+	refreshed bool    // whether an evaluation refreshed the histories
+	buf       []float32
+}
+
+// setupGAS partitions the graph, builds the GAS loader and the histories,
+// and fills the histories by exact layer-wise inference with the initial
+// weights.
+func (t *trainer) setupGAS() error {
+	g := t.ds.Graph
+	k := t.cfg.Parts
+	if k > g.N {
+		return fmt.Errorf("%d parts for %d nodes: at most one part per node", k, g.N)
+	}
+	pr, err := partition.KWay(g, k, partition.Options{Seed: t.cfg.Seed})
+	if err != nil {
+		return err
+	}
+	loader, err := sample.NewGAS(g, pr.Parts, k)
+	if err != nil {
+		return err
+	}
+	s := &gasState{loader: loader, isTrain: make([]bool, g.N)}
+	for _, v := range t.split.Train {
+		s.isTrain[v] = true
+	}
+	for l := 0; l < t.cfg.Layers-1; l++ {
+		h, err := history.New(g.N, t.cfg.Hidden)
+		if err != nil {
+			return fmt.Errorf("history of layer %d: %w", l+1, err)
+		}
+		s.hist = append(s.hist, h)
+	}
+	t.gas = s
+	if len(s.hist) == 0 {
+		return nil
+	}
+	_, err = t.inferChunks(t.dev, t.model, 0, func(l int, h []float32) error {
+		if _, err := s.fill(l, h, int64(t.opt.Steps())); err != nil {
+			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("initial inference: %w", err)
+	}
+	return nil
+}
+
+// fill replaces history l with h (N×Dim on the host, original node order)
+// stamped with step, and returns the relative error the rows had.
+func (s *gasState) fill(l int, h []float32, step int64) (float64, error) {
+	d := s.hist[l].Dim()
+	if len(h) != len(s.loader.Inv)*d {
+		return 0, fmt.Errorf("%d values for %d nodes x %d dims", len(h), len(s.loader.Inv), d)
+	}
+	if len(s.buf) != len(h) {
+		s.buf = make([]float32, len(h))
+	}
+	for i, v := range s.loader.Inv {
+		copy(s.buf[i*d:(i+1)*d], h[int(v)*d:(int(v)+1)*d])
+	}
+	return s.hist[l].RefreshHost(s.buf, step)
+}
+
+// refresh replaces history l with the exact embeddings h computed by the
+// evaluation of epoch and records its hist_err event.
+func (s *gasState) refresh(t *trainer, epoch, l int, h []float32) error {
+	e, err := s.fill(l, h, int64(t.opt.Steps()))
+	if err != nil {
+		return fmt.Errorf("refresh history of layer %d: %w", l+1, err)
+	}
+	history.EmitHistErr(t.rec, epoch, l, e)
+	if l == 0 || !s.refreshed {
+		s.relErr = e
+	} else {
+		s.relErr = max(s.relErr, e)
+	}
+	s.refreshed = true
+	return nil
+}
+
+// gasEpoch trains one epoch of GAS mini-batches: the non-empty parts,
+// shuffled, in groups of PartsPerBatch.
+func (t *trainer) gasEpoch(ctx context.Context, epoch int, st *EpochStat) error {
+	groups, err := t.gas.loader.Batches(epoch, t.cfg.PartsPerBatch, t.cfg.Seed)
+	if err != nil {
+		return err
+	}
+	acc := epochAcc{st: st}
+	for i, parts := range groups {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := t.gasBatch(epoch, i, parts, &acc); err != nil {
+			return fmt.Errorf("batch %d: %w", i, err)
+		}
+	}
+	acc.finish()
+	return nil
+}
+
+// gasBatch builds, gathers and trains the GAS mini-batch of parts. A batch
+// without training nodes is skipped (nothing to learn from, nothing pushed).
+func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error {
+	s, rec := t.gas, t.rec
+	t0 := rec.Now()
+	b, err := s.loader.Batch(epoch, index, parts, t.cfg.Layers)
+	if err != nil {
+		return err
+	}
+	orig, err := s.loader.OriginalIDs(b.Nodes)
+	if err != nil {
+		return err
+	}
+	var rows, labels []int32
+	for i, v := range orig[:b.InBatch] {
+		if s.isTrain[v] {
+			rows = append(rows, int32(i))
+			labels = append(labels, t.ds.Y[v])
+		}
+	}
+	if len(rows) == 0 {
+		rec.Span(profile.StageSample, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
+		return nil
+	}
+	blk := t.model.PrepareBlock(b.Blocks[0], orig, t.deg)
+	blocks := make([]*graph.Block, t.cfg.Layers)
+	for l := range blocks {
+		blocks[l] = blk
+	}
+	t1 := rec.Now()
+	rec.Span(profile.StageSample, profile.LaneCompute, epoch, index, t0, t1-t0)
+	x, err := t.dev.Alloc(len(orig), t.ds.NumFeatures)
+	if err != nil {
+		return t.gasOOM(err, epoch, index)
+	}
+	defer t.dev.Free(x)
+	t.dev.GatherHost(x, t.x, orig)
+	rec.Span(profile.StageTransfer, profile.LaneCompute, epoch, index, t1, rec.Now()-t1)
+
+	scope := device.NewScope()
+	dev := device.Scoped(t.dev, scope)
+	step := int64(t.opt.Steps())
+	halo := func(l int, y *tensor.Tensor) (*tensor.Tensor, error) {
+		return s.pushPull(dev, rec, epoch, index, l, b, y, blk.NumSrc, step)
+	}
+	loss, ok, err := t.stepWith(dev, epoch, index, func(c *nn.Context) (*tensor.Tensor, error) {
+		return t.model.ForwardGAS(c, blocks, x, halo)
+	}, t.model.BackwardGAS, rows, labels)
+	if err != nil {
+		return t.gasOOM(err, epoch, index)
+	}
+	t.recordTrainMem(epoch, index, x.Bytes(), scope.Peak(), 0, memory.Shape{})
+	acc.lossSum += loss * float64(len(labels))
+	acc.correct += ok
+	acc.seen += len(labels)
+	acc.st.Batches++
+	return nil
+}
+
+// gasOOM records a failed batch; with OnOOM skip an out-of-memory error
+// skips it.
+func (t *trainer) gasOOM(err error, epoch, index int) error {
+	if t.recordOOM(err, epoch, index, t.oomAction()) == profile.ActionSkip {
+		return nil
+	}
+	return err
+}
+
+// pushPull builds layer l+1's input from y, layer l's in-batch output: y's
+// rows followed by the halo's rows pulled from history l (their staleness
+// recorded first), then pushes y into history l at step.
+func (s *gasState) pushPull(dev device.Device, rec *profile.Recorder, epoch, index, l int, b *sample.GASBatch, y *tensor.Tensor, numSrc int, step int64) (*tensor.Tensor, error) {
+	hst := s.hist[l]
+	if y.Rows != b.InBatch || y.Cols != hst.Dim() {
+		return nil, fmt.Errorf("layer %d output %s, want %dx%d", l+1, y.Shape(), b.InBatch, hst.Dim())
+	}
+	h, err := dev.Alloc(numSrc, y.Cols)
+	if err != nil {
+		return nil, err
+	}
+	dev.Copy(h.RowSlice(0, y.Rows), y)
+	tp := rec.Now()
+	st := hst.Staleness(b.Halo, step)
+	history.EmitStale(rec, epoch, index, l, st)
+	s.staleSum += st.Mean * float64(st.Rows)
+	s.staleRows += int64(st.Rows)
+	s.staleMax = max(s.staleMax, st.Max)
+	if err := hst.Pull(dev, h.RowSlice(b.InBatch, numSrc), b.Halo); err != nil {
+		dev.Free(h)
+		return nil, err
+	}
+	tq := rec.Now()
+	rec.Span(profile.StageHistoryPull, profile.LaneCompute, epoch, index, tp, tq-tp)
+	j := 0
+	for _, r := range b.PushRanges {
+		if err := hst.PushRange(dev, y.RowSlice(j, j+r.Count), r.Offset, r.Count, step); err != nil {
+			dev.Free(h)
+			return nil, err
+		}
+		j += r.Count
+	}
+	rec.Span(profile.StageHistoryPush, profile.LaneCompute, epoch, index, tq, rec.Now()-tq)
+	return h, nil
+}
+
+// gasResult stores the run's history figures in res.
+func (t *trainer) gasResult(res *Result) {
+	s := t.gas
+	if s == nil {
+		return
+	}
+	for _, h := range s.hist {
+		res.HistoryBytes += h.Bytes()
+	}
+	if s.staleRows > 0 {
+		mean, mx := s.staleSum/float64(s.staleRows), s.staleMax
+		res.StalenessMean, res.StalenessMax = &mean, &mx
+	}
+	if s.refreshed {
+		e := s.relErr
+		res.HistoryRelErr = &e
+	}
+}

@@ -1,0 +1,143 @@
+package train
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+func gasConfig(model string) Config {
+	cfg := Defaults(model)
+	cfg.Sampler, cfg.Parts, cfg.PartsPerBatch = "gas", 12, 3
+	cfg.Epochs, cfg.Hidden, cfg.EvalChunk = 30, 32, 128
+	return cfg
+}
+
+func TestGASLearnsAndIsDeterministic(t *testing.T) {
+	ds := plantedPartition(t, 600, 4, 1)
+	split, err := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 150, 300, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"gcn", "sage"} {
+		t.Run(model, func(t *testing.T) {
+			cfg := gasConfig(model)
+			sink := &memSink{}
+			rec := profile.NewRecorder(sink, profile.RecorderOptions{})
+			dev := cpu.New(2, 0)
+			a, err := Run(context.Background(), cfg, ds, split, dev, Options{Recorder: rec})
+			rec.Close("", err, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.TestAcc < 0.6 {
+				t.Errorf("test accuracy %.3f: the model did not learn (chance is 0.25)", a.TestAcc)
+			}
+			if live := dev.Mem().Stats().Live; live != 0 {
+				t.Errorf("%d bytes still live after the run", live)
+			}
+			// One history of 600 rows x 32 dims (4 bytes) plus 8-byte steps.
+			if want := int64(600*32*4 + 600*8); a.HistoryBytes != want {
+				t.Errorf("history bytes %d, want %d", a.HistoryBytes, want)
+			}
+			if a.StalenessMean == nil || a.StalenessMax == nil || a.HistoryRelErr == nil {
+				t.Fatalf("missing history figures: %+v", a)
+			}
+			// 4 batches per epoch and a refresh at every evaluation (each
+			// epoch): a halo row was written at most 3 steps ago; rows
+			// refreshed just before the epoch's first batch have age 0.
+			if *a.StalenessMean <= 0 || *a.StalenessMean > 3 || *a.StalenessMax != 3 {
+				t.Errorf("staleness mean %.2f max %d: implausible for 4 batches per epoch", *a.StalenessMean, *a.StalenessMax)
+			}
+			if e := *a.HistoryRelErr; !(e > 0 && e < 1) {
+				t.Errorf("history relative error %g", e)
+			}
+			stale := eventsOf(sink.evs, profile.TypeStale, "")
+			if want := cfg.Epochs * 4; len(stale) != want {
+				t.Errorf("%d stale events, want %d (one per batch and hidden layer)", len(stale), want)
+			}
+			for _, e := range stale {
+				if e.Layer != 0 || e.Mean < 0 || e.Max > 3 || (e.Batch == 0 && e.Max != 0) || len(e.Hist) == 0 {
+					t.Fatalf("stale event %+v", e)
+				}
+			}
+			if he := eventsOf(sink.evs, profile.TypeHistErr, ""); len(he) != cfg.Epochs {
+				t.Errorf("%d hist_err events, want %d (one per evaluation)", len(he), cfg.Epochs)
+			}
+			for _, st := range []string{profile.StageHistoryPull, profile.StageHistoryPush, profile.StageSample, profile.StageTransfer, profile.StageTrain} {
+				if _, ok := a.StageS[st]; !ok {
+					t.Errorf("no %s span", st)
+				}
+			}
+			b, err := Run(context.Background(), cfg, ds, split, cpu.New(3, 0), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range a.History {
+				if a.History[i].Loss != b.History[i].Loss || a.History[i].TestAcc != b.History[i].TestAcc {
+					t.Fatalf("epoch %d differs between runs: %+v vs %+v", i+1, a.History[i], b.History[i])
+				}
+			}
+		})
+	}
+}
+
+// With every part in one batch there is no halo: a GAS step is the full-batch
+// step on a renumbered graph, so the loss trajectories agree up to float
+// summation order.
+func TestGASWholeGraphEqualsFullBatch(t *testing.T) {
+	ds := plantedPartition(t, 300, 3, 2)
+	split, err := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 60, 120, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"gcn", "sage"} {
+		for _, layers := range []int{2, 3} {
+			cfg := gasConfig(model)
+			cfg.Dropout, cfg.Epochs, cfg.Layers = 0, 40, layers
+			cfg.Parts, cfg.PartsPerBatch = 6, 6
+			full := cfg
+			full.Sampler = "full"
+			g, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Run(context.Background(), full, ds, split, cpu.New(1, 0), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range f.History {
+				lg, lf := g.History[i].Loss, f.History[i].Loss
+				if math.Abs(lg-lf) > 1e-4*math.Abs(lf) || g.History[i].Batches != 1 {
+					t.Fatalf("%s/%d layers epoch %d: gas loss %.8f (%d batches), full %.8f", model, layers, i+1, lg, g.History[i].Batches, lf)
+				}
+			}
+			if g.StalenessMean != nil {
+				t.Errorf("%s: staleness reported without a halo", model)
+			}
+		}
+	}
+}
+
+func TestGASConfigErrors(t *testing.T) {
+	cfg := gasConfig("gcn")
+	cfg.Parts, cfg.PartsPerBatch, cfg.OverlapEval = 0, 0, true
+	err := cfg.Validate()
+	for _, want := range []string{"--parts", "--parts-per-batch", "overlapped evaluation"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not mention %s", err, want)
+		}
+	}
+	ds := plantedPartition(t, 50, 2, 3)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 5, 5, 10, 0)
+	cfg = gasConfig("gcn")
+	cfg.Parts = 51
+	if _, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), Options{}); err == nil || !strings.Contains(err.Error(), "parts") {
+		t.Errorf("too many parts: %v", err)
+	}
+}
