@@ -48,13 +48,15 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	sp := runner.DefaultSplit()
 	f.fanout = "25,10"
 	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB folder or .gsd cache file")
-	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn or sage")
+	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn, sage or gat")
 	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers")
 	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
 	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs")
 	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
 	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases)")
 	fl.Float64Var(&f.cfg.Dropout, "dropout", f.cfg.Dropout, "dropout probability")
+	fl.IntVar(&f.cfg.Heads, "heads", 8, "gat: attention heads in hidden layers (--hidden is then per head)")
+	fl.Float64Var(&f.cfg.AttnDropout, "attn-dropout", 0.6, "gat: dropout on attention coefficients")
 	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
 	fl.IntVar(&f.cfg.Parts, "parts", 0, "gas: number of graph parts (KWay partition)")
 	fl.IntVar(&f.cfg.PartsPerBatch, "parts-per-batch", 1, "gas: graph parts per mini-batch")
@@ -185,6 +187,12 @@ func applyModelDefaults(fl *pflag.FlagSet, cfg *train.Config, fanout *string) {
 	}
 	if !fl.Changed("dropout") {
 		cfg.Dropout = d.Dropout
+	}
+	if !fl.Changed("heads") {
+		cfg.Heads = d.Heads
+	}
+	if !fl.Changed("attn-dropout") {
+		cfg.AttnDropout = d.AttnDropout
 	}
 	if !fl.Changed("batch-size") {
 		cfg.BatchSize = d.BatchSize

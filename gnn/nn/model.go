@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
@@ -12,7 +13,7 @@ import (
 
 // Spec describes a model: its kind, widths and regularization.
 type Spec struct {
-	Kind   string // "gcn" or "sage"
+	Kind   string // one of Kinds
 	In     int    // input feature width
 	Hidden int    // hidden width
 	Out    int    // number of classes
@@ -22,15 +23,20 @@ type Spec struct {
 	Dropout      float32
 	InputDropout bool
 	Seed         uint64 // initialization seed
+	// Heads is GAT's number of attention heads in hidden layers (0 means
+	// 1); Hidden is then the width of one head. The output layer has one.
+	Heads int
+	// AttnDropout is GAT's dropout on attention coefficients.
+	AttnDropout float32
 }
 
 // Kinds lists the model kinds New accepts.
-var Kinds = []string{"gcn", "sage"}
+var Kinds = []string{"gcn", "sage", "gat"}
 
 // Validate reports an impossible spec.
 func (s Spec) Validate() error {
 	switch {
-	case s.Kind != "gcn" && s.Kind != "sage":
+	case !slices.Contains(Kinds, s.Kind):
 		return fmt.Errorf("unknown model %q (choose %s)", s.Kind, strings.Join(Kinds, ", "))
 	case s.Layers < 1:
 		return fmt.Errorf("model needs at least 1 layer, got %d", s.Layers)
@@ -40,6 +46,10 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("hidden width must be positive, got %d", s.Hidden)
 	case s.Dropout < 0 || s.Dropout >= 1:
 		return fmt.Errorf("dropout must be in [0, 1), got %g", s.Dropout)
+	case s.Heads < 0:
+		return fmt.Errorf("heads must be non-negative, got %d", s.Heads)
+	case s.AttnDropout < 0 || s.AttnDropout >= 1:
+		return fmt.Errorf("attention dropout must be in [0, 1), got %g", s.AttnDropout)
 	}
 	return nil
 }
@@ -65,6 +75,9 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 	m := &Model{Spec: spec}
 	for l := 0; l < spec.Layers; l++ {
 		in, out := spec.Hidden, spec.Hidden
+		if l > 0 && spec.Kind == "gat" {
+			in = spec.Hidden * max(spec.Heads, 1)
+		}
 		if l == 0 {
 			in = spec.In
 		}
@@ -79,6 +92,12 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 			layer, err = NewGCNConv(dev, name, in, out, r)
 		case "sage":
 			layer, err = NewSAGEConv(dev, name, in, out, r)
+		case "gat":
+			if l < spec.Layers-1 {
+				layer, err = NewGATConv(dev, name, in, out, max(spec.Heads, 1), true, spec.AttnDropout, gatSite+l, r)
+			} else {
+				layer, err = NewGATConv(dev, name, in, out, 1, false, spec.AttnDropout, gatSite+l, r)
+			}
 		}
 		if err != nil {
 			m.Free(dev)
@@ -280,8 +299,12 @@ func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*ten
 // adds self-loops and sets normalization weights from the nodes' degrees in
 // the whole graph (deg[v] is node v's degree plus one for the self-loop;
 // srcNodes maps the block's local sources to global ids); GraphSAGE uses the
-// block as it is (its root weight stands in for the self-loop).
+// block as it is (its root weight stands in for the self-loop); GAT adds
+// self-loops and computes its own attention weights.
 func (m *Model) PrepareBlock(blk *graph.Block, srcNodes []int32, deg []float32) *graph.Block {
+	if m.Spec.Kind == "gat" {
+		return blk.AddSelfLoops() // GAT attends over itself too, as PyG does
+	}
 	if m.Spec.Kind != "gcn" {
 		return blk
 	}
@@ -324,6 +347,8 @@ func (m *Model) Snapshot(dev device.Device) (*Model, error) {
 			s.Layers = append(s.Layers, &GCNConv{In: l.In, Out: l.Out, W: cs[0], B: cs[1]})
 		case *SAGEConv:
 			s.Layers = append(s.Layers, &SAGEConv{In: l.In, Out: l.Out, Wl: cs[0], Wr: cs[1], B: cs[2]})
+		case *GATConv:
+			s.Layers = append(s.Layers, l.withParams(cs))
 		default:
 			for _, c := range cs {
 				c.free(dev)

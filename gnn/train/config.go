@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gnnscope/gnnscope/gnn/memory"
@@ -17,6 +18,11 @@ type Config struct {
 	LR          float64 `json:"lr"`
 	WeightDecay float64 `json:"weight_decay"`
 	Dropout     float64 `json:"dropout"`
+	// Heads is GAT's number of attention heads in hidden layers (Hidden is
+	// then the width of one head); AttnDropout its dropout on attention
+	// coefficients.
+	Heads       int     `json:"heads,omitempty"`
+	AttnDropout float64 `json:"attn_dropout,omitempty"`
 	// Sampler is "full" (full-batch training on the whole graph),
 	// "neighbor" (mini-batches with per-layer fanouts) or "gas"
 	// (GNNAutoScale: mini-batches of whole graph parts with historical
@@ -104,8 +110,13 @@ func Defaults(model string) Config {
 		Model: model, Layers: 2, Hidden: 64, Epochs: 200, LR: 0.01, WeightDecay: 5e-4, Dropout: 0.5,
 		Sampler: "full", Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 8192, EvalEvery: 1,
 	}
-	if model == "sage" {
+	switch model {
+	case "sage":
 		c.Sampler = "neighbor"
+	case "gat":
+		// PyG's GAT example on Cora: 8 heads of 8, dropout 0.6 on features
+		// and attention, lr 0.005.
+		c.Hidden, c.Heads, c.Dropout, c.AttnDropout, c.LR = 8, 8, 0.6, 0.6, 0.005
 	}
 	return c
 }
@@ -114,7 +125,7 @@ func Defaults(model string) Config {
 func (c Config) Validate() error {
 	var errs []string
 	add := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
-	if c.Model != "gcn" && c.Model != "sage" {
+	if !slices.Contains(nn.Kinds, c.Model) {
 		add("model %q is not one of %s", c.Model, strings.Join(nn.Kinds, ", "))
 	}
 	if c.Layers < 1 {
@@ -134,6 +145,17 @@ func (c Config) Validate() error {
 	}
 	if c.Dropout < 0 || c.Dropout >= 1 {
 		add("dropout must be in [0, 1), got %g", c.Dropout)
+	}
+	if c.Model == "gat" {
+		if c.Heads < 1 {
+			add("gat needs at least 1 head, got %d", c.Heads)
+		}
+		if c.AttnDropout < 0 || c.AttnDropout >= 1 {
+			add("attention dropout must be in [0, 1), got %g", c.AttnDropout)
+		}
+		if c.Sampler == "gas" {
+			add("gat does not support --sampler gas yet (use full or neighbor)")
+		}
 	}
 	switch c.Sampler {
 	case "full":

@@ -145,7 +145,8 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 	var err error
 	t.model, err = nn.New(dev, nn.Spec{
 		Kind: cfg.Model, In: ds.NumFeatures, Hidden: cfg.Hidden, Out: ds.NumClasses, Layers: cfg.Layers,
-		Dropout: float32(cfg.Dropout), InputDropout: cfg.Model == "gcn", Seed: cfg.Seed,
+		Dropout: float32(cfg.Dropout), InputDropout: cfg.Model == "gcn" || cfg.Model == "gat", Seed: cfg.Seed,
+		Heads: cfg.Heads, AttnDropout: float32(cfg.AttnDropout),
 	})
 	if err != nil {
 		return nil, err

@@ -98,9 +98,17 @@ func TestConfigValidate(t *testing.T) {
 	if err := cfg.Validate(); err == nil {
 		t.Fatal("expected an error for one fanout with two layers and dropout 1")
 	}
-	cfg = Defaults("gat")
+	cfg = Defaults("gin")
 	if err := cfg.Validate(); err == nil {
 		t.Fatal("expected an error for an unknown model")
+	}
+	if err := Defaults("gat").Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg = Defaults("gat")
+	cfg.Sampler, cfg.Parts, cfg.PartsPerBatch = "gas", 4, 1
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("expected an error for gat with gas")
 	}
 	if err := Defaults("gcn").Validate(); err != nil {
 		t.Fatal(err)
