@@ -48,8 +48,8 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	sp := runner.DefaultSplit()
 	f.fanout = "25,10"
 	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB folder or .gsd cache file")
-	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn, sage or gat")
-	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers")
+	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn, sage, gat, appnp or gcnii")
+	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 16)")
 	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
 	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs")
 	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
@@ -193,6 +193,9 @@ func applyModelDefaults(fl *pflag.FlagSet, cfg *train.Config, fanout *string) {
 	}
 	if !fl.Changed("attn-dropout") {
 		cfg.AttnDropout = d.AttnDropout
+	}
+	if !fl.Changed("layers") && (cfg.Model == "appnp" || cfg.Model == "gcnii") {
+		cfg.Layers = d.Layers
 	}
 	if !fl.Changed("batch-size") {
 		cfg.BatchSize = d.BatchSize

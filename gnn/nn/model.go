@@ -28,10 +28,13 @@ type Spec struct {
 	Heads int
 	// AttnDropout is GAT's dropout on attention coefficients.
 	AttnDropout float32
+	// Alpha is APPNP's and GCNII's teleport weight α (0 means
+	// DefaultAlpha); Theta is GCNII's λ (0 means DefaultTheta).
+	Alpha, Theta float32
 }
 
 // Kinds lists the model kinds New accepts.
-var Kinds = []string{"gcn", "sage", "gat"}
+var Kinds = []string{"gcn", "sage", "gat", "appnp", "gcnii"}
 
 // Validate reports an impossible spec.
 func (s Spec) Validate() error {
@@ -73,6 +76,19 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 	}
 	r := rng.New(spec.Seed, 0x6d6f64656c)
 	m := &Model{Spec: spec}
+	switch spec.Kind {
+	case "appnp", "gcnii": // propagation steps: see newAPPNP, newGCNII
+		build := newAPPNP
+		if spec.Kind == "gcnii" {
+			build = newGCNII
+		}
+		layers, err := build(dev, spec, r)
+		if err != nil {
+			return nil, fmt.Errorf("build %s: %w", spec.Kind, err)
+		}
+		m.Layers = layers
+		return m, nil
+	}
 	for l := 0; l < spec.Layers; l++ {
 		in, out := spec.Hidden, spec.Hidden
 		if l > 0 && spec.Kind == "gat" {
@@ -148,7 +164,7 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 	m.inputs = make([]*tensor.Tensor, L)
 	m.owned = make([]bool, L)
 	m.masks = make([]*tensor.Tensor, L)
-	dropout := c.Train && m.Spec.Dropout > 0
+	dropout := c.Train && m.Spec.Dropout > 0 && !m.selfActivated()
 	h := x
 	if dropout && m.Spec.InputDropout {
 		mask, err := c.Dev.Alloc(x.Rows, x.Cols)
@@ -176,7 +192,9 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 			m.inputs[l], m.owned[l] = nil, false
 		}
 		if l < L-1 {
-			c.Dev.Relu(y, y)
+			if !m.selfActivated() {
+				c.Dev.Relu(y, y)
+			}
 			if dropout {
 				mask, err := c.Dev.Alloc(y.Rows, y.Cols)
 				if err != nil {
@@ -220,7 +238,9 @@ func (m *Model) Backward(c *Context, dlogits *tensor.Tensor) error {
 			if m.masks[l] != nil {
 				c.Dev.Mul(dx, dx, m.masks[l])
 			}
-			c.Dev.ReluBackward(dx, dx, m.inputs[l])
+			if !m.selfActivated() {
+				c.Dev.ReluBackward(dx, dx, m.inputs[l])
+			}
 			m.freeInput(c, l)
 		}
 		d = dx
@@ -267,7 +287,7 @@ func (m *Model) ForwardLayer(c *Context, l int, blk *graph.Block, x *tensor.Tens
 	if err != nil {
 		return nil, err
 	}
-	if l < len(m.Layers)-1 {
+	if l < len(m.Layers)-1 && !m.selfActivated() {
 		c.Dev.Relu(y, y)
 	}
 	return y, nil
@@ -289,7 +309,7 @@ func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*ten
 	if err != nil {
 		return nil, err
 	}
-	if l < len(m.Layers)-1 {
+	if l < len(m.Layers)-1 && !m.selfActivated() {
 		c.Dev.Relu(y, y)
 	}
 	return y, nil
@@ -305,7 +325,7 @@ func (m *Model) PrepareBlock(blk *graph.Block, srcNodes []int32, deg []float32) 
 	if m.Spec.Kind == "gat" {
 		return blk.AddSelfLoops() // GAT attends over itself too, as PyG does
 	}
-	if m.Spec.Kind != "gcn" {
+	if m.Spec.Kind != "gcn" && m.Spec.Kind != "appnp" && m.Spec.Kind != "gcnii" {
 		return blk
 	}
 	b := blk.AddSelfLoops()
@@ -348,6 +368,8 @@ func (m *Model) Snapshot(dev device.Device) (*Model, error) {
 		case *SAGEConv:
 			s.Layers = append(s.Layers, &SAGEConv{In: l.In, Out: l.Out, Wl: cs[0], Wr: cs[1], B: cs[2]})
 		case *GATConv:
+			s.Layers = append(s.Layers, l.withParams(cs))
+		case *PropConv:
 			s.Layers = append(s.Layers, l.withParams(cs))
 		default:
 			for _, c := range cs {

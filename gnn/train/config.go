@@ -117,6 +117,15 @@ func Defaults(model string) Config {
 		// PyG's GAT example on Cora: 8 heads of 8, dropout 0.6 on features
 		// and attention, lr 0.005.
 		c.Hidden, c.Heads, c.Dropout, c.AttnDropout, c.LR = 8, 8, 0.6, 0.6, 0.005
+	case "appnp":
+		// APPNP paper / PyG example: K = 10 propagation steps (Layers),
+		// α = 0.1, an MLP of 64 hidden, dropout 0.5.
+		c.Layers, c.Fanouts = 10, []int{10}
+	case "gcnii":
+		// GCNII on Cora uses 64 layers; 16 keeps runs fast here. α = 0.1,
+		// λ = 0.5, hidden 64, dropout 0.6 (one weight decay for all
+		// parameters, where PyG uses 0.01 on the convolutions).
+		c.Layers, c.Dropout, c.Fanouts = 16, 0.6, []int{10}
 	}
 	return c
 }
@@ -156,6 +165,9 @@ func (c Config) Validate() error {
 		if c.Sampler == "gas" {
 			add("gat does not support --sampler gas yet (use full or neighbor)")
 		}
+	}
+	if (c.Model == "appnp" || c.Model == "gcnii") && c.Sampler == "gas" {
+		add("%s does not support --sampler gas yet (use full or neighbor)", c.Model)
 	}
 	switch c.Sampler {
 	case "full":
