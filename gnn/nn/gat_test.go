@@ -77,21 +77,6 @@ func checkCloseFloor(t *testing.T, what string, analytic, numeric []float64, tol
 	}
 }
 
-func numericGrad(v []float64, f func() float64) []float64 {
-	const h = 1e-6
-	g := make([]float64, len(v))
-	for i := range v {
-		old := v[i]
-		v[i] = old + h
-		lp := f()
-		v[i] = old - h
-		lm := f()
-		v[i] = old
-		g[i] = (lp - lm) / (2 * h)
-	}
-	return g
-}
-
 // TestGATLayerGradients checks GATConv's forward against the float64
 // reference and every gradient (x, W, attention vectors, bias) against
 // central finite differences, with concatenated and averaged heads, with

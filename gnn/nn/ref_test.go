@@ -132,6 +132,23 @@ func randBlock(r *rng.Rand, nd, ns int) *graph.Block {
 	return b
 }
 
+// numericGrad returns the central finite-difference gradient of f with
+// respect to v (perturbed in place and restored), in float64.
+func numericGrad(v []float64, f func() float64) []float64 {
+	const h = 1e-6
+	g := make([]float64, len(v))
+	for i := range v {
+		old := v[i]
+		v[i] = old + h
+		lp := f()
+		v[i] = old - h
+		lm := f()
+		v[i] = old
+		g[i] = (lp - lm) / (2 * h)
+	}
+	return g
+}
+
 func maxAbs(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
@@ -205,23 +222,9 @@ func TestLayerGradients(t *testing.T) {
 					}
 					return s
 				}
-				const h = 1e-6
-				numeric := func(v []float64, f func() float64) []float64 {
-					g := make([]float64, len(v))
-					for i := range v {
-						old := v[i]
-						v[i] = old + h
-						lp := f()
-						v[i] = old - h
-						lm := f()
-						v[i] = old
-						g[i] = (lp - lm) / (2 * h)
-					}
-					return g
-				}
-				checkClose(t, "dx", f32to64(dx, dev), numeric(xm.v, func() float64 { return loss(xm, ps) }), 1e-4)
+				checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, func() float64 { return loss(xm, ps) }), 1e-4)
 				for pi, p := range layer.Params() {
-					checkClose(t, p.Name, f32to64(p.G, dev), numeric(ps[pi].v, func() float64 { return loss(xm, ps) }), 1e-4)
+					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, func() float64 { return loss(xm, ps) }), 1e-4)
 				}
 				dev.Free(y)
 				dev.Free(dx)
@@ -303,21 +306,9 @@ func TestModelGradients(t *testing.T) {
 			if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
 				t.Fatalf("loss %.7g, reference %.7g", loss, ref)
 			}
-			const h = 1e-6
 			for l, layer := range m.Layers {
 				for pi, p := range layer.Params() {
-					v := ps[l][pi].v
-					num := make([]float64, len(v))
-					for i := range v {
-						old := v[i]
-						v[i] = old + h
-						lp := f()
-						v[i] = old - h
-						lm := f()
-						v[i] = old
-						num[i] = (lp - lm) / (2 * h)
-					}
-					checkClose(t, p.Name, f32to64(p.G, dev), num, 2e-4)
+					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), 2e-4)
 				}
 			}
 			dev.Free(logits)
