@@ -1,0 +1,73 @@
+package common
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key binding of the workbench; the help overlay lists them
+// all from here.
+type KeyMap struct {
+	Quit, Help, Back              key.Binding
+	Up, Down, Left, Right         key.Binding
+	PageUp, PageDown, Top, Bottom key.Binding
+	Open, NewExperiment, Launch   key.Binding
+	Replay, Compare, Export       key.Binding
+	Delete, Cancel, Confirm       key.Binding
+	Select, Refresh, NextPane     key.Binding
+	Pause, Faster, Slower         key.Binding
+	SeekBack, SeekForward         key.Binding
+	ZoomIn, ZoomOut               key.Binding
+}
+
+// DefaultKeyMap is the workbench's keymap.
+func DefaultKeyMap() KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Quit:          b("q", "quit (runs keep running)", "q", "ctrl+c"),
+		Help:          b("?", "toggle help", "?"),
+		Back:          b("esc", "back", "esc", "backspace"),
+		Up:            b("↑/k", "up", "up", "k"),
+		Down:          b("↓/j", "down", "down", "j"),
+		Left:          b("←/h", "left / previous", "left", "h"),
+		Right:         b("→/l", "right / next", "right", "l"),
+		PageUp:        b("pgup", "page up", "pgup"),
+		PageDown:      b("pgdn", "page down", "pgdown"),
+		Top:           b("g", "top", "g", "home"),
+		Bottom:        b("G", "bottom", "G", "end"),
+		Open:          b("enter", "open", "enter"),
+		NewExperiment: b("n", "new experiment", "n"),
+		Launch:        b("L", "launch the default experiment", "L"),
+		Replay:        b("r", "replay", "r"),
+		Compare:       b("c", "compare", "c"),
+		Export:        b("x", "export", "x"),
+		Delete:        b("D", "delete (asks first)", "D"),
+		Cancel:        b("K", "cancel a running session", "K"),
+		Confirm:       b("y", "confirm", "y"),
+		Select:        b("space", "select / pause", "space"),
+		Refresh:       b("R", "refresh", "R"),
+		NextPane:      b("tab", "next pane / run", "tab"),
+		Pause:         b("p", "pause / resume replay", "p", "space"),
+		Faster:        b("+", "replay faster", "+", "="),
+		Slower:        b("-", "replay slower", "-"),
+		SeekBack:      b("[", "seek back 10%", "["),
+		SeekForward:   b("]", "seek forward 10%", "]"),
+		ZoomIn:        b("z", "zoom timeline in", "z"),
+		ZoomOut:       b("Z", "zoom timeline out", "Z"),
+	}
+}
+
+// All lists the bindings with a section name each, for the help overlay.
+func (k KeyMap) All() []Section {
+	return []Section{
+		{"Everywhere", []key.Binding{k.Help, k.Quit, k.Back}},
+		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.Open, k.Refresh}},
+		{"Sessions", []key.Binding{k.NewExperiment, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
+		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut}},
+	}
+}
+
+// Section is a titled group of bindings.
+type Section struct {
+	Title    string
+	Bindings []key.Binding
+}

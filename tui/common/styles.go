@@ -1,0 +1,155 @@
+package common
+
+import (
+	"image/color"
+
+	"charm.land/lipgloss/v2"
+)
+
+// Stage names as they appear in span events, in the order the legend lists
+// them.
+var Stages = []string{"sample", "transfer", "train", "forward", "backward", "step", "eval", "history.pull", "history.push", "setup"}
+
+// Glyphs are the characters charts and tables draw with.
+type Glyphs struct {
+	Full     string // a filled cell
+	Empty    string // an empty cell
+	HLine    string // a horizontal rule
+	VLine    string // a vertical rule
+	Budget   string // the budget line on the memory chart
+	OOM      string // an OOM mark
+	Cursor   string // the selection marker in lists
+	Braille  bool   // whether charts may use braille dots
+	Spark    []string
+	Ellipsis string
+}
+
+// Styles are every style the workbench renders with.
+type Styles struct {
+	App       lipgloss.Style
+	Title     lipgloss.Style
+	Header    lipgloss.Style
+	Muted     lipgloss.Style
+	Selected  lipgloss.Style
+	Error     lipgloss.Style
+	Warn      lipgloss.Style
+	OK        lipgloss.Style
+	Border    lipgloss.Style
+	StatusBar lipgloss.Style
+	HelpKey   lipgloss.Style
+	HelpDesc  lipgloss.Style
+	Budget    lipgloss.Style
+	OOM       lipgloss.Style
+	// Stage colors a span of each stage; StageGlyph is its character when
+	// color is off (or always, in legend entries).
+	Stage      map[string]lipgloss.Style
+	StageGlyph map[string]string
+	// Series colors the n-th line of a chart (runs, layers).
+	Series []lipgloss.Style
+	Glyphs Glyphs
+	// Color reports whether colors are in use.
+	Color bool
+}
+
+// StageStyle returns the style of a stage, falling back to Muted for an
+// unknown one.
+func (s *Styles) StageStyle(stage string) lipgloss.Style {
+	if st, ok := s.Stage[stage]; ok {
+		return st
+	}
+	return s.Muted
+}
+
+// Glyph returns the character a stage's span is drawn with.
+func (s *Styles) Glyph(stage string) string {
+	if g, ok := s.StageGlyph[stage]; ok {
+		return g
+	}
+	return "?"
+}
+
+// SeriesStyle returns the style of the i-th series, cycling.
+func (s *Styles) SeriesStyle(i int) lipgloss.Style {
+	if len(s.Series) == 0 {
+		return lipgloss.NewStyle()
+	}
+	return s.Series[i%len(s.Series)]
+}
+
+// NewStyles builds the styles for the options.
+func NewStyles(opts Options) *Styles {
+	s := &Styles{Color: !opts.NoColor}
+	plain := lipgloss.NewStyle()
+	fg := func(c string) lipgloss.Style {
+		if opts.NoColor {
+			return plain
+		}
+		return plain.Foreground(lipgloss.Color(c))
+	}
+	bg := func(c string) lipgloss.Style {
+		if opts.NoColor {
+			return plain
+		}
+		return plain.Background(lipgloss.Color(c))
+	}
+	_ = bg
+	s.App = plain
+	s.Title = fg("#7D56F4").Bold(true)
+	s.Header = fg("#A0A0FF").Bold(true)
+	s.Muted = fg("#808080")
+	if opts.NoColor {
+		s.Muted = plain.Faint(true)
+	}
+	s.Selected = plain.Reverse(true)
+	s.Error = fg("#FF5F5F").Bold(true)
+	s.Warn = fg("#FFAF00")
+	s.OK = fg("#5FD75F")
+	s.Border = fg("#5F5F87")
+	s.StatusBar = fg("#D0D0D0")
+	s.HelpKey = fg("#87AFFF").Bold(true)
+	s.HelpDesc = s.Muted
+	s.Budget = fg("#FF5F5F")
+	s.OOM = fg("#FF0000").Bold(true)
+
+	colors := map[string]string{
+		"sample":       "#5FAFFF",
+		"transfer":     "#FFAF5F",
+		"train":        "#5FD75F",
+		"forward":      "#5FD75F",
+		"backward":     "#00AF87",
+		"step":         "#AFD700",
+		"eval":         "#D75FD7",
+		"history.pull": "#D7AF87",
+		"history.push": "#AF875F",
+		"setup":        "#808080",
+	}
+	s.Stage = make(map[string]lipgloss.Style, len(colors))
+	for k, c := range colors {
+		s.Stage[k] = fg(c)
+	}
+	s.StageGlyph = map[string]string{
+		"sample": "s", "transfer": "t", "train": "T", "forward": "f",
+		"backward": "b", "step": "o", "eval": "e", "history.pull": "p",
+		"history.push": "u", "setup": ".",
+	}
+	for _, c := range []string{"#5FAFFF", "#FFAF5F", "#5FD75F", "#D75FD7", "#FFD700", "#87D7D7"} {
+		s.Series = append(s.Series, fg(c))
+	}
+	if opts.ASCII {
+		s.Glyphs = Glyphs{Full: "#", Empty: " ", HLine: "-", VLine: "|", Budget: "=", OOM: "X", Cursor: ">",
+			Spark: []string{" ", ".", ":", "-", "=", "+", "*", "#"}, Ellipsis: "..."}
+	} else {
+		s.Glyphs = Glyphs{Full: "█", Empty: " ", HLine: "─", VLine: "│", Budget: "┄", OOM: "✖", Cursor: "▶", Braille: true,
+			Spark: []string{" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"}, Ellipsis: "…"}
+	}
+	return s
+}
+
+// ColorOf is a helper for components that need a raw color (for example
+// ntcharts line styles); it returns nil when color is off.
+func (s *Styles) ColorOf(hex string) color.Color {
+	if !s.Color {
+		return nil
+	}
+	return lipgloss.Color(hex)
+}
