@@ -1,0 +1,324 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/runstate"
+)
+
+// Model is the Run dashboard of one session.
+type Model struct {
+	c       *common.Common
+	session *sessions.Session
+	names   []string // runs, in launch order
+	set     *runstate.Set
+	replay  *sessions.Replay // nil when live
+	live    bool
+
+	id      int64 // tells this dashboard's ticks from another's
+	ticking bool
+	closed  bool
+
+	width, height int
+	focus         int // focused run (Tab)
+
+	drawn   uint64 // set version the cached frame shows
+	frame   string
+	dirty   bool // size, focus or a control changed since the frame
+	lastPos time.Duration
+	status  string // last control's note or error
+}
+
+var nextID atomic.Int64
+
+// tickMsg drives redraws; id is the dashboard it belongs to.
+type tickMsg struct{ id int64 }
+
+// New opens a session's dashboard. sessionID is an id, a unique prefix or
+// "last". Without replay the runs are followed live when any of them is
+// still running (or may be: its writer cannot be checked) and replayed
+// from their journals otherwise, starting at the end so the finished state
+// shows at once; replay forces a replay from the start.
+func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
+	if c == nil || c.Store == nil {
+		return nil, errors.New("dashboard: no session store")
+	}
+	sess, err := c.Store.MatchSession(sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	runs, err := sess.OrderedRuns()
+	if err != nil {
+		return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
+	}
+	m := &Model{c: c, session: sess, id: nextID.Add(1), width: c.Width, height: c.Height, dirty: true}
+	running := false
+	var withJournal []string
+	for _, run := range runs {
+		st, err := sess.RunState(run)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				// a variant not started yet: a live view waits for it
+				running = running || !replay
+				m.names = append(m.names, run)
+				continue
+			}
+			return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
+		}
+		m.names = append(m.names, run)
+		if st.Size > 0 {
+			withJournal = append(withJournal, run)
+		}
+		if st.Status == sessions.StatusRunning || st.Status == sessions.StatusUnknown {
+			running = true
+		}
+	}
+	if len(m.names) == 0 {
+		return nil, fmt.Errorf("dashboard %s: the session has no runs", sess.ID())
+	}
+	m.live = running && !replay
+	if m.live {
+		m.set = runstate.NewSet(m.names)
+		srcs := make([]sessions.Source, len(m.names))
+		for i, run := range m.names {
+			l, err := sess.Live(run, sessions.TailOptions{})
+			if err != nil {
+				m.set.Close()
+				return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
+			}
+			srcs[i] = l
+		}
+		if err := m.set.StartLive(srcs); err != nil {
+			return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
+		}
+		return m, nil
+	}
+	if len(withJournal) == 0 {
+		return nil, fmt.Errorf("dashboard %s: no run has a journal yet", sess.ID())
+	}
+	m.names = withJournal
+	rp, err := sess.Replay(withJournal, sessions.ReplayOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	if !replay {
+		rp.Seek(rp.Duration()) // a finished session opens on its final state
+	}
+	return m.startReplay(rp)
+}
+
+// newReplay builds a dashboard over a replay whose tracks are the runs
+// named names (tests drive it with a fake clock).
+func newReplay(c *common.Common, names []string, rp *sessions.Replay) (*Model, error) {
+	m := &Model{c: c, names: names, id: nextID.Add(1), width: c.Width, height: c.Height, dirty: true}
+	return m.startReplay(rp)
+}
+
+func (m *Model) startReplay(rp *sessions.Replay) (*Model, error) {
+	m.replay = rp
+	m.set = runstate.NewSet(m.names)
+	if err := m.set.StartReplay(rp); err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	return m, nil
+}
+
+// Init starts the redraw tick.
+func (m *Model) Init() tea.Cmd {
+	return m.tick()
+}
+
+// tick schedules the next redraw check, once per frame of MaxFPS.
+func (m *Model) tick() tea.Cmd {
+	if m.closed {
+		return nil
+	}
+	m.ticking = true
+	fps := m.c.Opts.MaxFPS
+	if fps <= 0 || fps > 10 {
+		fps = 10
+	}
+	id := m.id
+	return tea.Tick(time.Second/time.Duration(fps), func(time.Time) tea.Msg { return tickMsg{id: id} })
+}
+
+// Update handles the dashboard's keys, window sizes and its tick.
+func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tickMsg:
+		if msg.id != m.id {
+			return m, nil
+		}
+		m.ticking = false
+		if m.closed {
+			return m, nil
+		}
+		if m.needsTick() {
+			return m, m.tick()
+		}
+		return m, nil
+	case tea.WindowSizeMsg:
+		m.SetSize(msg.Width, msg.Height)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// needsTick reports whether redraw checks must go on: events may still
+// come, or a replay's position moves.
+func (m *Model) needsTick() bool {
+	if m.set.Active() || m.set.Version() != m.drawn {
+		return true
+	}
+	return m.replay != nil && !m.replay.Paused() && m.replay.Position() < m.replay.Duration()
+}
+
+// key handles a key press; it restarts the tick when the key may bring
+// new events (a replay control).
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.Keys
+	switch {
+	case key.Matches(msg, k.NextPane):
+		if len(m.names) > 1 {
+			m.focus = (m.focus + 1) % len(m.names)
+			m.dirty = true
+		}
+		return nil
+	}
+	if m.replay == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Pause):
+		if m.replay.Paused() {
+			m.replay.Resume()
+		} else {
+			m.replay.Pause()
+		}
+	case key.Matches(msg, k.Faster):
+		m.setSpeed(m.replay.Speed() * 2)
+	case key.Matches(msg, k.Slower):
+		m.setSpeed(m.replay.Speed() / 2)
+	case key.Matches(msg, k.SeekBack):
+		m.replay.Seek(m.replay.Position() - m.replay.Duration()/10)
+	case key.Matches(msg, k.SeekForward):
+		m.replay.Seek(m.replay.Position() + m.replay.Duration()/10)
+	default:
+		return nil
+	}
+	m.set.Poke()
+	m.dirty = true
+	if !m.ticking {
+		return m.tick()
+	}
+	return nil
+}
+
+// Replay speeds are kept within these bounds.
+const (
+	minSpeed = 1.0 / 16
+	maxSpeed = 1024.0
+)
+
+func (m *Model) setSpeed(f float64) {
+	f = min(max(f, minSpeed), maxSpeed)
+	if err := m.replay.SetSpeed(f); err != nil {
+		m.status = err.Error()
+	}
+}
+
+// SetSize sets the area the dashboard draws in.
+func (m *Model) SetSize(w, h int) {
+	if w != m.width || h != m.height {
+		m.width, m.height = w, h
+		m.dirty = true
+	}
+}
+
+// Title names the screen: the session id, and whether it is live or a
+// replay.
+func (m *Model) Title() string {
+	id := ""
+	if m.session != nil {
+		id = m.session.ID()
+	}
+	if m.live {
+		return "Run " + id + " (live)"
+	}
+	return "Run " + id + " (replay)"
+}
+
+// Close stops the tails or the replay. The model draws its last state
+// afterwards but no longer changes.
+func (m *Model) Close() error {
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	if err := m.set.Close(); err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
+}
+
+// View renders the dashboard: from cache unless events arrived, the size,
+// focus or a control changed, or a playing replay moved.
+func (m *Model) View() string {
+	v := m.set.Version()
+	var pos time.Duration
+	if m.replay != nil {
+		pos = m.replay.Position()
+	}
+	if !m.dirty && v == m.drawn && pos == m.lastPos && m.frame != "" {
+		return m.frame
+	}
+	m.set.Lock()
+	m.frame = m.render()
+	m.set.Unlock()
+	m.drawn, m.lastPos, m.dirty = v, pos, false
+	return m.frame
+}
+
+// render draws the whole frame; the set is locked.
+func (m *Model) render() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(m.c.Styles.Title.Render(m.Title()))
+	for _, r := range m.set.Runs() {
+		s := r.Summary()
+		fmt.Fprintf(&b, "\n%s  %s  events %d  epochs %d/%d  epoch %.3fs  overlap %.2f  efficiency %.2f",
+			r.Name, runStatus(r, m.live), r.Events, r.EpochsDone(&s), r.Epochs, s.EpochStats.MeanS, s.Overlap, s.Efficiency)
+	}
+	return b.String()
+}
+
+// runStatus is a run's status as the dashboard shows it.
+func runStatus(r *runstate.Run, live bool) string {
+	switch {
+	case r.Ended:
+		return r.Status
+	case r.Err != nil:
+		if errors.Is(r.Err, sessions.ErrWriterGone) {
+			return "crashed"
+		}
+		return "error"
+	case !r.Started:
+		return "waiting"
+	case live:
+		return "running"
+	}
+	return "replaying"
+}

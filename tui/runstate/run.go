@@ -1,0 +1,344 @@
+package runstate
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// spanBlock is the number of spans per entry of Spans' end index.
+const spanBlock = 256
+
+// Spans are a run's span events as parallel arrays, in journal order.
+// Stage and Lane are ids in the Run's Stages and Lanes.
+type Spans struct {
+	Start []int64 // ns from the run's start
+	Dur   []int64 // ns, never negative
+	Stage []uint16
+	Lane  []uint16
+	Epoch []int32
+	Batch []int32
+
+	// blockEnd[k] is the largest end of spans [0, (k+1)*spanBlock): a
+	// prefix maximum, so a window query skips every block that ended
+	// before the window even when lanes record out of order.
+	blockEnd []int64
+	maxEnd   int64
+}
+
+// Len returns the number of spans.
+func (s *Spans) Len() int { return len(s.Start) }
+
+func (s *Spans) add(start, dur int64, stage, lane uint16, epoch, batch int) {
+	dur = max(dur, 0)
+	s.Start = append(s.Start, start)
+	s.Dur = append(s.Dur, dur)
+	s.Stage = append(s.Stage, stage)
+	s.Lane = append(s.Lane, lane)
+	s.Epoch = append(s.Epoch, clamp32(epoch))
+	s.Batch = append(s.Batch, clamp32(batch))
+	end := start + dur
+	if len(s.Start) == 1 || end > s.maxEnd {
+		s.maxEnd = end
+	}
+	k := (len(s.Start) - 1) / spanBlock
+	if k == len(s.blockEnd) {
+		s.blockEnd = append(s.blockEnd, s.maxEnd)
+	} else {
+		s.blockEnd[k] = s.maxEnd
+	}
+}
+
+// From returns an index i such that every span before i ends at or before
+// t; spans from i on may or may not end after t (callers check each). It
+// is a binary search over blocks of spans, so scanning a recent window
+// costs the window, not the run.
+func (s *Spans) From(t int64) int {
+	lo, hi := 0, len(s.blockEnd)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if s.blockEnd[m] > t {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return min(lo*spanBlock, len(s.Start))
+}
+
+// MaxEnd returns the latest end of any span (0 without spans).
+func (s *Spans) MaxEnd() int64 { return s.maxEnd }
+
+// Mem are a run's mem events (one per batch and phase) as parallel arrays.
+type Mem struct {
+	T         []int64 // the event's time on the run's clock (sessions.EventTime)
+	Epoch     []int32
+	Batch     []int32
+	Eval      []bool // phase "eval"
+	Peak      []int64
+	Budget    []int64 // 0: none
+	Predicted []int64 // 0: none
+	MaxPeak   int64   // largest peak
+	MaxBudget int64   // largest budget
+}
+
+// Len returns the number of memory points.
+func (m *Mem) Len() int { return len(m.Peak) }
+
+// OOM is one oom event.
+type OOM struct {
+	T         int64 // time on the run's clock
+	Epoch     int
+	Batch     int
+	Requested int64
+	Live      int64
+	Budget    int64
+	Action    string
+	// MemIndex is the number of memory points recorded before it: the
+	// OOM sits between points MemIndex-1 and MemIndex.
+	MemIndex int
+}
+
+// Layer is the staleness of one layer's histories, accumulated over its
+// stale events, and the last history error measured at a refresh.
+type Layer struct {
+	Events   int64
+	Hist     []int64 // summed counts per age bucket: 0, 1, 2-3, 4-7, ...
+	MeanSum  float64 // sum of the events' means (finite ones)
+	MeanN    int64
+	Max      float64 // largest max
+	LastMean float64
+	RelErr   float64 // last hist_err rel_err; NaN if none
+}
+
+// Mean returns the mean of the events' mean ages (0 without events).
+func (l *Layer) Mean() float64 {
+	if l.MeanN == 0 {
+		return 0
+	}
+	return l.MeanSum / float64(l.MeanN)
+}
+
+// Series is one metric's values in journal order.
+type Series struct {
+	Name  string
+	Epoch []int32
+	Batch []int32 // -1 for epoch-level values
+	Value []float64
+	T     []int64 // time on the run's clock
+}
+
+// Len returns the number of values.
+func (s *Series) Len() int { return len(s.Value) }
+
+// Last returns the last value (NaN if none).
+func (s *Series) Last() float64 {
+	if len(s.Value) == 0 {
+		return math.NaN()
+	}
+	return s.Value[len(s.Value)-1]
+}
+
+// Run is the digest of one run's events. Feed it every event in journal
+// order with Add. It is not safe for concurrent use (see Set).
+type Run struct {
+	// Name is the run's name in its session (the journal's name).
+	Name string
+
+	// From run_start.
+	Started bool
+	Variant string
+	Session string
+	Wall    string
+	Host    *profile.Host
+	Config  json.RawMessage
+	// Epochs is the configured number of epochs (config's "epochs"; 0 if
+	// it does not say).
+	Epochs int
+
+	// From run_end.
+	Ended      bool
+	Status     string
+	Error      string
+	EndSummary json.RawMessage
+
+	// Err is what stopped the feed other than run_end (a writer that died,
+	// a truncated journal), set by the Set.
+	Err error
+
+	Stages Names // span names
+	Lanes  Names // span lanes
+	Spans  Spans
+	Mem    Mem
+	OOMs   []OOM
+	Layers []Layer // staleness per layer index
+	// Metrics in order of first appearance; Metric finds one by name.
+	Metrics []*Series
+	metric  map[string]*Series
+
+	// GPU is the last gpu sample (zero if none).
+	GPU profile.Event
+
+	// Now is the time of the latest event on the run's clock
+	// (sessions.EventTime): how far the run has got.
+	Now int64
+	// Events counts the events added.
+	Events int64
+
+	agg        *profile.Aggregator
+	version    uint64
+	epochsDone map[int32]bool // epochs with an epoch-level loss metric
+}
+
+// NewRun returns an empty run named name.
+func NewRun(name string) *Run {
+	return &Run{Name: name, agg: profile.NewAggregator(), metric: map[string]*Series{}, epochsDone: map[int32]bool{}}
+}
+
+// Version changes whenever an event is added; views cache what they drew
+// from a run under its version.
+func (r *Run) Version() uint64 { return r.version }
+
+// Add digests one event.
+func (r *Run) Add(e *profile.Event) {
+	r.version++
+	r.Events++
+	r.Now = sessions.EventTime(e, r.Now)
+	r.agg.Add(*e)
+	switch e.T {
+	case profile.TypeSpan:
+		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
+	case profile.TypeMem:
+		m := &r.Mem
+		m.T = append(m.T, r.Now)
+		m.Epoch = append(m.Epoch, clamp32(e.Epoch))
+		m.Batch = append(m.Batch, clamp32(e.Batch))
+		m.Eval = append(m.Eval, e.Phase == profile.PhaseEval)
+		m.Peak = append(m.Peak, e.Peak)
+		m.Budget = append(m.Budget, e.Budget)
+		m.Predicted = append(m.Predicted, e.Predicted)
+		m.MaxPeak = max(m.MaxPeak, e.Peak)
+		m.MaxBudget = max(m.MaxBudget, e.Budget)
+	case profile.TypeOOM:
+		r.OOMs = append(r.OOMs, OOM{T: r.Now, Epoch: e.Epoch, Batch: e.Batch, Requested: e.Requested,
+			Live: e.Live, Budget: e.Budget, Action: e.Action, MemIndex: r.Mem.Len()})
+	case profile.TypeStale:
+		l := r.layer(e.Layer)
+		if l == nil {
+			return
+		}
+		l.Events++
+		if len(l.Hist) < len(e.Hist) {
+			l.Hist = append(l.Hist, make([]int64, len(e.Hist)-len(l.Hist))...)
+		}
+		for i, c := range e.Hist {
+			l.Hist[i] += c
+		}
+		if finite(e.Mean) {
+			l.MeanSum += e.Mean
+			l.MeanN++
+			l.LastMean = e.Mean
+		}
+		if finite(e.Max) {
+			l.Max = max(l.Max, e.Max)
+		}
+	case profile.TypeHistErr:
+		if l := r.layer(e.Layer); l != nil {
+			l.RelErr = e.RelErr
+		}
+	case profile.TypeMetric:
+		s := r.metric[e.Name]
+		if s == nil {
+			s = &Series{Name: e.Name}
+			r.metric[e.Name] = s
+			r.Metrics = append(r.Metrics, s)
+		}
+		s.Epoch = append(s.Epoch, clamp32(e.Epoch))
+		s.Batch = append(s.Batch, clamp32(e.Batch))
+		s.Value = append(s.Value, e.Value)
+		s.T = append(s.T, r.Now)
+		if e.Name == "loss" && e.Batch < 0 {
+			r.epochsDone[clamp32(e.Epoch)] = true
+		}
+	case profile.TypeGPU:
+		r.GPU = *e
+	case profile.TypeRunStart:
+		r.Started = true
+		r.Variant, r.Session, r.Wall, r.Host, r.Config = e.Variant, e.Session, e.Wall, e.Host, e.Config
+		if e.Run != "" && r.Name == "" {
+			r.Name = e.Run
+		}
+		r.Epochs = configEpochs(e.Config)
+	case profile.TypeRunEnd:
+		r.Ended = true
+		r.Status, r.Error, r.EndSummary = e.Status, e.Error, e.Summary
+		if r.Status == "" {
+			r.Status = profile.StatusOK
+		}
+	}
+}
+
+// maxLayers bounds the layer index a stale or hist_err event may name.
+const maxLayers = 256
+
+func (r *Run) layer(i int) *Layer {
+	if i < 0 || i >= maxLayers {
+		return nil
+	}
+	for len(r.Layers) <= i {
+		r.Layers = append(r.Layers, Layer{RelErr: math.NaN()})
+	}
+	return &r.Layers[i]
+}
+
+// Metric returns the series of a metric (nil if the run has none).
+func (r *Run) Metric(name string) *Series { return r.metric[name] }
+
+// Summary returns the run's aggregation so far (profile.Aggregator: the
+// figures `gnnscope compare` prints for the same events).
+func (r *Run) Summary() profile.Summary { return r.agg.Summary() }
+
+// HasStale reports whether the run pulled historical embeddings (it has
+// stale or hist_err events).
+func (r *Run) HasStale() bool { return len(r.Layers) > 0 }
+
+// EpochsDone returns how many epochs have finished: those with an
+// epoch-level loss metric or, for a writer that records none, every epoch
+// the spans show but the last one (all of them once the run has ended).
+func (r *Run) EpochsDone(s *profile.Summary) int {
+	n := len(s.Epochs)
+	if !r.Ended && n > 0 {
+		n--
+	}
+	return max(n, len(r.epochsDone))
+}
+
+// configEpochs reads "epochs" from a run_start config (0 if absent).
+func configEpochs(cfg json.RawMessage) int {
+	if len(cfg) == 0 {
+		return 0
+	}
+	var c struct {
+		Epochs int `json:"epochs"`
+	}
+	if json.Unmarshal(cfg, &c) != nil {
+		return 0
+	}
+	return max(c.Epochs, 0)
+}
+
+func clamp32(v int) int32 {
+	return int32(min(max(v, math.MinInt32), math.MaxInt32))
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// reset empties the run (a replay restarts), keeping its name and making
+// its version new.
+func (r *Run) reset() {
+	v := r.version
+	*r = *NewRun(r.Name)
+	r.version = v + 1
+}
