@@ -14,6 +14,7 @@ require (
 	charm.land/bubbletea/v2 v2.0.10 // indirect
 	github.com/NVIDIA/go-nvml v0.13.0-1 // indirect
 	github.com/NimbleMarkets/ntcharts/v2 v2.0.3 // indirect
+	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/charmbracelet/colorprofile v0.4.3 // indirect
 	github.com/charmbracelet/ultraviolet v0.0.0-20260811164956-006e29f97886 // indirect
 	github.com/charmbracelet/x/ansi v0.11.8 // indirect
