@@ -23,6 +23,9 @@ type Common struct {
 	Keys          KeyMap
 	Opts          Options
 	Store         *sessions.Store
+	// Launch starts experiments in the background (RunnerLauncher of
+	// Store by default).
+	Launch Launcher
 }
 
 // New builds a context for a store and options.
@@ -35,6 +38,7 @@ func New(store *sessions.Store, opts Options) *Common {
 		Keys:   DefaultKeyMap(),
 		Opts:   opts,
 		Store:  store,
+		Launch: RunnerLauncher(store),
 	}
 }
 
