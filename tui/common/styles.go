@@ -8,7 +8,7 @@ import (
 
 // Stage names as they appear in span events, in the order the legend lists
 // them.
-var Stages = []string{"sample", "transfer", "train", "forward", "backward", "step", "eval", "history.pull", "history.push", "setup"}
+var Stages = []string{"sample", "transfer", "train", "forward", "backward", "step", "eval", "history.pull", "history.push", "cache", "guard", "wait", "setup"}
 
 // Glyphs are the characters charts and tables draw with.
 type Glyphs struct {
@@ -121,6 +121,9 @@ func NewStyles(opts Options) *Styles {
 		"eval":         "#D75FD7",
 		"history.pull": "#D7AF87",
 		"history.push": "#AF875F",
+		"cache":        "#87D7D7",
+		"guard":        "#FF8787",
+		"wait":         "#5F5F5F",
 		"setup":        "#808080",
 	}
 	s.Stage = make(map[string]lipgloss.Style, len(colors))
@@ -130,7 +133,8 @@ func NewStyles(opts Options) *Styles {
 	s.StageGlyph = map[string]string{
 		"sample": "s", "transfer": "t", "train": "T", "forward": "f",
 		"backward": "b", "step": "o", "eval": "e", "history.pull": "p",
-		"history.push": "u", "setup": ".",
+		"history.push": "u", "cache": "c", "guard": "g", "wait": "w",
+		"setup": ".",
 	}
 	for _, c := range []string{"#5FAFFF", "#FFAF5F", "#5FD75F", "#D75FD7", "#FFD700", "#87D7D7"} {
 		s.Series = append(s.Series, fg(c))
