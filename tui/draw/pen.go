@@ -1,0 +1,141 @@
+package draw
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Pen is a style reduced to the escape sequences that open and close it.
+type Pen struct{ Open, Close string }
+
+// PenOf takes a style's sequences by rendering a one-cell sentinel once.
+// Styles with padding, borders or widths are not pens: only text
+// attributes and colors survive.
+func PenOf(st lipgloss.Style) Pen {
+	const sentinel = "X"
+	s := st.Render(sentinel)
+	i := strings.Index(s, sentinel)
+	if i < 0 {
+		return Pen{}
+	}
+	return Pen{Open: s[:i], Close: s[i+len(sentinel):]}
+}
+
+// Paint returns s in the pen's style.
+func (p Pen) Paint(s string) string {
+	if p.Open == "" || s == "" {
+		return s
+	}
+	return p.Open + s + p.Close
+}
+
+// Write appends s in the pen's style to b.
+func (p Pen) Write(b *strings.Builder, s string) {
+	if p.Open == "" {
+		b.WriteString(s)
+		return
+	}
+	b.WriteString(p.Open)
+	b.WriteString(s)
+	b.WriteString(p.Close)
+}
+
+// Width is the display width of s (escape sequences excluded).
+func Width(s string) int { return ansi.StringWidth(s) }
+
+// PadRight pads s with spaces to w cells, cutting it when wider.
+func PadRight(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "")
+	}
+	return s + strings.Repeat(" ", w-n)
+}
+
+// PadLeft right-aligns s in w cells, cutting it when wider.
+func PadLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "")
+	}
+	return strings.Repeat(" ", w-n) + s
+}
+
+// Cut shortens s to at most w cells, ending with tail when it cuts.
+func Cut(s string, w int, tail string) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if ansi.StringWidth(tail) >= w {
+		tail = ""
+	}
+	return ansi.Truncate(s, w, tail)
+}
+
+// Block fits lines into exactly w cells by h lines: each line padded or
+// cut to w, missing lines blank, extra lines dropped.
+func Block(lines []string, w, h int) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	out := make([]string, h)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = PadRight(lines[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", w)
+		}
+	}
+	return out
+}
+
+// Fit cuts text to at most w cells per line and h lines (no padding), so
+// a view never wraps or scrolls the terminal however small it is.
+func Fit(s string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Columns joins blocks side by side, each padded to its width, with sep
+// between them. Every block is cut or padded to h lines.
+func Columns(h int, sep string, widths []int, blocks ...[]string) []string {
+	out := make([]string, h)
+	var b strings.Builder
+	for i := 0; i < h; i++ {
+		b.Reset()
+		for j, bl := range blocks {
+			if j > 0 {
+				b.WriteString(sep)
+			}
+			line := ""
+			if i < len(bl) {
+				line = bl[i]
+			}
+			b.WriteString(PadRight(line, widths[j]))
+		}
+		out[i] = b.String()
+	}
+	return out
+}

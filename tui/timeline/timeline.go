@@ -1,0 +1,408 @@
+package timeline
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/runstate"
+)
+
+// Windows are the window lengths ZoomIn and ZoomOut step through; 0 is
+// the whole run.
+var Windows = []time.Duration{
+	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour, 0,
+}
+
+// defaultZoom is 10 s.
+const defaultZoom = 6
+
+// maxStages bounds the stages told apart in a cell; later stage ids share
+// the last slot.
+const maxStages = 32
+
+// Model is a run's timeline. It caches its drawing until the run, the
+// size or the window changes.
+type Model struct {
+	styles *common.Styles
+	ascii  bool
+	w, h   int
+	zoom   int
+
+	pens map[string]draw.Pen
+
+	cRun  *runstate.Run
+	cVer  uint64
+	cW    int
+	cH    int
+	cZoom int
+	out   string
+
+	cov []int64 // scratch: coverage per lane row, cell and stage slot
+}
+
+// New returns a timeline drawing with c's styles and options.
+func New(c *common.Common) *Model {
+	return &Model{styles: c.Styles, ascii: c.Opts.ASCII, zoom: defaultZoom, pens: map[string]draw.Pen{}}
+}
+
+// SetSize sets the area: w columns by h lines.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// ZoomIn shortens the window one step.
+func (m *Model) ZoomIn() { m.zoom = max(m.zoom-1, 0) }
+
+// ZoomOut lengthens the window one step (the last step is the whole run).
+func (m *Model) ZoomOut() { m.zoom = min(m.zoom+1, len(Windows)-1) }
+
+// Window returns the window length (0: the whole run).
+func (m *Model) Window() time.Duration { return Windows[m.zoom] }
+
+// WindowLabel names the window: "10s" or "all".
+func (m *Model) WindowLabel() string {
+	if w := m.Window(); w > 0 {
+		return draw.Dur(w)
+	}
+	return "all"
+}
+
+func (m *Model) pen(stage string) draw.Pen {
+	p, ok := m.pens[stage]
+	if !ok {
+		p = draw.PenOf(m.styles.StageStyle(stage))
+		m.pens[stage] = p
+	}
+	return p
+}
+
+// glyph is the character of a stage's cells.
+func (m *Model) glyph(stage string) string {
+	if m.styles.Color {
+		return m.styles.Glyphs.Full
+	}
+	return m.styles.Glyph(stage)
+}
+
+// faint is the character of a cell a stage covered less than a tenth of.
+func (m *Model) faint() string {
+	if m.ascii {
+		return ","
+	}
+	return "·"
+}
+
+// View draws the run's timeline (cached while nothing changed).
+func (m *Model) View(r *runstate.Run) string {
+	if r == nil || m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	if r == m.cRun && r.Version() == m.cVer && m.w == m.cW && m.h == m.cH && m.zoom == m.cZoom {
+		return m.out
+	}
+	m.out = strings.Join(m.render(r), "\n")
+	m.cRun, m.cVer, m.cW, m.cH, m.cZoom = r, r.Version(), m.w, m.h, m.zoom
+	return m.out
+}
+
+// LaneOrder returns the lane ids of a run in display order: compute,
+// copy, sampler/0, sampler/1, ..., eval, then the others by name.
+func LaneOrder(lanes *runstate.Names) []uint16 {
+	ids := make([]uint16, lanes.Len())
+	for i := range ids {
+		ids[i] = uint16(i)
+	}
+	rank := func(name string) (int, int) {
+		switch {
+		case name == profile.LaneCompute:
+			return 0, 0
+		case name == profile.LaneCopy:
+			return 1, 0
+		case profile.IsSamplerLane(name):
+			n, err := strconv.Atoi(name[len("sampler/"):])
+			if err != nil {
+				n = 1 << 30
+			}
+			return 2, n
+		case name == profile.LaneEval:
+			return 3, 0
+		}
+		return 4, 0
+	}
+	slices.SortFunc(ids, func(a, b uint16) int {
+		na, nb := lanes.Name(a), lanes.Name(b)
+		ra, ia := rank(na)
+		rb, ib := rank(nb)
+		if c := cmp.Compare(ra, rb); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ia, ib); c != 0 {
+			return c
+		}
+		return strings.Compare(na, nb)
+	})
+	return ids
+}
+
+// StageOrder returns the stage ids of a run in legend order: the stages
+// of common.Stages in that order, then the others by name.
+func StageOrder(stages *runstate.Names) []uint16 {
+	var out []uint16
+	for _, name := range common.Stages {
+		if id, ok := stages.Lookup(name); ok {
+			out = append(out, id)
+		}
+	}
+	var rest []uint16
+	for i, name := range stages.All() {
+		if !slices.Contains(common.Stages, name) {
+			rest = append(rest, uint16(i))
+		}
+	}
+	slices.SortFunc(rest, func(a, b uint16) int { return strings.Compare(stages.Name(a), stages.Name(b)) })
+	return append(out, rest...)
+}
+
+// nested reports whether a stage usually runs inside another one on the
+// same lane (children of train, history, cache and guard work): in a cell
+// it wins over its parent when it covers as much.
+func nested(stage string) bool {
+	switch stage {
+	case profile.StageSample, profile.StageTransfer, profile.StageTrain, profile.StageEval,
+		profile.StageWait, profile.StageSetup:
+		return false
+	}
+	return true
+}
+
+// Range returns the window [t0, t1) drawn for a run, in ns on its clock:
+// it ends at the run's latest span end and starts a window earlier (at 0
+// until the run is a window long); for the whole run, from 0.
+func (m *Model) Range(r *runstate.Run) (t0, t1 int64) {
+	end := r.Spans.MaxEnd()
+	win := int64(m.Window())
+	if win <= 0 {
+		return 0, max(end, 1)
+	}
+	t0 = max(end-win, 0)
+	return t0, t0 + win
+}
+
+func (m *Model) render(r *runstate.Run) []string {
+	lanes := LaneOrder(&r.Lanes)
+	nl := len(lanes)
+	// rows: header, lanes, axis, legend; drop header, legend, axis in
+	// turn when space is short
+	header, axis, legend := true, true, true
+	rows := m.h
+	if nl+3 > rows {
+		header = false
+	}
+	if nl+2 > rows {
+		legend = false
+	}
+	if nl+1 > rows {
+		axis = false
+	}
+	laneRows := rows
+	for _, b := range []bool{header, axis, legend} {
+		if b {
+			laneRows--
+		}
+	}
+	laneRows = max(min(laneRows, nl), 0)
+
+	labelW := 4
+	for _, id := range lanes[:laneRows] {
+		labelW = max(labelW, len(r.Lanes.Name(id)))
+	}
+	labelW = min(labelW, 10, max(m.w/4, 1))
+	pw := m.w - labelW - 1
+	t0, t1 := m.Range(r)
+	muted := draw.PenOf(m.styles.Muted)
+
+	var out []string
+	if header {
+		h := "Timeline  " + m.WindowLabel()
+		if nl == 0 {
+			h += "  (no spans yet)"
+		}
+		out = append(out, draw.Cut(m.styles.Header.Render("Timeline")+muted.Paint(h[len("Timeline"):]), m.w, ""))
+	}
+	if laneRows > 0 && pw > 0 {
+		out = append(out, m.lanes(r, lanes[:laneRows], labelW, pw, t0, t1)...)
+	} else {
+		for range laneRows {
+			out = append(out, "")
+		}
+	}
+	if axis {
+		out = append(out, m.axis(labelW, pw, t0, t1, muted))
+	}
+	if legend {
+		out = append(out, m.legend(r))
+	}
+	return draw.Block(out, m.w, m.h)
+}
+
+// lanes draws one row per lane: its label, a rule and the cells.
+func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 int64) []string {
+	nst := min(r.Stages.Len(), maxStages)
+	rowOf := make([]int, r.Lanes.Len())
+	for i := range rowOf {
+		rowOf[i] = -1
+	}
+	for row, id := range lanes {
+		rowOf[id] = row
+	}
+	n := len(lanes) * pw * nst
+	if cap(m.cov) < n {
+		m.cov = make([]int64, n)
+	}
+	cov := m.cov[:n]
+	clear(cov)
+	span := t1 - t0
+	// cell c covers [t0 + c*span/pw, t0 + (c+1)*span/pw)
+	edge := func(c int) int64 { return t0 + int64(c)*span/int64(pw) }
+	cell := func(t int64) int { return int((t - t0) * int64(pw) / span) }
+	sp := &r.Spans
+	for i := sp.From(t0); i < sp.Len(); i++ {
+		s, e := sp.Start[i], sp.Start[i]+sp.Dur[i]
+		if e <= t0 || s >= t1 || e <= s {
+			continue
+		}
+		row := rowOf[sp.Lane[i]]
+		if row < 0 {
+			continue
+		}
+		slot := min(int(sp.Stage[i]), nst-1)
+		s, e = max(s, t0), min(e, t1)
+		c0, c1 := cell(s), min(cell(e-1), pw-1)
+		base := row * pw * nst
+		for c := c0; c <= c1; c++ {
+			ov := min(e, edge(c+1)) - max(s, edge(c))
+			if ov > 0 {
+				cov[base+c*nst+slot] += ov
+			}
+		}
+	}
+	isNested := make([]bool, nst)
+	names := make([]string, nst)
+	pens := make([]draw.Pen, nst)
+	glyphs := make([]string, nst)
+	for k := range nst {
+		names[k] = r.Stages.Name(uint16(k))
+		if k == maxStages-1 && r.Stages.Len() > maxStages {
+			names[k] = runstate.Other
+		}
+		isNested[k] = nested(names[k])
+		pens[k] = m.pen(names[k])
+		glyphs[k] = m.glyph(names[k])
+	}
+	vline := m.styles.Glyphs.VLine
+	faint := m.faint()
+	out := make([]string, len(lanes))
+	var b, run strings.Builder
+	for row, id := range lanes {
+		b.Reset()
+		b.WriteString(draw.PadRight(r.Lanes.Name(id), labelW))
+		b.WriteString(vline)
+		cur := -1 // pen of the pending run: stage slot, or -1 for blanks
+		flush := func() {
+			if run.Len() == 0 {
+				return
+			}
+			if cur >= 0 {
+				pens[cur].Write(&b, run.String())
+			} else {
+				b.WriteString(run.String())
+			}
+			run.Reset()
+		}
+		base := row * pw * nst
+		for c := range pw {
+			best, bestScore, bestCov := -1, int64(0), int64(0)
+			for k := range nst {
+				v := cov[base+c*nst+k]
+				if v == 0 {
+					continue
+				}
+				score := v * 100
+				if isNested[k] {
+					score = v * 101
+				}
+				if score > bestScore {
+					best, bestScore, bestCov = k, score, v
+				}
+			}
+			if best != cur {
+				flush()
+				cur = best
+			}
+			switch {
+			case best < 0:
+				run.WriteByte(' ')
+			case bestCov*10 >= edge(c+1)-edge(c):
+				run.WriteString(glyphs[best])
+			default:
+				run.WriteString(faint)
+			}
+		}
+		flush()
+		out[row] = b.String()
+	}
+	return out
+}
+
+// axis labels the window's start, length and end under the cells.
+func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
+	if pw <= 0 {
+		return ""
+	}
+	left := draw.Dur(time.Duration(t0))
+	right := draw.Dur(time.Duration(t1))
+	mid := "← " + draw.Dur(time.Duration(t1-t0)) + " →"
+	if m.ascii {
+		mid = "<- " + draw.Dur(time.Duration(t1-t0)) + " ->"
+	}
+	var s string
+	switch {
+	case len(left)+len(right)+len(mid)+4 <= pw:
+		gap := pw - len(left) - len(right)
+		ml := draw.Width(mid)
+		l := len(left) + (gap-ml)/2
+		s = left + strings.Repeat(" ", l-len(left)) + mid + strings.Repeat(" ", pw-l-ml-len(right)) + right
+	case len(left)+len(right)+1 <= pw:
+		s = left + strings.Repeat(" ", pw-len(left)-len(right)) + right
+	default:
+		s = draw.PadLeft(right, pw)
+	}
+	return strings.Repeat(" ", labelW+1) + muted.Paint(s)
+}
+
+// legend names the run's stages with their cell characters.
+func (m *Model) legend(r *runstate.Run) string {
+	var b strings.Builder
+	w := 0
+	for _, id := range StageOrder(&r.Stages) {
+		name := r.Stages.Name(id)
+		entry := m.glyph(name) + " " + name
+		ew := draw.Width(entry) + 2
+		if w+ew > m.w {
+			break
+		}
+		if w > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(m.pen(name).Paint(m.glyph(name)))
+		b.WriteString(" " + name)
+		w += ew
+	}
+	return b.String()
+}
