@@ -186,3 +186,11 @@ func (g *Grid) Lines(pens []Pen) []string {
 	}
 	return out
 }
+
+// HasDots reports whether cell (x, y) has braille dots.
+func (g *Grid) HasDots(x, y int) bool {
+	if x < 0 || y < 0 || x >= g.W || y >= g.H {
+		return false
+	}
+	return g.dots[y*g.W+x] != 0
+}
