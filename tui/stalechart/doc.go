@@ -1,0 +1,7 @@
+// Package stalechart shows how stale a run's historical embeddings are
+// (GNNAutoScale): per layer, the mean and largest age in optimizer steps
+// of the history rows its batches pulled, the last measured history
+// error, and the histogram of ages in the log2 buckets of the stale
+// events (0, 1, 2-3, 4-7, ...) as bars. Runs without histories have no
+// such events and the dashboard does not show this chart for them.
+package stalechart
