@@ -70,7 +70,6 @@ type propState struct {
 	p, out   *tensor.Tensor
 	headIn   *tensor.Tensor
 	headMask *tensor.Tensor
-	s1, s2   *tensor.Tensor // column selectors: [Z | X0] = Z s1 + X0 s2
 }
 
 func (s *propState) release(c *Context) {
@@ -154,13 +153,7 @@ func (l *PropConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 		return y, mask, nil
 	}
 	nd, ns, C := blk.NumDst, blk.NumSrc, l.C
-	if !l.First || !l.Last {
-		var err error
-		if s.s1, s.s2, err = selectors(dev, C, alloc); err != nil {
-			return fail(err)
-		}
-	}
-	var x0, h *tensor.Tensor
+	var x0d, h *tensor.Tensor
 	if l.First {
 		cur := x
 		for i, lin := range l.Stem {
@@ -181,17 +174,18 @@ func (l *PropConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 			s.stemOut = append(s.stemOut, y)
 			cur = y
 		}
-		x0, h = cur, cur
+		h, x0d = cur, cur.RowSlice(0, nd)
 	} else {
+		// x is [H | X0]: H of every source, X0 of the destinations only.
 		var err error
 		if h, err = alloc(ns, C); err != nil {
 			return fail(err)
 		}
-		if x0, err = alloc(ns, C); err != nil {
+		if x0d, err = alloc(nd, C); err != nil {
 			return fail(err)
 		}
-		dev.Gemm(false, true, 1, x, s.s1, 0, h)
-		dev.Gemm(false, true, 1, x, s.s2, 0, x0)
+		dev.Gather(h, halves(x), halfRows(ns, 0))
+		dev.Gather(x0d, halves(x), halfRows(nd, 1))
 	}
 	if l.DropH {
 		var err error
@@ -205,7 +199,6 @@ func (l *PropConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 	}
 	dev.SpMM(p, blk, h, device.AggWeighted)
 	dev.Scale(1-l.Alpha, p)
-	x0d := x0.RowSlice(0, nd)
 	dev.Axpy(l.Alpha, x0d, p)
 	out := p
 	if l.W != nil {
@@ -237,11 +230,11 @@ func (l *PropConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 		}
 		dev.Copy(y, out)
 	default:
-		if y, err = dev.Alloc(nd, 2*C); err != nil {
+		if y, err = dev.Alloc(nd, 2*C); err != nil { // zero-filled
 			return fail(err)
 		}
-		dev.Gemm(false, false, 1, out, s.s1, 0, y)
-		dev.Gemm(false, false, 1, x0d, s.s2, 1, y)
+		dev.ScatterAdd(halves(y), out, halfRows(nd, 0))
+		dev.ScatterAdd(halves(y), x0d, halfRows(nd, 1))
 	}
 	if c.Train {
 		s.live = true
@@ -294,11 +287,11 @@ func (l *PropConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 	case l.Last:
 		dev.Copy(dOut, dy)
 	default:
-		dev.Gemm(false, true, 1, dy, s.s1, 0, dOut)
+		dev.Gather(dOut, halves(dy), halfRows(nd, 0))
 		if dx0d, err = alloc(nd, C); err != nil {
 			return nil, err
 		}
-		dev.Gemm(false, true, 1, dy, s.s2, 0, dx0d)
+		dev.Gather(dx0d, halves(dy), halfRows(nd, 1))
 	}
 	if l.ReLU {
 		dev.ReluBackward(dOut, dOut, s.out)
@@ -326,29 +319,24 @@ func (l *PropConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 	if s.hmask != nil {
 		dev.Mul(dh, dh, s.hmask)
 	}
-	addX0 := func(dx0 *tensor.Tensor) {
-		pre := dx0.RowSlice(0, nd)
-		dev.Axpy(l.Alpha, dp, pre)
-		if dx0d != nil {
-			dev.Axpy(1, dx0d, pre)
+	// X0[dst]'s gradient: α dP plus what the next steps sent back.
+	if dx0d == nil {
+		if dx0d, err = alloc(nd, C); err != nil {
+			return nil, err
 		}
 	}
+	dev.Axpy(l.Alpha, dp, dx0d)
 	if !l.First {
-		dx0, err := alloc(ns, C)
+		dx, err := dev.Alloc(ns, 2*C) // zero-filled: halo rows get no X0 gradient
 		if err != nil {
 			return nil, err
 		}
-		addX0(dx0)
-		dx, err := dev.Alloc(ns, 2*C)
-		if err != nil {
-			return nil, err
-		}
-		dev.Gemm(false, false, 1, dh, s.s1, 0, dx)
-		dev.Gemm(false, false, 1, dx0, s.s2, 1, dx)
+		dev.ScatterAdd(halves(dx), dh, halfRows(ns, 0))
+		dev.ScatterAdd(halves(dx), dx0d, halfRows(nd, 1))
 		return dx, nil
 	}
 	// The first step's H is X0 (after dropout): its gradient joins X0's.
-	addX0(dh)
+	dev.Axpy(1, dx0d, dh.RowSlice(0, nd))
 	d := dh
 	for i := len(l.Stem) - 1; i >= 0; i-- {
 		if i < len(l.Stem)-1 || l.StemReLU {
@@ -371,26 +359,29 @@ func (l *PropConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 	return nil, nil
 }
 
-// selectors returns the C×2C matrices that place C columns left (s1) and
-// right (s2) of a 2C-wide row: [A | B] = A s1 + B s2, and A = [A | B] s1ᵀ.
-func selectors(dev device.Device, C int, alloc func(r, c int) (*tensor.Tensor, error)) (s1, s2 *tensor.Tensor, err error) {
-	if s1, err = alloc(C, 2*C); err != nil {
-		return nil, nil, err
+// halves views an n×2C tensor as a 2n×C one sharing its storage: row 2i
+// is the left half of row i ([Z | X0]'s Z), row 2i+1 its right half (X0).
+// Gathering or scattering the rows halfRows gives moves a column half at
+// the cost of a row copy.
+func halves(t *tensor.Tensor) *tensor.Tensor {
+	if t.Cols%2 != 0 {
+		panic(fmt.Sprintf("propagation: halves of %s: odd width", t.Shape()))
 	}
-	if s2, err = alloc(C, 2*C); err != nil {
-		return nil, nil, err
+	v := &tensor.Tensor{Rows: 2 * t.Rows, Cols: t.Cols / 2, Handle: t.Handle, View: true, Off: t.Off}
+	if t.Data != nil {
+		v.Data = t.Data[:t.Len()]
 	}
-	h := make([]float32, 2*C*C)
-	for i := 0; i < C; i++ {
-		h[i*2*C+i] = 1
+	return v
+}
+
+// halfRows returns the rows 2i+side (i < n) of a halves view: the left
+// (side 0) or right (side 1) halves of the first n rows.
+func halfRows(n, side int) []int32 {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(2*i + side)
 	}
-	dev.CopyFromHost(s1, h)
-	clear(h)
-	for i := 0; i < C; i++ {
-		h[i*2*C+C+i] = 1
-	}
-	dev.CopyFromHost(s2, h)
-	return s1, s2, nil
+	return idx
 }
 
 // withParams returns a copy of the layer using ps (in Params order) and no

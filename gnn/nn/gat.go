@@ -83,6 +83,7 @@ func NewGATConv(dev device.Device, name string, in, out, heads int, concat bool,
 		return nil, err
 	}
 	glorot(dev, l.W, r)
+	l.W.Conv, l.AttSrc.Conv, l.AttDst.Conv = true, true, true
 	// PyG draws the attention vectors (1×H×C) with fan-in H and fan-out C.
 	a := math.Sqrt(6 / float64(heads+out))
 	for _, p := range []*Param{l.AttSrc, l.AttDst} {

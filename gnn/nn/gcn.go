@@ -31,6 +31,7 @@ func NewGCNConv(dev device.Device, name string, in, out int, r *rng.Rand) (*GCNC
 		return nil, err
 	}
 	glorot(dev, w, r)
+	w.Conv = true
 	return &GCNConv{In: in, Out: out, W: w, B: b}, nil
 }
 

@@ -58,6 +58,7 @@ func newGCNII(dev device.Device, spec Spec, r *rng.Rand) ([]Layer, error) {
 		}
 		loose = append(loose, w)
 		glorot(dev, w, r)
+		w.Conv = true
 		l.W = w
 		if l.Last {
 			lin1, err := NewLinear(dev, "lin1", C, spec.Out, r)

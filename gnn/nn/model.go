@@ -31,6 +31,10 @@ type Spec struct {
 	// Alpha is APPNP's and GCNII's teleport weight α (0 means
 	// DefaultAlpha); Theta is GCNII's λ (0 means DefaultTheta).
 	Alpha, Theta float32
+	// Activation is applied after every hidden layer of GCN, GraphSAGE and
+	// GAT: ActReLU (also "") or ActELU. APPNP's and GCNII's steps apply
+	// their own ReLU.
+	Activation string
 }
 
 // Kinds lists the model kinds New accepts.
@@ -53,12 +57,15 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("heads must be non-negative, got %d", s.Heads)
 	case s.AttnDropout < 0 || s.AttnDropout >= 1:
 		return fmt.Errorf("attention dropout must be in [0, 1), got %g", s.AttnDropout)
+	case s.Activation != "" && !slices.Contains(Activations, s.Activation):
+		return fmt.Errorf("unknown activation %q (choose %s)", s.Activation, strings.Join(Activations, ", "))
 	}
 	return nil
 }
 
-// Model is a stack of message-passing layers with ReLU and dropout between
-// them. One forward/backward pair may be in flight at a time.
+// Model is a stack of message-passing layers with an activation (ReLU or
+// ELU) and dropout between them. One forward/backward pair may be in flight
+// at a time.
 type Model struct {
 	Spec   Spec
 	Layers []Layer
@@ -66,7 +73,11 @@ type Model struct {
 	inputs []*tensor.Tensor // input of each layer in the current pass
 	owned  []bool           // whether inputs[l] belongs to the model
 	masks  []*tensor.Tensor // dropout mask applied to inputs[l], or nil
-	acts   []*tensor.Tensor // GAS: layer l-1's ReLU output (owned), or nil
+	// acts[l] is layer l-1's activation output before dropout (owned) when
+	// inputs[l] is not it: under GAS (inputs[l] adds the halo) and for ELU
+	// with dropout (ELU's derivative needs the undropped output); else nil.
+	acts []*tensor.Tensor
+	dsts []int // GAS: each block's destinations (in-batch rows)
 }
 
 // New allocates a model on dev with weights drawn from spec.Seed.
@@ -164,6 +175,7 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 	m.inputs = make([]*tensor.Tensor, L)
 	m.owned = make([]bool, L)
 	m.masks = make([]*tensor.Tensor, L)
+	m.acts = make([]*tensor.Tensor, L)
 	dropout := c.Train && m.Spec.Dropout > 0 && !m.selfActivated()
 	h := x
 	if dropout && m.Spec.InputDropout {
@@ -193,7 +205,7 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 		}
 		if l < L-1 {
 			if !m.selfActivated() {
-				c.Dev.Relu(y, y)
+				m.activate(c.Dev, y)
 			}
 			if dropout {
 				mask, err := c.Dev.Alloc(y.Rows, y.Cols)
@@ -203,8 +215,19 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 					return nil, err
 				}
 				c.Dev.DropoutMask(mask, m.Spec.Dropout, c.maskSeed(l+1))
-				c.Dev.Mul(y, y, mask)
 				m.masks[l+1] = mask
+				if m.activation() != ActReLU {
+					// Keep the activation's output for its derivative.
+					yd, err := c.Dev.Alloc(y.Rows, y.Cols)
+					if err != nil {
+						c.Dev.Free(y)
+						m.Release(c)
+						return nil, err
+					}
+					m.acts[l+1] = y
+					y = yd
+				}
+				c.Dev.Mul(y, m.actOr(l+1, y), mask)
 			}
 			m.owned[l+1] = true
 		}
@@ -234,12 +257,14 @@ func (m *Model) Backward(c *Context, dlogits *tensor.Tensor) error {
 			return fmt.Errorf("layer %d backward: %w", l+1, err)
 		}
 		if l > 0 {
-			// inputs[l] = dropout(relu(z)); gradient flows where it is nonzero.
+			// inputs[l] = dropout(f(z)): through the mask, then f.
+			// (ReLU's derivative reads the dropped output: where it is
+			// zero, the mask already zeroed the gradient.)
 			if m.masks[l] != nil {
 				c.Dev.Mul(dx, dx, m.masks[l])
 			}
 			if !m.selfActivated() {
-				c.Dev.ReluBackward(dx, dx, m.inputs[l])
+				m.activateBackward(c.Dev, dx, dx, m.actOr(l, m.inputs[l]))
 			}
 			m.freeInput(c, l)
 		}
@@ -263,6 +288,14 @@ func (m *Model) freeInput(c *Context, l int) {
 	}
 }
 
+// actOr returns acts[l] when the model kept it, else t.
+func (m *Model) actOr(l int, t *tensor.Tensor) *tensor.Tensor {
+	if l < len(m.acts) && m.acts[l] != nil {
+		return m.acts[l]
+	}
+	return t
+}
+
 // Release frees the state of a pass whose backward will not run.
 func (m *Model) Release(c *Context) {
 	for _, layer := range m.Layers {
@@ -271,12 +304,12 @@ func (m *Model) Release(c *Context) {
 	for l := range m.inputs {
 		m.freeInput(c, l)
 	}
-	m.inputs, m.owned, m.masks, m.acts = nil, nil, nil, nil
+	m.inputs, m.owned, m.masks, m.acts, m.dsts = nil, nil, nil, nil, nil
 }
 
-// ForwardLayer runs layer l alone in evaluation mode, with the ReLU that
-// follows it unless it is the last: the step of layer-wise inference. The
-// caller owns the result.
+// ForwardLayer runs layer l alone in evaluation mode, with the activation
+// that follows it unless it is the last: the step of layer-wise inference.
+// The caller owns the result.
 func (m *Model) ForwardLayer(c *Context, l int, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
 	if l < 0 || l >= len(m.Layers) {
 		return nil, fmt.Errorf("layer %d out of range [0, %d)", l, len(m.Layers))
@@ -288,15 +321,15 @@ func (m *Model) ForwardLayer(c *Context, l int, blk *graph.Block, x *tensor.Tens
 		return nil, err
 	}
 	if l < len(m.Layers)-1 && !m.selfActivated() {
-		c.Dev.Relu(y, y)
+		m.activate(c.Dev, y)
 	}
 	return y, nil
 }
 
 // FromAggregate runs layer l (a Precomputable layer that aggregates first)
 // in evaluation mode from a precomputed aggregate of its input and the
-// destinations' own input rows, with the ReLU that follows it unless it is
-// the last. It returns exactly what ForwardLayer would. The caller owns the
+// destinations' own input rows, with the activation that follows it unless
+// it is the last. It returns exactly what ForwardLayer would. The caller owns the
 // result.
 func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*tensor.Tensor, error) {
 	p, ok := m.Layers[l].(Precomputable)
@@ -310,7 +343,7 @@ func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*ten
 		return nil, err
 	}
 	if l < len(m.Layers)-1 && !m.selfActivated() {
-		c.Dev.Relu(y, y)
+		m.activate(c.Dev, y)
 	}
 	return y, nil
 }
@@ -349,7 +382,7 @@ func (m *Model) Snapshot(dev device.Device) (*Model, error) {
 			return nil, fmt.Errorf("snapshot %s: %w", p.Name, err)
 		}
 		dev.Copy(w, p.W)
-		return &Param{Name: p.Name, W: w, Decay: p.Decay}, nil
+		return &Param{Name: p.Name, W: w, Decay: p.Decay, Conv: p.Conv}, nil
 	}
 	for _, layer := range m.Layers {
 		ps := layer.Params()

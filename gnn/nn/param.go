@@ -15,6 +15,10 @@ type Param struct {
 	W, G  *tensor.Tensor // value and gradient (same shape)
 	M, V  *tensor.Tensor // Adam first and second moments
 	Decay bool           // whether weight decay applies (weights yes, biases no)
+	// Conv marks the weights of message-passing layers (GCN, GraphSAGE,
+	// GAT, GCNII's convolutions), as opposed to dense ones (APPNP's MLP,
+	// GCNII's input and output linears): see Optimizer.ConvWeightDecay.
+	Conv bool
 }
 
 // Context carries what a forward or backward pass needs besides its inputs.
@@ -61,15 +65,19 @@ func glorot(dev device.Device, p *Param, r *rng.Rand) {
 }
 
 // Optimizer is Adam with L2 weight decay on the parameters marked Decay,
-// matching torch.optim.Adam.
+// matching torch.optim.Adam: ConvWeightDecay on those also marked Conv,
+// WeightDecay on the others (two parameter groups, as GCNII's training
+// uses).
 type Optimizer struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float32
+	ConvWeightDecay                    float32
 	step                               int
 }
 
-// NewAdam returns Adam with the usual betas (0.9, 0.999) and eps 1e-8.
+// NewAdam returns Adam with the usual betas (0.9, 0.999) and eps 1e-8 and
+// one weight decay for every decayed parameter.
 func NewAdam(lr, weightDecay float32) *Optimizer {
-	return &Optimizer{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay}
+	return &Optimizer{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay, ConvWeightDecay: weightDecay}
 }
 
 // Steps returns the number of updates applied so far.
@@ -80,7 +88,10 @@ func (o *Optimizer) Step(dev device.Device, params []*Param) {
 	o.step++
 	for _, p := range params {
 		wd := float32(0)
-		if p.Decay {
+		switch {
+		case p.Decay && p.Conv:
+			wd = o.ConvWeightDecay
+		case p.Decay:
 			wd = o.WeightDecay
 		}
 		dev.Adam(p.W, p.G, p.M, p.V, o.step, o.LR, o.Beta1, o.Beta2, o.Eps, wd)

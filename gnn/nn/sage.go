@@ -38,6 +38,7 @@ func NewSAGEConv(dev device.Device, name string, in, out int, r *rng.Rand) (*SAG
 	}
 	glorot(dev, ps[0], r)
 	glorot(dev, ps[1], r)
+	ps[0].Conv, ps[1].Conv = true, true
 	return &SAGEConv{In: in, Out: out, Wl: ps[0], Wr: ps[1], B: ps[2]}, nil
 }
 
