@@ -1,0 +1,137 @@
+package metricchart
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/internal/golden"
+	"github.com/gnnscope/gnnscope/tui/runstate"
+)
+
+func metric(name string, epoch, batch int, v float64) profile.Event {
+	return profile.Event{T: profile.TypeMetric, Name: name, Epoch: epoch, Batch: batch, Value: v}
+}
+
+// handRun is 6 of 10 epochs of a run whose loss halves and whose
+// accuracies climb.
+func handRun() *runstate.Run {
+	r := runstate.NewRun("baseline")
+	start := profile.Event{T: profile.TypeRunStart, Config: []byte(`{"epochs":10}`)}
+	r.Add(&start)
+	loss := 2.0
+	for ep := 1; ep <= 6; ep++ {
+		for _, e := range []profile.Event{
+			metric("batch_loss", ep, 0, loss*1.1), metric("batch_loss", ep, 1, loss*0.9),
+			metric("loss", ep, -1, loss),
+			metric("train_acc", ep, -1, 0.5+0.08*float64(ep)),
+			metric("val_acc", ep, -1, 0.45+0.07*float64(ep)),
+		} {
+			r.Add(&e)
+		}
+		loss /= 1.5
+	}
+	return r
+}
+
+func accuracy(opts common.Options) *Model {
+	return New(common.New(nil, opts), "Accuracy", "train_acc", "val_acc", "test_acc").Unit()
+}
+
+func TestGoldenLossBraille(t *testing.T) {
+	m := New(common.New(nil, common.Options{NoColor: true}), "Loss", "loss").Fallback("batch_loss")
+	m.SetSize(44, 9)
+	golden.Check(t, "loss_braille", m.View(handRun()))
+}
+
+func TestGoldenAccuracyNoColor(t *testing.T) {
+	m := accuracy(common.Options{NoColor: true})
+	m.SetSize(44, 9)
+	out := m.View(handRun())
+	if !strings.Contains(out, "* train 0.98") || !strings.Contains(out, "+ val 0.87") {
+		t.Errorf("legend with markers and last values missing:\n%s", out)
+	}
+	golden.Check(t, "accuracy_nocolor", out)
+}
+
+func TestGoldenAccuracyASCII(t *testing.T) {
+	m := accuracy(common.Options{NoColor: true, ASCII: true})
+	m.SetSize(44, 9)
+	out := m.View(handRun())
+	for _, r := range out {
+		if r > 127 {
+			t.Fatalf("non-ASCII %q:\n%s", r, out)
+		}
+	}
+	golden.Check(t, "accuracy_ascii", out)
+}
+
+// TestFallback draws the per-batch loss until two epochs have a loss.
+func TestFallback(t *testing.T) {
+	r := runstate.NewRun("x")
+	for b := range 500 {
+		e := metric("batch_loss", 1, b, 1/float64(b+1))
+		r.Add(&e)
+	}
+	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}), "Loss", "loss").Fallback("batch_loss")
+	m.SetSize(40, 6)
+	out := m.View(r)
+	if !strings.Contains(out, "batch_loss") || !strings.Contains(out, "batch 1") || !strings.Contains(out, "500") {
+		t.Errorf("fallback not drawn per batch:\n%s", out)
+	}
+	for _, e := range []profile.Event{metric("loss", 1, -1, 0.5), metric("loss", 2, -1, 0.4)} {
+		r.Add(&e)
+	}
+	if out := m.View(r); !strings.Contains(out, "* loss 0.400") || !strings.Contains(out, "epoch 1") {
+		t.Errorf("epoch-level loss not drawn once it has two points:\n%s", out)
+	}
+}
+
+// TestRanges: accuracies keep [0, 1]; a NaN loss breaks the line
+// without breaking the range.
+func TestRanges(t *testing.T) {
+	m := accuracy(common.Options{NoColor: true, ASCII: true})
+	m.SetSize(40, 6)
+	out := m.View(handRun())
+	if !strings.Contains(out, "1.00|") || !strings.Contains(out, "0.00|") {
+		t.Errorf("accuracy range is not [0, 1]:\n%s", out)
+	}
+	r := runstate.NewRun("nan")
+	for ep, v := range []float64{1, math.NaN(), 0.5} {
+		e := metric("loss", ep+1, -1, v)
+		r.Add(&e)
+	}
+	l := New(common.New(nil, common.Options{NoColor: true, ASCII: true}), "Loss", "loss")
+	l.SetSize(40, 6)
+	if out := l.View(r); !strings.Contains(out, "1.05|") || !strings.Contains(out, "loss 0.500") {
+		t.Errorf("NaN handling:\n%s", out)
+	}
+}
+
+func TestTinySizes(t *testing.T) {
+	r := handRun()
+	for _, opts := range []common.Options{{}, {NoColor: true, ASCII: true}} {
+		m := accuracy(opts)
+		for w := 0; w < 30; w++ {
+			for h := 0; h < 8; h++ {
+				m.SetSize(w, h)
+				out := m.View(r)
+				if out == "" {
+					continue
+				}
+				lines := strings.Split(out, "\n")
+				if len(lines) > h {
+					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+				}
+				for _, l := range lines {
+					if draw.Width(l) > w {
+						t.Fatalf("%dx%d: %q too wide", w, h, l)
+					}
+				}
+			}
+		}
+	}
+}
