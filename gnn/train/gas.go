@@ -16,8 +16,10 @@ import (
 )
 
 // gasState is the state of GNNAutoScale training: the partition loader, one
-// history per hidden layer (history l holds layer l's output after its ReLU,
-// rows in permuted ids), and the run's staleness and refresh figures.
+// history per hidden layer (history l holds layer l's node embeddings after
+// its activation, nn.Model.EmbedDim(l) wide, rows in permuted ids; for
+// APPNP and GCNII one per propagation step but the last), and the run's
+// staleness and refresh figures.
 type gasState struct {
 	loader  *sample.GAS
 	hist    []*history.History
@@ -53,7 +55,7 @@ func (t *trainer) setupGAS() error {
 		s.isTrain[v] = true
 	}
 	for l := 0; l < t.cfg.Layers-1; l++ {
-		h, err := history.New(g.N, t.cfg.Hidden)
+		h, err := history.New(g.N, t.model.EmbedDim(l))
 		if err != nil {
 			return fmt.Errorf("history of layer %d: %w", l+1, err)
 		}
@@ -75,18 +77,21 @@ func (t *trainer) setupGAS() error {
 	return nil
 }
 
-// fill replaces history l with h (N×Dim on the host, original node order)
-// stamped with step, and returns the relative error the rows had.
+// fill replaces history l with the first Dim columns of h (layer l's
+// output, N rows on the host in original node order; for APPNP and GCNII
+// steps [Z | X0], of which the history holds Z) stamped with step, and
+// returns the relative error the rows had.
 func (s *gasState) fill(l int, h []float32, step int64) (float64, error) {
-	d := s.hist[l].Dim()
-	if len(h) != len(s.loader.Inv)*d {
-		return 0, fmt.Errorf("%d values for %d nodes x %d dims", len(h), len(s.loader.Inv), d)
+	d, n := s.hist[l].Dim(), len(s.loader.Inv)
+	if n == 0 || len(h)%n != 0 || len(h)/n < d {
+		return 0, fmt.Errorf("%d values for %d nodes x at least %d dims", len(h), n, d)
 	}
-	if len(s.buf) != len(h) {
-		s.buf = make([]float32, len(h))
+	w := len(h) / n
+	if len(s.buf) != n*d {
+		s.buf = make([]float32, n*d)
 	}
 	for i, v := range s.loader.Inv {
-		copy(s.buf[i*d:(i+1)*d], h[int(v)*d:(int(v)+1)*d])
+		copy(s.buf[i*d:(i+1)*d], h[int(v)*w:int(v)*w+d])
 	}
 	return s.hist[l].RefreshHost(s.buf, step)
 }

@@ -43,7 +43,7 @@ type Result struct {
 	Efficiency float64            `json:"efficiency"`
 	ValAcc     float64            `json:"val_acc"` // the best validation accuracy
 	BestEpoch  int                `json:"best_epoch"`
-	Epochs     int                `json:"epochs"`
+	Epochs     int                `json:"epochs"`  // trained: fewer than configured when Patience stopped the run
 	EpochS     float64            `json:"epoch_s"` // mean wall seconds per epoch, evaluation included
 	SetupS     float64            `json:"setup_s"` // one-time setup before the first epoch (not in train_s)
 	TrainS     float64            `json:"train_s"` // wall seconds of the whole training loop
@@ -147,11 +147,15 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		Kind: cfg.Model, In: ds.NumFeatures, Hidden: cfg.Hidden, Out: ds.NumClasses, Layers: cfg.Layers,
 		Dropout: float32(cfg.Dropout), InputDropout: cfg.Model == "gcn" || cfg.Model == "gat", Seed: cfg.Seed,
 		Heads: cfg.Heads, AttnDropout: float32(cfg.AttnDropout),
+		Alpha: float32(cfg.Alpha), Theta: float32(cfg.Theta), Activation: cfg.Activation,
 	})
 	if err != nil {
 		return nil, err
 	}
 	t.opt = nn.NewAdam(float32(cfg.LR), float32(cfg.WeightDecay))
+	if cfg.WDConv != nil {
+		t.opt.ConvWeightDecay = float32(*cfg.WDConv)
+	}
 	if err := t.initMem(); err != nil {
 		t.close()
 		return nil, err
@@ -255,6 +259,15 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		pending = nil
 		return nil
 	}
+	// patienceOut reports whether Patience epochs have passed since the
+	// best validation accuracy, as of the last recorded evaluation.
+	patienceOut := func() bool {
+		if t.cfg.Patience == 0 || res.BestEpoch < 1 || len(res.History) == 0 {
+			return false
+		}
+		return res.History[len(res.History)-1].Epoch-res.BestEpoch >= t.cfg.Patience
+	}
+	ran := 0 // epochs trained
 	for epoch := 1; epoch <= t.cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -276,6 +289,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		st.TrainS = time.Since(t0).Seconds()
+		ran = epoch
 		if rss, err := memory.HostRSS(); err == nil {
 			rec.Metric("host_rss", epoch, -1, float64(rss))
 		}
@@ -294,6 +308,13 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			// finish before this epoch's snapshot is evaluated.
 			if err := finishEval(); err != nil {
 				return nil, err
+			}
+			if patienceOut() {
+				res.History = append(res.History, st) // trained, not evaluated
+				if onEpoch != nil {
+					onEpoch(st)
+				}
+				break
 			}
 			snap, err := t.model.Snapshot(t.dev)
 			if err != nil {
@@ -318,12 +339,16 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			onEpoch(st)
 		}
 		rec.Flush()
+		if patienceOut() {
+			break
+		}
 	}
 	if err := finishEval(); err != nil {
 		return nil, err
 	}
+	res.Epochs = ran
 	res.TrainS = time.Since(start).Seconds()
-	res.EpochS = res.TrainS / float64(t.cfg.Epochs)
+	res.EpochS = res.TrainS / float64(max(ran, 1))
 	res.PeakBytes = t.dev.Mem().Stats().Peak
 	t.memResult(res)
 	res.Steps = t.opt.Steps()

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
@@ -105,10 +106,21 @@ func TestConfigValidate(t *testing.T) {
 	if err := Defaults("gat").Validate(); err != nil {
 		t.Fatal(err)
 	}
-	cfg = Defaults("gat")
-	cfg.Sampler, cfg.Parts, cfg.PartsPerBatch = "gas", 4, 1
-	if err := cfg.Validate(); err == nil {
-		t.Fatal("expected an error for gat with gas")
+	for _, model := range []string{"gcn", "sage", "gat", "appnp", "gcnii"} {
+		cfg = Defaults(model)
+		cfg.Sampler, cfg.Parts, cfg.PartsPerBatch = "gas", 4, 1
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s with gas: %v", model, err)
+		}
+	}
+	cfg = Defaults("gcnii")
+	bad := -0.1
+	cfg.Activation, cfg.Alpha, cfg.Theta, cfg.WDConv, cfg.Patience = "tanh", 1.5, -1, &bad, -1
+	err := cfg.Validate()
+	for _, want := range []string{"activation", "alpha", "theta", "conv weight decay", "patience"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not mention %s", err, want)
+		}
 	}
 	if err := Defaults("gcn").Validate(); err != nil {
 		t.Fatal(err)
@@ -122,5 +134,29 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, Defaults("gcn"), ds, split, cpu.New(1, 0), Options{}); err == nil {
 		t.Fatal("expected an error from a canceled context")
+	}
+}
+
+// TestPatience checks that training stops Patience epochs after the best
+// validation accuracy, with evaluation in turn and overlapped (where the
+// epoch that trained while the deciding evaluation ran is kept, not
+// evaluated).
+func TestPatience(t *testing.T) {
+	ds := plantedPartition(t, 200, 2, 4)
+	split, _ := data.PerClassSplit(ds.Y, 2, 10, 50, 100, 0)
+	for _, overlap := range []bool{false, true} {
+		cfg := Defaults("gcn")
+		cfg.Epochs, cfg.Patience, cfg.OverlapEval = 300, 5, overlap
+		res, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra := 0
+		if overlap {
+			extra = 1
+		}
+		if res.Epochs >= cfg.Epochs || res.Epochs != res.BestEpoch+cfg.Patience+extra || len(res.History) != res.Epochs {
+			t.Errorf("overlap %v: %d epochs trained (%d in history), best at %d, patience %d", overlap, res.Epochs, len(res.History), res.BestEpoch, cfg.Patience)
+		}
 	}
 }
