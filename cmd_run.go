@@ -122,6 +122,8 @@ var flagKeys = map[string]string{
 	"weight-decay": "weight_decay", "dropout": "dropout", "sampler": "sampler", "fanout": "fanouts",
 	"batch-size": "batch_size", "seed": "seed", "threads": "threads", "features": "features",
 	"eval-every": "eval_every", "eval-chunk": "eval_chunk",
+	"heads": "heads", "attn-dropout": "attn_dropout", "act": "activation", "alpha": "alpha", "theta": "theta",
+	"wd-conv": "wd_conv", "patience": "patience", "parts": "parts", "parts-per-batch": "parts_per_batch",
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {

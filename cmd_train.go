@@ -51,12 +51,17 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn, sage, gat, appnp or gcnii")
 	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 16)")
 	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
-	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs")
+	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs (gcnii: 1500 by default)")
+	fl.IntVar(&f.cfg.Patience, "patience", f.cfg.Patience, "stop after N epochs without a better validation accuracy (0 = never; gcnii: 100 by default)")
 	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
-	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases)")
+	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases); with --wd-conv, on the dense layers only")
+	fl.Var(optFloatFlag{&f.cfg.WDConv}, "wd-conv", "L2 weight decay on the message-passing layers' weights, --weight-decay then covering the dense ones (gcnii: 0.01 on its convolutions, 5e-4 on its linears by default)")
 	fl.Float64Var(&f.cfg.Dropout, "dropout", f.cfg.Dropout, "dropout probability")
 	fl.IntVar(&f.cfg.Heads, "heads", 8, "gat: attention heads in hidden layers (--hidden is then per head)")
 	fl.Float64Var(&f.cfg.AttnDropout, "attn-dropout", 0.6, "gat: dropout on attention coefficients")
+	fl.StringVar(&f.cfg.Activation, "act", f.cfg.Activation, "activation between gcn, sage and gat layers: relu or elu (default relu)")
+	fl.Float64Var(&f.cfg.Alpha, "alpha", f.cfg.Alpha, "appnp, gcnii: teleport (initial-residual) weight alpha (default 0.1)")
+	fl.Float64Var(&f.cfg.Theta, "theta", f.cfg.Theta, "gcnii: lambda of the identity mapping, beta_l = ln(lambda/l + 1) (default 0.5)")
 	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
 	fl.IntVar(&f.cfg.Parts, "parts", 0, "gas: number of graph parts (KWay partition)")
 	fl.IntVar(&f.cfg.PartsPerBatch, "parts-per-batch", 1, "gas: graph parts per mini-batch")
@@ -97,6 +102,27 @@ func (s *sizeFlag) Set(v string) error {
 }
 
 func (s *sizeFlag) Type() string { return "size" }
+
+// optFloatFlag is a float flag that leaves its target nil until set.
+type optFloatFlag struct{ p **float64 }
+
+func (o optFloatFlag) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(**o.p, 'g', -1, 64)
+}
+
+func (o optFloatFlag) Set(v string) error {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return err
+	}
+	*o.p = &x
+	return nil
+}
+
+func (o optFloatFlag) Type() string { return "float" }
 
 // experimentSplit applies the split flags set on the command line to s.
 // An unset --split-seed leaves s.Seed as it is: the split then follows the
@@ -193,6 +219,24 @@ func applyModelDefaults(fl *pflag.FlagSet, cfg *train.Config, fanout *string) {
 	}
 	if !fl.Changed("attn-dropout") {
 		cfg.AttnDropout = d.AttnDropout
+	}
+	if !fl.Changed("act") {
+		cfg.Activation = d.Activation
+	}
+	if !fl.Changed("alpha") {
+		cfg.Alpha = d.Alpha
+	}
+	if !fl.Changed("theta") {
+		cfg.Theta = d.Theta
+	}
+	if !fl.Changed("wd-conv") {
+		cfg.WDConv = d.WDConv
+	}
+	if !fl.Changed("epochs") {
+		cfg.Epochs = d.Epochs
+	}
+	if !fl.Changed("patience") {
+		cfg.Patience = d.Patience
 	}
 	if !fl.Changed("layers") && (cfg.Model == "appnp" || cfg.Model == "gcnii") {
 		cfg.Layers = d.Layers
