@@ -1,6 +1,10 @@
 package common
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap is every key binding of the workbench; the help overlay lists them
 // all from here.
@@ -60,7 +64,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) All() []Section {
 	return []Section{
 		{"Everywhere", []key.Binding{k.Help, k.Quit, k.Back}},
-		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.Open, k.Refresh}},
+		{"Lists", []key.Binding{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.Open, k.Refresh}},
 		{"Sessions", []key.Binding{k.NewExperiment, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
 		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut}},
 	}
@@ -70,4 +74,17 @@ func (k KeyMap) All() []Section {
 type Section struct {
 	Title    string
 	Bindings []key.Binding
+}
+
+// asciiKeys replaces the arrow glyphs of key help with words.
+var asciiKeys = strings.NewReplacer("↑", "up", "↓", "down", "←", "left", "→", "right")
+
+// KeyName is the key column of a binding's help, in plain words when the
+// context draws with ASCII only.
+func (c *Common) KeyName(b key.Binding) string {
+	k := b.Help().Key
+	if c.Opts.ASCII {
+		return asciiKeys.Replace(k)
+	}
+	return k
 }
