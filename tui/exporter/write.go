@@ -1,0 +1,275 @@
+package exporter
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// Kind is a kind of file the exporter writes.
+type Kind int
+
+// The kinds, in the order the dialog lists them.
+const (
+	Markdown Kind = iota // the comparison as a GitHub table
+	CSV                  // the comparison, one record per run
+	LaTeX                // the comparison as a tabular environment
+	Trace                // a Chrome Trace Event file of the runs
+	Archive              // the session as one archive file (one session only)
+)
+
+// Kinds lists every kind.
+var Kinds = []Kind{Markdown, CSV, LaTeX, Trace, Archive}
+
+// String names the kind as the dialog shows it.
+func (k Kind) String() string {
+	switch k {
+	case Markdown:
+		return "Markdown table"
+	case CSV:
+		return "CSV"
+	case LaTeX:
+		return "LaTeX tabular"
+	case Trace:
+		return "Chrome trace"
+	case Archive:
+		return "Session archive"
+	}
+	return fmt.Sprintf("kind %d", int(k))
+}
+
+// FileName is the kind's file name in the export folder ("" for Archive,
+// which has a path of its own).
+func (k Kind) FileName() string {
+	switch k {
+	case Markdown:
+		return "compare.md"
+	case CSV:
+		return "compare.csv"
+	case LaTeX:
+		return "compare.tex"
+	case Trace:
+		return "trace.json"
+	}
+	return ""
+}
+
+// Request is what to export.
+type Request struct {
+	// Refs are the runs of the comparison and the trace.
+	Refs []sessions.RunRef
+	// Comparison, if set, is the comparison of Refs already computed.
+	Comparison *sessions.Comparison
+	// Kinds are the files to write.
+	Kinds []Kind
+	// Dir is the folder of the comparison files and the trace.
+	Dir string
+	// Session and ArchivePath: the session to archive and where.
+	Session     *sessions.Session
+	ArchivePath string
+}
+
+// Compare puts runs side by side as `gnnscope compare` does: runs that a
+// launch has not started yet are reported as runner sees them (pending,
+// canceled or not started), and the baseline is the run of variant
+// baseline, else the first.
+func Compare(refs []sessions.RunRef) (*sessions.Comparison, error) {
+	states := map[string][]sessions.RunState{}
+	refs = append([]sessions.RunRef(nil), refs...)
+	for i := range refs {
+		s := refs[i].Session
+		if _, ok := states[s.ID()]; !ok {
+			st, err := runner.RunStates(s)
+			if err != nil {
+				st = nil // fall back to what sessions tells
+			}
+			states[s.ID()] = st
+		}
+		for j := range states[s.ID()] {
+			if st := &states[s.ID()][j]; st.Run == refs[i].Run {
+				refs[i].State = st
+			}
+		}
+	}
+	c, err := sessions.Compare(refs, sessions.CompareOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	return c, nil
+}
+
+// Write writes the requested files and returns their paths, in the order
+// of Kinds. It writes each file through a temporary file renamed once
+// complete, and goes on after a failure, reporting every error.
+func Write(req Request) ([]string, error) {
+	var wrote []string
+	var errs []error
+	needCompare := false
+	for _, k := range req.Kinds {
+		if k == Markdown || k == CSV || k == LaTeX {
+			needCompare = true
+		}
+	}
+	c := req.Comparison
+	if needCompare && c == nil {
+		if len(req.Refs) == 0 {
+			return nil, errors.New("export: no runs to compare")
+		}
+		var err error
+		if c, err = Compare(req.Refs); err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+	}
+	for _, k := range req.Kinds {
+		var path string
+		var err error
+		switch k {
+		case Markdown, CSV, LaTeX:
+			path = filepath.Join(req.Dir, k.FileName())
+			format := map[Kind]string{Markdown: sessions.FormatMarkdown, CSV: sessions.FormatCSV, LaTeX: sessions.FormatLaTeX}[k]
+			err = writeFile(path, func(w io.Writer) error { return c.Write(w, format) })
+		case Trace:
+			path = filepath.Join(req.Dir, k.FileName())
+			err = writeTrace(path, req.Refs)
+		case Archive:
+			path, err = writeArchive(req.Session, req.ArchivePath)
+		default:
+			err = fmt.Errorf("unknown kind %d", int(k))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k, err))
+			continue
+		}
+		wrote = append(wrote, path)
+	}
+	if len(errs) > 0 {
+		return wrote, fmt.Errorf("export: %w", errors.Join(errs...))
+	}
+	return wrote, nil
+}
+
+// Summary says what an export wrote in one line: the files by name, and
+// the folder they are in when they share one.
+func Summary(wrote []string) string {
+	if len(wrote) == 0 {
+		return "wrote nothing"
+	}
+	dir := filepath.Dir(wrote[0])
+	names := make([]string, len(wrote))
+	for i, p := range wrote {
+		if filepath.Dir(p) != dir {
+			return "wrote " + strings.Join(wrote, ", ")
+		}
+		names[i] = filepath.Base(p)
+	}
+	return "wrote " + strings.Join(names, ", ") + " in " + dir
+}
+
+// checkDir makes sure the export folder exists.
+func checkDir(dir string) error {
+	if strings.TrimSpace(dir) == "" {
+		return errors.New("no folder given")
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
+// writeFile writes path through a temporary file in the same folder.
+func writeFile(path string, write func(io.Writer) error) error {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeTrace writes the runs' journals as one Chrome trace, every run
+// starting at zero (as `gnnscope export trace` without --wall-clock).
+// Runs without a journal are left out; none at all is an error.
+func writeTrace(path string, refs []sessions.RunRef) error {
+	tr := profile.NewTrace()
+	n := 0
+	for _, ref := range refs {
+		f, err := os.Open(ref.Session.JournalPath(ref.Run))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: %w", ref.Label(), err)
+		}
+		r := tr.NewRun(ref.Run, "", ref.Session.ID())
+		_, err = sessions.ScanJournal(f, func(e *profile.Event) error { r.Add(e); return nil })
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("run %s: %w", ref.Label(), err)
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("no run has a journal yet")
+	}
+	return writeFile(path, func(w io.Writer) error {
+		_, err := tr.WriteTo(w)
+		return err
+	})
+}
+
+// writeArchive exports the session to path; the archive may not go inside
+// the session's own folder (it would archive itself). A session with runs
+// still running is exported up to their last complete journal line.
+func writeArchive(s *sessions.Session, path string) (string, error) {
+	if s == nil {
+		return "", errors.New("an archive holds one session: select one")
+	}
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("no archive path given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.Abs(s.Dir())
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is inside the session's folder; write the archive elsewhere", path)
+	}
+	if err := checkDir(filepath.Dir(abs)); err != nil {
+		return "", err
+	}
+	if _, err := s.ExportFile(abs, sessions.ExportOptions{AllowRunning: true}); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
