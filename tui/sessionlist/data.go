@@ -1,0 +1,348 @@
+package sessionlist
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// Run is one run of a session as the list shows it.
+type Run struct {
+	Name   string
+	Status string
+	Error  string
+	// EpochS is the mean epoch wall time (0 while unknown).
+	EpochS float64
+	// Speedup is the baseline's mean epoch time over this run's.
+	Speedup float64
+	TestAcc *float64
+	// Epoch and Epochs are the progress of a running run: the last epoch
+	// with a loss and the configured number of epochs (0 when unknown).
+	Epoch, Epochs int
+}
+
+// Entry is one session of the list.
+type Entry struct {
+	ID       string
+	Name     string
+	Created  time.Time
+	Status   string // running, ok, crashed, oom, failed, canceled, unknown, empty, error
+	Imported bool
+	Data     string
+	Model    string
+	Variants []string
+	Runs     []Run
+
+	// Key figures: the baseline run, the best other run (highest
+	// speedup) and the speedup of the best over the baseline.
+	Baseline   string
+	BaseEpochS float64
+	BaseAcc    *float64
+	Best       string
+	BestEpochS float64
+	BestAcc    *float64
+	Speedup    float64
+
+	// Err is set when the session could not be read (fully).
+	Err string
+}
+
+// Running reports whether a run of the session may still change.
+func (e *Entry) Running() bool { return e.Status == sessions.StatusRunning }
+
+// notStartedBeforeExport explains a run of an imported session that had
+// not started when the session was exported.
+const notStartedBeforeExport = "not started before the session was exported"
+
+// sessionStatus is a session's status from its runs' statuses, as
+// `gnnscope sessions` reports it: running if one is running or pending;
+// else the first of crashed, oom, failed, canceled, unknown that a run
+// has; else ok ("empty" without runs).
+func sessionStatus(statuses []string) string {
+	if len(statuses) == 0 {
+		return "empty"
+	}
+	for _, st := range statuses {
+		if st == sessions.StatusRunning || st == runner.StatusPending {
+			return sessions.StatusRunning
+		}
+	}
+	for _, bad := range []string{sessions.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled, sessions.StatusUnknown} {
+		if slices.Contains(statuses, bad) {
+			return bad
+		}
+	}
+	for _, st := range statuses {
+		if st != profile.StatusOK {
+			return st
+		}
+	}
+	return profile.StatusOK
+}
+
+// describe reads one session fully: its experiment, the state of every
+// run and the figures from the journals (runner.Compare).
+func describe(store *sessions.Store, id string) Entry {
+	e := Entry{ID: id, Variants: []string{}}
+	s, err := store.Get(id)
+	if err != nil {
+		e.Status, e.Err = "error", err.Error()
+		return e
+	}
+	e.Name, e.Created = s.Meta.Name, s.Meta.Created
+	for _, v := range s.Meta.Variants {
+		e.Variants = append(e.Variants, v.Name)
+	}
+	info, _ := s.ImportInfo()
+	e.Imported = info != nil
+	if exp, _, err := runner.LoadSession(s); err == nil {
+		e.Data, e.Model = exp.Data, exp.Train.Model
+	}
+	t, err := runner.Compare(s)
+	if err != nil {
+		e.Err = err.Error()
+	}
+	for _, r := range t.Runs {
+		run := Run{Name: r.Run, Status: r.Status, Error: r.Error, EpochS: r.EpochMeanS, Speedup: r.Speedup, TestAcc: r.TestAcc}
+		if e.Imported && run.Status == runner.StatusPending {
+			run.Status, run.Error = sessions.StatusCrashed, notStartedBeforeExport
+		}
+		e.Runs = append(e.Runs, run)
+		if len(s.Meta.Variants) == 0 {
+			e.Variants = append(e.Variants, r.Run)
+		}
+	}
+	e.Baseline = t.Baseline
+	e.finish()
+	return e
+}
+
+// finish derives the session status and the key figures from the runs.
+func (e *Entry) finish() {
+	statuses := make([]string, len(e.Runs))
+	for i, r := range e.Runs {
+		statuses[i] = r.Status
+	}
+	if e.Status != "error" {
+		e.Status = sessionStatus(statuses)
+	}
+	if e.Baseline == "" {
+		for _, r := range e.Runs {
+			if r.Name == runner.Baseline {
+				e.Baseline = r.Name
+			}
+		}
+		if e.Baseline == "" && len(e.Runs) > 0 {
+			e.Baseline = e.Runs[0].Name
+		}
+	}
+	e.BaseEpochS, e.BaseAcc = 0, nil
+	e.Best, e.BestEpochS, e.BestAcc, e.Speedup = "", 0, nil, 0
+	base := -1
+	for i, r := range e.Runs {
+		if r.Name == e.Baseline {
+			base = i
+			e.BaseEpochS, e.BaseAcc = r.EpochS, r.TestAcc
+		}
+	}
+	best := -1
+	for i := range e.Runs {
+		r := &e.Runs[i]
+		if base >= 0 && e.BaseEpochS > 0 && r.EpochS > 0 {
+			r.Speedup = e.BaseEpochS / r.EpochS
+		}
+		if i == base {
+			continue
+		}
+		if r.Speedup > 0 && (best < 0 || r.Speedup > e.Runs[best].Speedup) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		r := e.Runs[best]
+		e.Best, e.BestEpochS, e.BestAcc, e.Speedup = r.Name, r.EpochS, r.TestAcc, r.Speedup
+	}
+}
+
+// loadAll describes every session of the store, newest first.
+func loadAll(store *sessions.Store) ([]Entry, error) {
+	ids, err := sessionIDs(store)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, describe(store, id))
+	}
+	return out, nil
+}
+
+// sessionIDs lists the session folders of the store, newest first (ids
+// sort by creation time). It reads the folder only.
+func sessionIDs(store *sessions.Store) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(store.Root(), "sessions"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var ids []string
+	for _, ent := range ents {
+		if ent.IsDir() && sessions.ValidName(ent.Name()) == nil {
+			ids = append(ids, ent.Name())
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { return strings.Compare(b, a) })
+	return ids, nil
+}
+
+// poller follows the running sessions between polls: one journal tail
+// per running run, so a poll reads only what was appended. A poll runs in
+// a command; the list keeps at most one in flight, so the poller is never
+// used by two goroutines at once.
+type poller struct {
+	store *sessions.Store
+	runs  map[string]*liveRun // by SESSION/RUN
+}
+
+// liveRun is a running run's tail and what it has shown so far.
+type liveRun struct {
+	tail   *sessions.Tailer
+	agg    *profile.Aggregator
+	epochs int // configured, from run_start
+	epoch  int // last epoch with a loss
+	acc    *float64
+}
+
+func newPoller(store *sessions.Store) *poller {
+	return &poller{store: store, runs: map[string]*liveRun{}}
+}
+
+// pollResult is what a poll found: fresh entries for sessions that are
+// new or were running, and the ids of the store in list order.
+type pollResult struct {
+	ids     []string
+	updated map[string]Entry
+	err     error
+}
+
+// poll lists the store's session folders, describes new ones, and
+// refreshes the running ones of prev (keyed by id): run states from the
+// end of the journals, progress and figures from the tails. A session
+// whose runs have all ended is described once more from its whole
+// journals, and its tails are closed.
+func (p *poller) poll(prev map[string]Entry) pollResult {
+	res := pollResult{updated: map[string]Entry{}}
+	ids, err := sessionIDs(p.store)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.ids = ids
+	live := map[string]bool{}
+	for _, id := range ids {
+		old, known := prev[id]
+		switch {
+		case !known:
+			res.updated[id] = describe(p.store, id)
+		case old.Running():
+			e := p.refresh(old)
+			if e.Running() {
+				for _, r := range e.Runs {
+					live[id+"/"+r.Name] = true
+				}
+				res.updated[id] = e
+			} else {
+				res.updated[id] = describe(p.store, id)
+			}
+		}
+	}
+	for k, lr := range p.runs {
+		if !live[k] {
+			lr.tail.Close()
+			delete(p.runs, k)
+		}
+	}
+	return res
+}
+
+// refresh updates a running session's entry from its run states and the
+// tails of its journals.
+func (p *poller) refresh(old Entry) Entry {
+	e := old
+	e.Runs = nil
+	s, err := p.store.Get(old.ID)
+	if err != nil {
+		e.Status, e.Err = "error", err.Error()
+		e.Runs = old.Runs
+		return e
+	}
+	states, err := runner.RunStates(s)
+	if err != nil {
+		e.Err = err.Error()
+	}
+	for _, st := range states {
+		r := Run{Name: st.Run, Status: st.Status, Error: st.Error}
+		key := old.ID + "/" + st.Run
+		lr := p.runs[key]
+		if lr == nil && st.Size > 0 {
+			lr = &liveRun{tail: sessions.NewTailer(s.JournalPath(st.Run), sessions.TailOptions{}), agg: profile.NewAggregator()}
+			p.runs[key] = lr
+		}
+		if lr != nil {
+			evs, err := lr.tail.Poll()
+			if err != nil && e.Err == "" {
+				e.Err = err.Error()
+			}
+			lr.add(evs)
+			sum := lr.agg.Summary()
+			r.EpochS = sum.EpochStats.MeanS
+			r.Epoch, r.Epochs, r.TestAcc = lr.epoch, lr.epochs, lr.acc
+		}
+		e.Runs = append(e.Runs, r)
+	}
+	e.finish()
+	return e
+}
+
+// add folds new events into the run's figures.
+func (lr *liveRun) add(evs []profile.Event) {
+	lr.agg.AddAll(evs)
+	for i := range evs {
+		ev := &evs[i]
+		switch ev.T {
+		case profile.TypeRunStart:
+			var cfg struct {
+				Epochs int `json:"epochs"`
+			}
+			if json.Unmarshal(ev.Config, &cfg) == nil {
+				lr.epochs = cfg.Epochs
+			}
+		case profile.TypeMetric:
+			switch ev.Name {
+			case "loss":
+				lr.epoch = max(lr.epoch, ev.Epoch)
+			case "test_acc":
+				v := ev.Value
+				lr.acc = &v
+			}
+		}
+	}
+}
+
+// close ends every tail.
+func (p *poller) close() {
+	for k, lr := range p.runs {
+		lr.tail.Close()
+		delete(p.runs, k)
+	}
+}
