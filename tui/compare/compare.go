@@ -1,0 +1,460 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/exporter"
+)
+
+// RefreshInterval is how often the table is recomputed while a compared
+// run is running.
+const RefreshInterval = 2 * time.Second
+
+var nextID atomic.Int64
+
+// Messages of the screen's own commands; id tells this screen's from an
+// earlier one's.
+type (
+	computedMsg struct {
+		id  int64
+		c   *sessions.Comparison
+		err error
+	}
+	refreshMsg struct{ id int64 }
+)
+
+// Model is the comparison screen.
+type Model struct {
+	c      *common.Common
+	id     int64
+	refs   []sessions.RunRef
+	args   []string
+	cmp    *sessions.Comparison
+	err    string
+	busy   bool
+	width  int
+	height int
+	row    int // first table row shown (below the header)
+	col    int // first run column shown
+	export *exporter.Model
+}
+
+// New resolves the references ("SESSION", "SESSION/RUN", unique prefixes,
+// "last") and returns the screen; Init computes the comparison.
+func New(c *common.Common, refs []string) (*Model, error) {
+	if len(refs) == 0 {
+		return nil, errors.New("compare: no runs selected")
+	}
+	runs, err := c.Store.SelectRuns(refs)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	return &Model{c: c, id: nextID.Add(1), refs: runs, args: refs, busy: true}, nil
+}
+
+// Init computes the comparison.
+func (m *Model) Init() tea.Cmd { return m.compute() }
+
+func (m *Model) compute() tea.Cmd {
+	refs, id := m.refs, m.id
+	return func() tea.Msg {
+		c, err := exporter.Compare(refs)
+		return computedMsg{id, c, err}
+	}
+}
+
+// Comparison returns the table shown (nil before the first computation).
+func (m *Model) Comparison() *sessions.Comparison { return m.cmp }
+
+// Title names the screen.
+func (m *Model) Title() string {
+	if len(m.refs) > 0 && m.oneSession() {
+		return fmt.Sprintf("Compare %d runs of %s", len(m.refs), m.refs[0].Session.ID())
+	}
+	return fmt.Sprintf("Compare %d runs", len(m.refs))
+}
+
+func (m *Model) oneSession() bool {
+	for _, r := range m.refs {
+		if r.Session.ID() != m.refs[0].Session.ID() {
+			return false
+		}
+	}
+	return true
+}
+
+// Capturing reports whether the export dialog is open (it takes every
+// key).
+func (m *Model) Capturing() bool { return m.export != nil }
+
+// SetSize sets the area the screen draws in.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	if m.export != nil {
+		m.export.SetWidth(w)
+	}
+}
+
+// live reports whether a compared run may still change.
+func (m *Model) live() bool {
+	if m.cmp == nil {
+		return false
+	}
+	for _, r := range m.cmp.Runs {
+		if r.Status == sessions.StatusRunning || r.Status == runner.StatusPending {
+			return true
+		}
+	}
+	return false
+}
+
+// Update handles messages.
+func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case computedMsg:
+		if msg.id != m.id {
+			return m, nil
+		}
+		m.busy = false
+		if msg.err != nil {
+			m.err = msg.err.Error()
+			return m, nil
+		}
+		m.cmp, m.err = msg.c, ""
+		if m.live() {
+			id := m.id
+			return m, tea.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
+		}
+		return m, nil
+	case refreshMsg:
+		if msg.id != m.id || m.busy {
+			return m, nil
+		}
+		m.busy = true
+		return m, m.compute()
+	case exporter.DoneMsg:
+		if m.export == nil {
+			return m, nil
+		}
+		if msg.Err != nil && len(msg.Wrote) == 0 {
+			m.export, _ = m.export.Update(msg)
+			return m, nil
+		}
+		m.export = nil
+		st := common.StatusMsg{Text: exporter.Summary(msg.Wrote)}
+		if msg.Err != nil {
+			st = common.StatusMsg{Text: st.Text + "; " + msg.Err.Error(), Err: true}
+		}
+		return m, func() tea.Msg { return st }
+	case exporter.ClosedMsg:
+		m.export = nil
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.export != nil {
+		var cmd tea.Cmd
+		m.export, cmd = m.export.Update(msg)
+		return cmd
+	}
+	k := m.c.Keys
+	rows, cols := m.tableSize()
+	page := max(m.bodyRows()-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.row--
+	case key.Matches(msg, k.Down):
+		m.row++
+	case key.Matches(msg, k.PageUp):
+		m.row -= page
+	case key.Matches(msg, k.PageDown):
+		m.row += page
+	case key.Matches(msg, k.Top):
+		m.row = 0
+	case key.Matches(msg, k.Bottom):
+		m.row = rows
+	case key.Matches(msg, k.Left):
+		m.col--
+	case key.Matches(msg, k.Right):
+		m.col++
+	case key.Matches(msg, k.Refresh):
+		if !m.busy {
+			m.busy = true
+			return m.compute()
+		}
+	case key.Matches(msg, k.Open):
+		if len(m.refs) > 0 {
+			ref := m.refs[min(max(m.col, 0), len(m.refs)-1)]
+			return func() tea.Msg { return common.OpenDashboardMsg{Session: ref.Session.ID()} }
+		}
+	case key.Matches(msg, k.Export):
+		if m.cmp == nil {
+			return nil
+		}
+		t := exporter.Target{Title: m.Title(), Refs: m.refs, Comparison: m.cmp,
+			Checked: []exporter.Kind{exporter.Markdown, exporter.CSV, exporter.LaTeX, exporter.Trace}}
+		t.Title = strings.Replace(t.Title, "Compare", "comparison of", 1)
+		if m.oneSession() {
+			t.Session = m.refs[0].Session
+		}
+		m.export = exporter.New(m.c, t)
+		m.export.SetWidth(m.width)
+	}
+	m.row = min(max(m.row, 0), max(rows-m.bodyRows(), 0))
+	m.col = min(max(m.col, 0), max(cols-1, 0))
+	return nil
+}
+
+// ShortHelp lists the keys the status bar shows for this screen.
+func (m *Model) ShortHelp() []key.Binding {
+	if m.export != nil {
+		return nil
+	}
+	k := m.c.Keys
+	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Export, k.Open, k.Refresh, k.Back, k.Help, k.Quit}
+}
+
+// figure is one row of the table.
+type figure struct {
+	label string
+	cell  func(r *sessions.RunFigures) string
+}
+
+func sec(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func ratio(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func opt(p *float64, digits int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*p, 'f', digits, 64)
+}
+
+func bytesCell(p *int64) string {
+	if p == nil {
+		return "-"
+	}
+	return sessions.HumanBytes(*p)
+}
+
+// figures are the table's rows after the configuration differences.
+var figures = []figure{
+	{"status", func(r *sessions.RunFigures) string { return r.Status }},
+	{"epochs", func(r *sessions.RunFigures) string {
+		if r.Epochs == 0 {
+			return "-"
+		}
+		return strconv.Itoa(r.Epochs)
+	}},
+	{"epoch mean s", func(r *sessions.RunFigures) string { return sec(r.EpochMeanS) }},
+	{"epoch median s", func(r *sessions.RunFigures) string { return sec(r.EpochMedianS) }},
+	{"epoch min s", func(r *sessions.RunFigures) string { return sec(r.EpochMinS) }},
+	{"epoch max s", func(r *sessions.RunFigures) string { return sec(r.EpochMaxS) }},
+	{"epoch sd s", func(r *sessions.RunFigures) string { return sec(r.EpochStdS) }},
+	{"sample s", func(r *sessions.RunFigures) string { return sec(r.SampleS) }},
+	{"transfer s", func(r *sessions.RunFigures) string { return sec(r.TransferS) }},
+	{"train s", func(r *sessions.RunFigures) string { return sec(r.TrainS) }},
+	{"eval s", func(r *sessions.RunFigures) string { return sec(r.EvalS) }},
+	{"data wait s", func(r *sessions.RunFigures) string { return sec(r.DataWaitS) }},
+	{"overlap", func(r *sessions.RunFigures) string { return ratio(r.Overlap) }},
+	{"efficiency", func(r *sessions.RunFigures) string { return ratio(r.Efficiency) }},
+	{"peak memory", func(r *sessions.RunFigures) string { return bytesCell(r.PeakBytes) }},
+	{"p99 memory", func(r *sessions.RunFigures) string { return bytesCell(r.P99PeakBytes) }},
+	{"OOMs", func(r *sessions.RunFigures) string { return strconv.FormatInt(r.OOMs, 10) }},
+	{"staleness mean", func(r *sessions.RunFigures) string { return opt(r.StaleMean, 2) }},
+	{"staleness max", func(r *sessions.RunFigures) string { return opt(r.StaleMax, 2) }},
+	{"test acc", func(r *sessions.RunFigures) string { return opt(r.TestAcc, 4) }},
+	{"val acc", func(r *sessions.RunFigures) string { return opt(r.ValAcc, 4) }},
+	{"speedup", func(r *sessions.RunFigures) string {
+		if r.Speedup == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(r.Speedup, 'f', 2, 64) + "x"
+	}},
+}
+
+// table returns the header and the rows: the configuration keys that
+// differ, then the figures. sep is the index of the first figure row.
+func (m *Model) table() (header []string, rows [][]string, sep int) {
+	c := m.cmp
+	header = append(header, "")
+	for _, r := range c.Runs {
+		label := r.Label
+		if label == c.Baseline {
+			label += " (base)"
+		}
+		header = append(header, label)
+	}
+	for _, k := range c.ConfigKeys {
+		row := []string{k}
+		for _, r := range c.Runs {
+			v, ok := r.Config[k]
+			if !ok {
+				v = "-"
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	sep = len(rows)
+	for _, f := range figures {
+		row := []string{f.label}
+		for i := range c.Runs {
+			row = append(row, f.cell(&c.Runs[i]))
+		}
+		rows = append(rows, row)
+	}
+	return header, rows, sep
+}
+
+// tableSize returns the number of rows and run columns.
+func (m *Model) tableSize() (int, int) {
+	if m.cmp == nil {
+		return 0, 0
+	}
+	return len(m.cmp.ConfigKeys) + len(figures), len(m.cmp.Runs)
+}
+
+// notes are the lines below the table: the baseline and run errors.
+func (m *Model) notes() []string {
+	st := m.c.Styles
+	var out []string
+	if m.cmp.Baseline != "" {
+		out = append(out, st.Muted.Render("speedup: mean epoch time of "+m.cmp.Baseline+" over each run's"))
+	}
+	for _, r := range m.cmp.Runs {
+		if r.Error != "" {
+			out = append(out, st.Error.Render(r.Label+": "+r.Status+": "+r.Error))
+		}
+	}
+	return out
+}
+
+// bodyRows is the number of table rows that fit under the header.
+func (m *Model) bodyRows() int {
+	extra := 2 // table header, rule
+	if m.cmp != nil {
+		extra += len(m.notes())
+	}
+	if m.export != nil {
+		extra += common.Lines(m.export.View()) + 1
+	}
+	return max(m.height-extra, 1)
+}
+
+// View renders the table in its area.
+func (m *Model) View() string {
+	st := m.c.Styles
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if m.cmp == nil {
+		switch {
+		case m.err != "":
+			return common.Fit(st.Error.Render(m.err), w, h)
+		default:
+			return common.Fit(st.Muted.Render(fmt.Sprintf("reading %d journals...", len(m.refs))), w, h)
+		}
+	}
+	header, rows, sepRow := m.table()
+	// column widths: labels, then each run
+	labelW := 0
+	for _, r := range rows {
+		labelW = max(labelW, len(r[0]))
+	}
+	labelW = min(labelW, max(w/3, 8))
+	colW := make([]int, len(header))
+	for j := 1; j < len(header); j++ {
+		colW[j] = len([]rune(header[j]))
+		for _, r := range rows {
+			colW[j] = max(colW[j], len([]rune(r[j])))
+		}
+		colW[j] = min(colW[j], 28)
+	}
+	// the run columns that fit from m.col on
+	first := min(max(m.col, 0), max(len(header)-2, 0)) + 1
+	last := first
+	used := labelW
+	for j := first; j < len(header); j++ {
+		if used+2+colW[j] > w && j > first {
+			break
+		}
+		used += 2 + colW[j]
+		last = j + 1
+	}
+	line := func(cells []string, style func(j int, s string) string) string {
+		var b strings.Builder
+		b.WriteString(common.PadRight(common.Truncate(cells[0], labelW, st.Glyphs.Ellipsis), labelW))
+		for j := first; j < last; j++ {
+			b.WriteString("  ")
+			cell := common.PadLeft(common.Truncate(cells[j], colW[j], st.Glyphs.Ellipsis), colW[j])
+			b.WriteString(style(j, cell))
+		}
+		return b.String()
+	}
+	plain := func(_ int, s string) string { return s }
+	var out []string
+	hdr := line(header, func(_ int, s string) string { return st.Header.Render(s) })
+	more := ""
+	if first > 1 {
+		more += "◀"
+	}
+	if last < len(header) {
+		more += "▶"
+	}
+	if m.c.Opts.ASCII {
+		more = strings.NewReplacer("◀", "<", "▶", ">").Replace(more)
+	}
+	if more != "" {
+		hdr += " " + st.Muted.Render(more)
+	}
+	out = append(out, hdr)
+	out = append(out, st.Border.Render(strings.Repeat(st.Glyphs.HLine, min(used, w))))
+	body := m.bodyRows()
+	start := min(max(m.row, 0), max(len(rows)-body, 0))
+	for i := start; i < len(rows) && i < start+body; i++ {
+		r := rows[i]
+		switch {
+		case i < sepRow:
+			out = append(out, line(r, func(_ int, s string) string { return st.Warn.Render(s) }))
+		case r[0] == "speedup":
+			out = append(out, st.Title.Render(line(r, plain)))
+		case r[0] == "status":
+			out = append(out, line(r, func(_ int, s string) string { return statusStyle(m.c, strings.TrimSpace(s)).Render(s) }))
+		default:
+			out = append(out, line(r, plain))
+		}
+	}
+	out = append(out, m.notes()...)
+	if m.export != nil {
+		out = append(out, "", m.export.View())
+	}
+	return common.Fit(strings.Join(out, "\n"), w, h)
+}
