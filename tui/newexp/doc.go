@@ -1,0 +1,15 @@
+// Package newexp is the workbench's new-experiment form: dataset, model,
+// sampler, fanouts, batch size, epochs and memory budget, the sampler
+// workers and prefetch depth of the pipelined variants, and the variants
+// to run — the baseline and one toggle per optimization (the built-in
+// optimized schedule, pipelined sampling, overlapped evaluation, the
+// memory guard, GNNAutoScale).
+//
+// Every change is checked with the rules `gnnscope run` applies (dataset
+// references by load.Resolve, the training config by
+// runner.ConfigFromKeys, each variant by runner.Resolve), and errors show
+// inline next to the field they concern. Launching saves the experiment
+// (session.json, plus spec.toml for `gnnscope run --spec`) and starts the
+// runs in the background through the context's Launcher; the root then
+// opens the dashboard.
+package newexp
