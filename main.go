@@ -23,9 +23,15 @@ func newRootCmd() *cobra.Command {
 		Short: "Profile and compare GNN training runs",
 		Long: `gnnscope trains graph neural networks with its own engine, records every
 stage of every batch (sample, transfer, train, eval), and compares a baseline
-run against optimized ones.`,
+run against optimized ones.
+
+Without a command, on a terminal, gnnscope opens the workbench (as
+'gnnscope ui'): sessions, live dashboards, comparisons and exports.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		// No subcommand: the workbench on a terminal, this help otherwise.
+		RunE: runRoot,
 	}
 	for _, add := range subcommands {
 		root.AddCommand(add())

@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/common"
+)
+
+// Options configure the workbench.
+type Options struct {
+	// Home is the store root (default: $GNNSCOPE_HOME, else the XDG data
+	// folder; see sessions.DefaultRoot).
+	Home string
+	// NoColor draws without colors (also when NO_COLOR is set).
+	NoColor bool
+	// ASCII draws with 7-bit characters only (no braille, no box
+	// drawing).
+	ASCII bool
+	// Input and Output default to the terminal.
+	Input  io.Reader
+	Output io.Writer
+}
+
+// Run opens the workbench and returns when the user quits (or ctx ends).
+// Runs launched from it go on in the background.
+func Run(ctx context.Context, opts Options) error {
+	store, err := sessions.Open(opts.Home)
+	if err != nil {
+		return fmt.Errorf("workbench: %w", err)
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	c := common.New(store, common.Options{NoColor: opts.NoColor, ASCII: opts.ASCII})
+	m := New(c)
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(c.Opts.MaxFPS)}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	_, err = tea.NewProgram(m, popts...).Run()
+	m.Close()
+	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
+		return fmt.Errorf("workbench: %w", err)
+	}
+	n := 0
+	for _, e := range m.List().Entries() {
+		if e.Running() {
+			n++
+		}
+	}
+	if n > 0 {
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		what := "session is"
+		if n > 1 {
+			what = "sessions are"
+		}
+		fmt.Fprintf(out, "%d %s still running in the background; gnnscope reopens the workbench and follows them.\n", n, what)
+	}
+	return nil
+}
