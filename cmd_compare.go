@@ -49,6 +49,9 @@ then, per run:
   OOMs                                oom events
   staleness mean, max                 age of pulled history rows in optimizer
                                       steps (stale events; blank without them)
+  history rel. error, history memory  GNNAutoScale histories: relative error at
+                                      the last refresh, largest over layers
+                                      (hist_err events), and host bytes
   test accuracy                       the run's result, else its last test_acc
   speedup                             the baseline's mean epoch time over the run's
 

@@ -81,6 +81,10 @@ type Summary struct {
 	BudgetBytes int64   `json:"budget_bytes"` // last mem budget
 	StaleMean   float64 `json:"stale_mean"`   // mean of stale events' means
 	StaleMax    float64 `json:"stale_max"`    // max of stale events' max
+	// HistRelErr is the largest over layers of each layer's last hist_err
+	// relative error: the histories' error at the last refresh (0 without
+	// hist_err events).
+	HistRelErr float64 `json:"hist_rel_err"`
 }
 
 // Stage returns the total seconds of spans named name (0 if none).
@@ -134,6 +138,7 @@ type Aggregator struct {
 	staleSum  float64
 	staleN    int64
 	staleMax  float64
+	histErr   map[int]float64 // last finite hist_err rel_err per layer
 }
 
 type epochAcc struct {
@@ -150,6 +155,7 @@ func NewAggregator() *Aggregator {
 		lanes:   map[string]int64{},
 		epochs:  map[int]*epochAcc{},
 		metrics: map[string]float64{},
+		histErr: map[int]float64{},
 	}
 }
 
@@ -183,6 +189,10 @@ func (a *Aggregator) add(e *Event) {
 		}
 		if !math.IsNaN(e.Max) && !math.IsInf(e.Max, 0) {
 			a.staleMax = max(a.staleMax, e.Max)
+		}
+	case TypeHistErr:
+		if !math.IsNaN(e.RelErr) && !math.IsInf(e.RelErr, 0) {
+			a.histErr[e.Layer] = e.RelErr
 		}
 	case TypeRunStart:
 		a.run, a.variant = e.Run, e.Variant
@@ -276,6 +286,9 @@ func (a *Aggregator) Summary() Summary {
 	}
 	if a.staleN > 0 {
 		s.StaleMean = a.staleSum / float64(a.staleN)
+	}
+	for _, v := range a.histErr {
+		s.HistRelErr = max(s.HistRelErr, v)
 	}
 	if a.hasSpan {
 		wall := a.maxEnd - a.minStart

@@ -51,6 +51,16 @@ type RunFigures struct {
 	ValAcc    *float64 `json:"val_acc,omitempty"`
 	BestEpoch int      `json:"best_epoch,omitempty"`
 
+	// GNNAutoScale runs: staleness of pulled history rows in optimizer
+	// steps (mean of the stale events' means, largest max), the
+	// histories' relative error at the last refresh (largest over layers)
+	// and their host bytes; absent for other runs (see
+	// sessions.RunFigures).
+	StalenessMean *float64 `json:"staleness_mean,omitempty"`
+	StalenessMax  *float64 `json:"staleness_max,omitempty"`
+	HistoryRelErr *float64 `json:"history_rel_err,omitempty"`
+	HistoryBytes  *int64   `json:"history_bytes,omitempty"`
+
 	Events    int64 `json:"events"`              // journal events read
 	Malformed int   `json:"malformed,omitempty"` // journal lines skipped
 }
@@ -95,6 +105,7 @@ func Compare(s *sessions.Session) (Table, error) {
 			Spans:       r.Spans, SampleS: r.SampleS, TransferS: r.TransferS, TrainS: r.TrainS, EvalS: r.EvalS,
 			DataWaitS: r.DataWaitS, Overlap: r.Overlap, Efficiency: r.Efficiency,
 			Speedup: r.Speedup, TestAcc: r.TestAcc, ValAcc: r.ValAcc, BestEpoch: r.BestEpoch,
+			StalenessMean: r.StaleMean, StalenessMax: r.StaleMax, HistoryRelErr: r.HistoryRelErr, HistoryBytes: r.HistoryBytes,
 			Events: r.Events, Malformed: r.Malformed,
 		}
 		if f.EpochSource == "summary" {
@@ -109,8 +120,9 @@ func Compare(s *sessions.Session) (Table, error) {
 }
 
 // Render writes the table as aligned plain-ASCII text: one line per run
-// (EPOCH s is the mean epoch time, SD its sample standard deviation), then
-// notes and the errors of runs that did not end ok.
+// (EPOCH s is the mean epoch time, SD its sample standard deviation; when
+// a run has history figures, STALE MEAN, STALE MAX, HIST ERR and HIST
+// BYTES follow), then notes and the errors of runs that did not end ok.
 func (t Table) Render(w io.Writer) error {
 	title := "session " + t.Session
 	if t.Name != "" {
@@ -120,7 +132,15 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC")
+	gas := false
+	for _, r := range t.Runs {
+		gas = gas || r.StalenessMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
+	}
+	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
+	if gas {
+		header += "\tSTALE MEAN\tSTALE MAX\tHIST ERR\tHIST BYTES"
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range t.Runs {
 		cells := []string{r.Variant, r.Status}
 		if r.Epochs > 0 {
@@ -140,10 +160,14 @@ func (t Table) Render(w io.Writer) error {
 		} else {
 			cells = append(cells, "-")
 		}
-		if r.TestAcc != nil {
-			cells = append(cells, fmt.Sprintf("%.4f", *r.TestAcc))
-		} else {
-			cells = append(cells, "-")
+		cells = append(cells, optFloat("%.4f", r.TestAcc))
+		if gas {
+			cells = append(cells, optFloat("%.2f", r.StalenessMean), optFloat("%.0f", r.StalenessMax), optFloat("%.4f", r.HistoryRelErr))
+			if r.HistoryBytes != nil {
+				cells = append(cells, sessions.HumanBytes(*r.HistoryBytes))
+			} else {
+				cells = append(cells, "-")
+			}
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
@@ -167,6 +191,14 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// optFloat formats *v, or "-" when v is nil.
+func optFloat(format string, v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v)
 }
 
 // sec formats seconds with three decimals (fewer for long times).

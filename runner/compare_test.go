@@ -120,4 +120,37 @@ func TestCompare(t *testing.T) {
 	if ns.Run != "nospans" || ns.EpochSource != "result" || !near(ns.EpochMeanS, 3) || ns.TestAcc != nil {
 		t.Errorf("no spans: %+v", ns)
 	}
+	out.Reset()
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "STALE") {
+		t.Errorf("history columns without a GAS run:\n%s", out.String())
+	}
+
+	// a GAS run: history figures from its summary, rendered in columns
+	relErr := 0.125
+	writeRun(t, s, "gas", []float64{1}, profile.StatusOK, &train.Result{BestEpoch: 1, TestAcc: 0.8, HistoryRelErr: &relErr, HistoryBytes: 3 << 20})
+	tab, err = Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g RunFigures
+	for _, r := range tab.Runs {
+		if r.Run == "gas" {
+			g = r
+		}
+	}
+	if g.HistoryRelErr == nil || *g.HistoryRelErr != relErr || g.HistoryBytes == nil || *g.HistoryBytes != 3<<20 || g.StalenessMean != nil {
+		t.Errorf("gas run %+v", g)
+	}
+	out.Reset()
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"STALE MEAN", "HIST ERR", "0.1250", "3.0 MiB"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("rendering lacks %q:\n%s", want, out.String())
+		}
+	}
 }

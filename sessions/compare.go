@@ -259,8 +259,14 @@ type RunFigures struct {
 	// Staleness of pulled history rows (stale events): the mean of the
 	// events' means and the largest max, in optimizer steps.
 	StaleEvents int64    `json:"stale_events"`
-	StaleMean   *float64 `json:"stale_mean,omitempty"`
-	StaleMax    *float64 `json:"stale_max,omitempty"`
+	StaleMean   *float64 `json:"staleness_mean,omitempty"`
+	StaleMax    *float64 `json:"staleness_max,omitempty"`
+	// Historical embeddings (GNNAutoScale): their relative error at the
+	// last refresh, largest over layers (from the hist_err events, else
+	// the run_end summary's history_rel_err), and their host bytes (the
+	// run_end summary's history_bytes).
+	HistoryRelErr *float64 `json:"history_rel_err,omitempty"`
+	HistoryBytes  *int64   `json:"history_bytes,omitempty"`
 
 	// TestAcc is run_end's summary test_acc (at the best validation
 	// epoch), else the last test_acc metric; TestAccSource says which
@@ -460,6 +466,10 @@ func (f *RunFigures) fill(js *JournalSummary) {
 		mean, mx := sum.StaleMean, sum.StaleMax
 		f.StaleMean, f.StaleMax = &mean, &mx
 	}
+	if sum.Counts[profile.TypeHistErr] > 0 {
+		v := sum.HistRelErr
+		f.HistoryRelErr = &v
+	}
 	if v, ok := sum.Metrics["test_acc"]; ok && finite(v) {
 		f.TestAcc, f.TestAccSource = &v, "metric"
 	}
@@ -486,6 +496,8 @@ type result struct {
 	DataWaitS  *float64           `json:"data_wait_s"`
 	Overlap    *float64           `json:"overlap"`
 	Efficiency *float64           `json:"efficiency"`
+	HistRelErr *float64           `json:"history_rel_err"`
+	HistBytes  *int64             `json:"history_bytes"`
 	History    []struct {
 		TrainS float64 `json:"train_s"`
 		EvalS  float64 `json:"eval_s"`
@@ -513,6 +525,14 @@ func (f *RunFigures) fromResult(raw json.RawMessage) {
 	}
 	if res.BestEpoch != nil && *res.BestEpoch > 0 {
 		f.BestEpoch = *res.BestEpoch
+	}
+	if res.HistRelErr != nil && finite(*res.HistRelErr) && f.HistoryRelErr == nil {
+		v := *res.HistRelErr
+		f.HistoryRelErr = &v
+	}
+	if res.HistBytes != nil && *res.HistBytes > 0 {
+		v := *res.HistBytes
+		f.HistoryBytes = &v
 	}
 	if f.Spans > 0 {
 		return

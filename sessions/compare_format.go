@@ -62,7 +62,8 @@ type figureRow struct {
 }
 
 // Number formats, the same in every format: seconds with 3 decimals,
-// ratios (overlap, efficiency, speedup) 3, accuracy 4, staleness 2.
+// ratios (overlap, efficiency, speedup) 3, accuracy and history error 4,
+// staleness 2.
 func fmtSec(v float64) string   { return strconv.FormatFloat(v, 'f', 3, 64) }
 func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 func fmtAcc(v float64) string   { return strconv.FormatFloat(v, 'f', 4, 64) }
@@ -155,17 +156,29 @@ var figureRows = []figureRow{
 		}
 		return strconv.FormatInt(r.OOMs, 10)
 	}},
-	{"staleness mean", "stale_mean", func(r *RunFigures, _ bool) string {
+	{"staleness mean", "staleness_mean", func(r *RunFigures, _ bool) string {
 		if r.StaleMean == nil {
 			return ""
 		}
 		return fmtStale(*r.StaleMean)
 	}},
-	{"staleness max", "stale_max", func(r *RunFigures, _ bool) string {
+	{"staleness max", "staleness_max", func(r *RunFigures, _ bool) string {
 		if r.StaleMax == nil {
 			return ""
 		}
 		return fmtStale(*r.StaleMax)
+	}},
+	{"history rel. error", "history_rel_err", func(r *RunFigures, _ bool) string {
+		if r.HistoryRelErr == nil {
+			return ""
+		}
+		return fmtAcc(*r.HistoryRelErr)
+	}},
+	{"history memory", "history_bytes", func(r *RunFigures, human bool) string {
+		if r.HistoryBytes == nil {
+			return ""
+		}
+		return fmtBytes(*r.HistoryBytes, human)
 	}},
 	{"test accuracy", "test_acc", func(r *RunFigures, _ bool) string {
 		if r.TestAcc == nil {
@@ -401,7 +414,7 @@ func (r *RunFigures) sanitize() {
 			*p = 0
 		}
 	}
-	for _, pp := range []**float64{&r.StaleMean, &r.StaleMax, &r.TestAcc, &r.ValAcc} {
+	for _, pp := range []**float64{&r.StaleMean, &r.StaleMax, &r.HistoryRelErr, &r.TestAcc, &r.ValAcc} {
 		if *pp != nil && !finite(**pp) {
 			*pp = nil
 		}

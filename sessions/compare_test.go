@@ -27,6 +27,7 @@ type handRun struct {
 	peaksMiB      []int64   // one mem event per value
 	ooms          int
 	stale         [][2]float64 // (mean, max) per stale event
+	histErr       [][2]float64 // (layer, rel_err) per hist_err event
 	testMetrics   []float64    // test_acc metrics, in order
 	summary       string       // run_end summary; "" for no run_end
 	status        string
@@ -51,6 +52,9 @@ func (h handRun) events(session string) []profile.Event {
 	}
 	for _, s := range h.stale {
 		evs = append(evs, profile.Event{T: profile.TypeStale, Layer: 1, Mean: s[0], Max: s[1]})
+	}
+	for _, e := range h.histErr {
+		evs = append(evs, profile.Event{T: profile.TypeHistErr, Layer: int(e[0]), RelErr: e[1]})
 	}
 	for i, v := range h.testMetrics {
 		evs = append(evs, profile.Event{T: profile.TypeMetric, Name: "test_acc", Epoch: i + 1, Batch: -1, Value: v})
@@ -93,14 +97,14 @@ const (
 
 func handRuns() (handRun, handRun) {
 	base := handRun{name: "baseline", variant: "baseline", config: baseCfg, epochS: []float64{2, 3, 1},
-		summary: `{"test_acc":0.5,"val_acc":0.6,"best_epoch":2}`}
+		summary: `{"test_acc":0.5,"val_acc":0.6,"best_epoch":2,"history_rel_err":0.25}`}
 	peaks := make([]int64, 100)
 	for i := range peaks {
 		peaks[i] = int64(100 - i) // 100..1 MiB, out of order
 	}
 	opt := handRun{name: "optimized", variant: "optimized", config: optCfg, epochS: []float64{1, 1, 1},
-		peaksMiB: peaks, ooms: 3, stale: [][2]float64{{1, 4}, {3, 7}},
-		testMetrics: []float64{0.7, 0.8}, summary: `{"best_epoch":-1}`}
+		peaksMiB: peaks, ooms: 3, stale: [][2]float64{{1, 4}, {3, 7}}, histErr: [][2]float64{{0, 0.5}, {1, 0.3}, {0, 0.2}},
+		testMetrics: []float64{0.7, 0.8}, summary: `{"best_epoch":-1,"history_rel_err":0.9,"history_bytes":4096}`}
 	return base, opt
 }
 
@@ -150,6 +154,14 @@ func TestCompareFigures(t *testing.T) {
 	}
 	if o.StaleMean == nil || !near(*o.StaleMean, 2) || !near(*o.StaleMax, 7) || b.StaleMean != nil || b.StaleMax != nil {
 		t.Errorf("staleness %v %v / %v", o.StaleMean, o.StaleMax, b.StaleMean)
+	}
+	// history error: the last refresh's (each layer's last hist_err),
+	// largest over layers; else the summary's. Bytes: the summary's.
+	if o.HistoryRelErr == nil || !near(*o.HistoryRelErr, 0.3) || b.HistoryRelErr == nil || !near(*b.HistoryRelErr, 0.25) {
+		t.Errorf("history error %v / %v", o.HistoryRelErr, b.HistoryRelErr)
+	}
+	if o.HistoryBytes == nil || *o.HistoryBytes != 4096 || b.HistoryBytes != nil {
+		t.Errorf("history bytes %v / %v", o.HistoryBytes, b.HistoryBytes)
 	}
 	// accuracy: the summary's, else (best_epoch -1: no evaluation) the last metric
 	if b.TestAcc == nil || *b.TestAcc != 0.5 || b.TestAccSource != "summary" || b.BestEpoch != 2 {
@@ -404,7 +416,8 @@ func TestCompareCSV(t *testing.T) {
 		"speedup":        {"1.000", "2.000"},
 		"test_acc":       {"0.5000", "0.8000"},
 		"ooms":           {"0", "3"},
-		"stale_mean":     {"", "2.00"},
+		"staleness_mean": {"", "2.00"},
+		"history_bytes":  {"", "4096"},
 	} {
 		if i := col(name); b[i] != want[0] || o[i] != want[1] {
 			t.Errorf("%s: %q %q, want %q", name, b[i], o[i], want)
