@@ -123,7 +123,7 @@ var flagKeys = map[string]string{
 	"batch-size": "batch_size", "seed": "seed", "threads": "threads", "features": "features",
 	"eval-every": "eval_every", "eval-chunk": "eval_chunk",
 	"heads": "heads", "attn-dropout": "attn_dropout", "act": "activation", "alpha": "alpha", "theta": "theta",
-	"wd-conv": "wd_conv", "patience": "patience", "parts": "parts", "parts-per-batch": "parts_per_batch",
+	"wd-conv": "wd_conv", "wd-out": "wd_out", "clip-norm": "clip_norm", "patience": "patience", "parts": "parts", "parts-per-batch": "parts_per_batch",
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {

@@ -55,6 +55,8 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.IntVar(&f.cfg.Patience, "patience", f.cfg.Patience, "stop after N epochs without a better validation accuracy (0 = never; gcnii: 100 by default)")
 	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
 	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases); with --wd-conv, on the dense layers only")
+	fl.Var(optFloatFlag{&f.cfg.WDOut}, "wd-out", "L2 weight decay on the output layer's weights, overriding --weight-decay and --wd-conv there (GNNAutoScale's Cora settings: 0)")
+	fl.Float64Var(&f.cfg.ClipNorm, "clip-norm", 0, "scale each step's gradients to a global L2 norm of at most this (0 = no clipping; GNNAutoScale's grad_norm)")
 	fl.Var(optFloatFlag{&f.cfg.WDConv}, "wd-conv", "L2 weight decay on the message-passing layers' weights, --weight-decay then covering the dense ones (gcnii: 0.01 on its convolutions, 5e-4 on its linears by default)")
 	fl.Float64Var(&f.cfg.Dropout, "dropout", f.cfg.Dropout, "dropout probability")
 	fl.IntVar(&f.cfg.Heads, "heads", 8, "gat: attention heads in hidden layers (--hidden is then per head)")
@@ -231,6 +233,12 @@ func applyModelDefaults(fl *pflag.FlagSet, cfg *train.Config, fanout *string) {
 	}
 	if !fl.Changed("wd-conv") {
 		cfg.WDConv = d.WDConv
+	}
+	if !fl.Changed("wd-out") {
+		cfg.WDOut = d.WDOut
+	}
+	if !fl.Changed("clip-norm") {
+		cfg.ClipNorm = d.ClipNorm
 	}
 	if !fl.Changed("epochs") {
 		cfg.Epochs = d.Epochs

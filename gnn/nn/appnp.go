@@ -483,6 +483,7 @@ func newAPPNP(dev device.Device, spec Spec, r *rng.Rand) ([]Layer, error) {
 				return nil, err
 			}
 			l.Stem = []*Linear{lin1, lin2}
+			lin2.W.Output, lin2.B.Output = true, true
 		}
 		if l.Last {
 			l.Out = C

@@ -66,6 +66,7 @@ func newGCNII(dev device.Device, spec Spec, r *rng.Rand) ([]Layer, error) {
 				return fail(err)
 			}
 			l.Head, l.Out = lin1, spec.Out
+			lin1.W.Output, lin1.B.Output = true, true
 		}
 		loose = loose[:0]
 		layers = append(layers, l)

@@ -132,6 +132,9 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 		}
 		m.Layers = append(m.Layers, layer)
 	}
+	for _, p := range m.Layers[len(m.Layers)-1].Params() {
+		p.Output = true
+	}
 	return m, nil
 }
 
@@ -382,7 +385,7 @@ func (m *Model) Snapshot(dev device.Device) (*Model, error) {
 			return nil, fmt.Errorf("snapshot %s: %w", p.Name, err)
 		}
 		dev.Copy(w, p.W)
-		return &Param{Name: p.Name, W: w, Decay: p.Decay, Conv: p.Conv}, nil
+		return &Param{Name: p.Name, W: w, Decay: p.Decay, Conv: p.Conv, Output: p.Output}, nil
 	}
 	for _, layer := range m.Layers {
 		ps := layer.Params()

@@ -19,6 +19,10 @@ type Param struct {
 	// GAT, GCNII's convolutions), as opposed to dense ones (APPNP's MLP,
 	// GCNII's input and output linears): see Optimizer.ConvWeightDecay.
 	Conv bool
+	// Output marks the output layer's parameters (the last GCN, GraphSAGE
+	// or GAT layer, APPNP's second linear, GCNII's output linear): see
+	// Optimizer.OutWeightDecay.
+	Output bool
 }
 
 // Context carries what a forward or backward pass needs besides its inputs.
@@ -65,12 +69,18 @@ func glorot(dev device.Device, p *Param, r *rng.Rand) {
 }
 
 // Optimizer is Adam with L2 weight decay on the parameters marked Decay,
-// matching torch.optim.Adam: ConvWeightDecay on those also marked Conv,
-// WeightDecay on the others (two parameter groups, as GCNII's training
-// uses).
+// matching torch.optim.Adam with parameter groups: OutWeightDecay, when
+// set, on the output layer's (GNNAutoScale's and Kipf & Welling's GCN
+// leave it undecayed), else ConvWeightDecay on message-passing layers'
+// and WeightDecay on the others (GCNII decays its convolutions and its
+// linears differently). With ClipNorm > 0 the gradients are first scaled
+// so that their global L2 norm is at most ClipNorm, as
+// torch.nn.utils.clip_grad_norm_ does.
 type Optimizer struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float32
 	ConvWeightDecay                    float32
+	OutWeightDecay                     *float32
+	ClipNorm                           float32
 	step                               int
 }
 
@@ -83,17 +93,44 @@ func NewAdam(lr, weightDecay float32) *Optimizer {
 // Steps returns the number of updates applied so far.
 func (o *Optimizer) Steps() int { return o.step }
 
+// decay returns p's weight decay.
+func (o *Optimizer) decay(p *Param) float32 {
+	switch {
+	case !p.Decay:
+		return 0
+	case p.Output && o.OutWeightDecay != nil:
+		return *o.OutWeightDecay
+	case p.Conv:
+		return o.ConvWeightDecay
+	}
+	return o.WeightDecay
+}
+
+// GradNorm returns the global L2 norm of the parameters' gradients.
+func GradNorm(dev device.Device, params []*Param) float64 {
+	var s float64
+	for _, p := range params {
+		for _, v := range hostOf(dev, p.G) {
+			s += float64(v) * float64(v)
+		}
+	}
+	return math.Sqrt(s)
+}
+
 // Step applies one update to every parameter from its gradient.
 func (o *Optimizer) Step(dev device.Device, params []*Param) {
 	o.step++
-	for _, p := range params {
-		wd := float32(0)
-		switch {
-		case p.Decay && p.Conv:
-			wd = o.ConvWeightDecay
-		case p.Decay:
-			wd = o.WeightDecay
+	if o.ClipNorm > 0 {
+		if n := GradNorm(dev, params); n > float64(o.ClipNorm) {
+			// torch adds 1e-6 to the norm.
+			f := float32(float64(o.ClipNorm) / (n + 1e-6))
+			for _, p := range params {
+				dev.Scale(f, p.G)
+			}
 		}
+	}
+	for _, p := range params {
+		wd := o.decay(p)
 		dev.Adam(p.W, p.G, p.M, p.V, o.step, o.LR, o.Beta1, o.Beta2, o.Eps, wd)
 	}
 }

@@ -36,6 +36,14 @@ type Config struct {
 	// GAT), WeightDecay then applying to the dense ones (GCNII's input and
 	// output linears, APPNP's MLP). Unset, WeightDecay applies to all.
 	WDConv *float64 `json:"wd_conv,omitempty"`
+	// WDOut, when set, is the weight decay of the output layer's weights
+	// (the last GCN, GraphSAGE or GAT layer, APPNP's second linear,
+	// GCNII's output linear), overriding the above; GNNAutoScale's Cora
+	// settings, like Kipf & Welling's GCN, leave it undecayed (0).
+	WDOut *float64 `json:"wd_out,omitempty"`
+	// ClipNorm > 0 scales each step's gradients to a global L2 norm of at
+	// most ClipNorm (GNNAutoScale's grad_norm; 0: no clipping).
+	ClipNorm float64 `json:"clip_norm,omitempty"`
 	// Patience stops training once this many epochs have passed since the
 	// best validation accuracy (0: train every epoch).
 	Patience int `json:"patience,omitempty"`
@@ -193,6 +201,12 @@ func (c Config) Validate() error {
 	}
 	if c.WDConv != nil && *c.WDConv < 0 {
 		add("conv weight decay must be non-negative, got %g", *c.WDConv)
+	}
+	if c.WDOut != nil && *c.WDOut < 0 {
+		add("output weight decay must be non-negative, got %g", *c.WDOut)
+	}
+	if c.ClipNorm < 0 {
+		add("clip norm must be non-negative, got %g", c.ClipNorm)
 	}
 	if c.Patience < 0 {
 		add("patience must be non-negative, got %d", c.Patience)

@@ -156,6 +156,11 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 	if cfg.WDConv != nil {
 		t.opt.ConvWeightDecay = float32(*cfg.WDConv)
 	}
+	if cfg.WDOut != nil {
+		wd := float32(*cfg.WDOut)
+		t.opt.OutWeightDecay = &wd
+	}
+	t.opt.ClipNorm = float32(cfg.ClipNorm)
 	if err := t.initMem(); err != nil {
 		t.close()
 		return nil, err

@@ -115,9 +115,9 @@ func TestConfigValidate(t *testing.T) {
 	}
 	cfg = Defaults("gcnii")
 	bad := -0.1
-	cfg.Activation, cfg.Alpha, cfg.Theta, cfg.WDConv, cfg.Patience = "tanh", 1.5, -1, &bad, -1
+	cfg.Activation, cfg.Alpha, cfg.Theta, cfg.WDConv, cfg.WDOut, cfg.ClipNorm, cfg.Patience = "tanh", 1.5, -1, &bad, &bad, -1, -1
 	err := cfg.Validate()
-	for _, want := range []string{"activation", "alpha", "theta", "conv weight decay", "patience"} {
+	for _, want := range []string{"activation", "alpha", "theta", "conv weight decay", "output weight decay", "clip norm", "patience"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not mention %s", err, want)
 		}
