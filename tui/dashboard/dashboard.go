@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/runstate"
+	"github.com/gnnscope/gnnscope/tui/summary"
 )
 
 // Model is the Run dashboard of one session.
@@ -31,6 +31,9 @@ type Model struct {
 
 	width, height int
 	focus         int // focused run (Tab)
+
+	table  *summary.Model
+	panels []*panel // one per run, so each keeps its own caches
 
 	drawn   uint64 // set version the cached frame shows
 	frame   string
@@ -101,6 +104,7 @@ func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 		if err := m.set.StartLive(srcs); err != nil {
 			return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
 		}
+		m.setup()
 		return m, nil
 	}
 	if len(withJournal) == 0 {
@@ -124,9 +128,19 @@ func newReplay(c *common.Common, names []string, rp *sessions.Replay) (*Model, e
 	return m.startReplay(rp)
 }
 
+// newStatic builds a dashboard over a set that the caller feeds with
+// Set.Add (benchmarks and tests).
+func newStatic(c *common.Common, names []string, live bool) *Model {
+	m := &Model{c: c, names: names, live: live, id: nextID.Add(1), width: c.Width, height: c.Height, dirty: true}
+	m.set = runstate.NewSet(names)
+	m.setup()
+	return m
+}
+
 func (m *Model) startReplay(rp *sessions.Replay) (*Model, error) {
 	m.replay = rp
 	m.set = runstate.NewSet(m.names)
+	m.setup()
 	if err := m.set.StartReplay(rp); err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
@@ -194,6 +208,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.focus = (m.focus + 1) % len(m.names)
 			m.dirty = true
 		}
+		return nil
+	case key.Matches(msg, k.ZoomIn), key.Matches(msg, k.ZoomOut):
+		for _, p := range m.panels {
+			if key.Matches(msg, k.ZoomIn) {
+				p.timeline.ZoomIn()
+			} else {
+				p.timeline.ZoomOut()
+			}
+		}
+		m.dirty = true
 		return nil
 	}
 	if m.replay == nil {
@@ -288,37 +312,4 @@ func (m *Model) View() string {
 	m.set.Unlock()
 	m.drawn, m.lastPos, m.dirty = v, pos, false
 	return m.frame
-}
-
-// render draws the whole frame; the set is locked.
-func (m *Model) render() string {
-	if m.width <= 0 || m.height <= 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(m.c.Styles.Title.Render(m.Title()))
-	for _, r := range m.set.Runs() {
-		s := r.Summary()
-		fmt.Fprintf(&b, "\n%s  %s  events %d  epochs %d/%d  epoch %.3fs  overlap %.2f  efficiency %.2f",
-			r.Name, runStatus(r, m.live), r.Events, r.EpochsDone(&s), r.Epochs, s.EpochStats.MeanS, s.Overlap, s.Efficiency)
-	}
-	return b.String()
-}
-
-// runStatus is a run's status as the dashboard shows it.
-func runStatus(r *runstate.Run, live bool) string {
-	switch {
-	case r.Ended:
-		return r.Status
-	case r.Err != nil:
-		if errors.Is(r.Err, sessions.ErrWriterGone) {
-			return "crashed"
-		}
-		return "error"
-	case !r.Started:
-		return "waiting"
-	case live:
-		return "running"
-	}
-	return "replaying"
 }

@@ -1,0 +1,218 @@
+package dashboard
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/memchart"
+	"github.com/gnnscope/gnnscope/tui/metricchart"
+	"github.com/gnnscope/gnnscope/tui/runstate"
+	"github.com/gnnscope/gnnscope/tui/stalechart"
+	"github.com/gnnscope/gnnscope/tui/summary"
+	"github.com/gnnscope/gnnscope/tui/timeline"
+)
+
+// panel holds the components drawing one run.
+type panel struct {
+	timeline *timeline.Model
+	mem      *memchart.Model
+	loss     *metricchart.Model
+	acc      *metricchart.Model
+	stale    *stalechart.Model
+}
+
+// setup builds the table and one panel per run.
+func (m *Model) setup() {
+	m.table = summary.New(m.c, m.live)
+	m.panels = make([]*panel, len(m.names))
+	for i := range m.panels {
+		m.panels[i] = &panel{
+			timeline: timeline.New(m.c),
+			mem:      memchart.New(m.c),
+			loss:     metricchart.New(m.c, "Loss", "loss").Fallback("batch_loss"),
+			acc:      metricchart.New(m.c, "Accuracy", "train_acc", "val_acc", "test_acc").Unit(),
+			stale:    stalechart.New(m.c),
+		}
+	}
+}
+
+// sideBySide is the width from which two runs are drawn next to each
+// other.
+const sideBySide = 160
+
+// shown returns the runs whose panels are drawn: the focused one, and
+// its neighbor when the width allows two.
+func (m *Model) shown(n int) []int {
+	if n == 0 {
+		return nil
+	}
+	if n >= 2 && m.width >= sideBySide {
+		start := min(m.focus, n-2)
+		return []int{start, start + 1}
+	}
+	return []int{m.focus % n}
+}
+
+// render draws the whole frame; the set is locked.
+func (m *Model) render() string {
+	W, H := m.width, m.height
+	if W <= 0 || H <= 0 {
+		return ""
+	}
+	runs := m.set.Runs()
+	lines := []string{m.titleBar(W)}
+	// the table: a header and a line per run, at most a third of the
+	// height once the screen is short
+	th := min(1+len(runs), max(H/3, 2))
+	if H >= 4 {
+		m.table.SetSize(W, th)
+		lines = append(lines, strings.Split(m.table.View(runs, m.focus), "\n")...)
+	}
+	footer := H >= 6
+	ph := H - len(lines)
+	if footer {
+		ph--
+	}
+	if ph >= 3 {
+		show := m.shown(len(runs))
+		widths := make([]int, len(show))
+		blocks := make([][]string, len(show))
+		pw := W
+		if len(show) == 2 {
+			pw = (W - 1) / 2
+		}
+		for i, ri := range show {
+			widths[i] = pw
+			if i == len(show)-1 {
+				widths[i] = W - (len(show)-1)*(pw+1)
+			}
+			blocks[i] = m.panelView(ri, runs[ri], widths[i], ph)
+		}
+		sep := draw.PenOf(m.c.Styles.Border).Paint(m.c.Styles.Glyphs.VLine)
+		lines = append(lines, draw.Columns(ph, sep, widths, blocks...)...)
+	}
+	if footer {
+		lines = append(lines, m.footer(W))
+	}
+	return strings.Join(draw.Block(lines, W, H), "\n")
+}
+
+// panelView draws one run in w×h: a title line, the timeline, the
+// staleness chart when the run has histories, memory, and loss and
+// accuracy.
+func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
+	p := m.panels[i]
+	st := m.c.Styles
+	title := r.Name
+	if r.Variant != "" && r.Variant != r.Name {
+		title += " (" + r.Variant + ")"
+	}
+	info := "  " + summary.Status(r, m.live) + "  " + strconv.FormatInt(r.Events, 10) + " events"
+	if r.Err != nil {
+		info += "  " + r.Err.Error()
+	}
+	head := st.Title.Render(title) + st.Muted.Render(info)
+	if i == m.focus && len(m.names) > 1 {
+		head = st.Title.Render(st.Glyphs.Cursor+" ") + head
+	}
+	out := []string{draw.Cut(head, w, st.Glyphs.Ellipsis)}
+	rest := h - 1
+	if rest <= 0 {
+		return out
+	}
+	// timeline: its lanes, header, axis and legend; at most 40 %
+	tl := min(r.Lanes.Len()+3, max(rest*2/5, 3))
+	sh := 0
+	if r.HasStale() {
+		sh = min(stalechart.Height(r), max(rest/5, 2))
+	}
+	charts := rest - tl - sh
+	if charts < 6 { // too short for memory and metrics: timeline only
+		tl, sh, charts = rest, 0, 0
+	}
+	p.timeline.SetSize(w, tl)
+	out = append(out, strings.Split(p.timeline.View(r), "\n")...)
+	if sh > 0 {
+		p.stale.SetSize(w, sh)
+		out = append(out, strings.Split(p.stale.View(r), "\n")...)
+	}
+	if charts == 0 {
+		return out
+	}
+	mh := charts / 2
+	p.mem.SetSize(w, mh)
+	out = append(out, strings.Split(p.mem.View(r), "\n")...)
+	kh := charts - mh
+	if w >= 70 {
+		lw := (w - 1) / 2
+		p.loss.SetSize(lw, kh)
+		p.acc.SetSize(w-lw-1, kh)
+		out = append(out, draw.Columns(kh, " ", []int{lw, w - lw - 1},
+			strings.Split(p.loss.View(r), "\n"), strings.Split(p.acc.View(r), "\n"))...)
+	} else {
+		lh := kh / 2
+		p.loss.SetSize(w, lh)
+		p.acc.SetSize(w, kh-lh)
+		out = append(out, strings.Split(p.loss.View(r), "\n")...)
+		out = append(out, strings.Split(p.acc.View(r), "\n")...)
+	}
+	return out
+}
+
+// titleBar shows the session, live or replay with its position, speed
+// and state, and the last control's note.
+func (m *Model) titleBar(w int) string {
+	st := m.c.Styles
+	var b strings.Builder
+	b.WriteString(st.Title.Render(m.Title()))
+	if m.replay != nil {
+		pos, dur := m.replay.Position(), m.replay.Duration()
+		state := "playing"
+		switch {
+		case m.replay.Paused():
+			state = "paused"
+		case pos >= dur:
+			state = "end"
+		}
+		b.WriteString("  " + state + "  " + strconv.FormatFloat(m.replay.Speed(), 'g', 4, 64) + "x  " +
+			draw.Clock(pos) + " / " + draw.Clock(dur))
+		if bw := min(20, w-draw.Width(b.String())-3); bw >= 4 && dur > 0 {
+			full := int(float64(bw) * float64(pos) / float64(dur))
+			b.WriteString("  " + st.OK.Render(strings.Repeat(st.Glyphs.Full, full)) +
+				st.Muted.Render(strings.Repeat(st.Glyphs.HLine, bw-full)))
+		}
+	}
+	if m.status != "" {
+		b.WriteString("  " + st.Error.Render(m.status))
+	}
+	return draw.Cut(b.String(), w, st.Glyphs.Ellipsis)
+}
+
+// footer lists the dashboard's keys.
+func (m *Model) footer(w int) string {
+	k := m.c.Keys
+	st := m.c.Styles
+	var parts []string
+	add := func(keys, desc string) {
+		parts = append(parts, st.HelpKey.Render(keys)+" "+st.HelpDesc.Render(desc))
+	}
+	if m.replay != nil {
+		add(k.Pause.Help().Key, "pause")
+		add(k.Faster.Help().Key+"/"+k.Slower.Help().Key, "speed")
+		add(k.SeekBack.Help().Key+" "+k.SeekForward.Help().Key, "seek")
+	}
+	if len(m.names) > 1 {
+		add(k.NextPane.Help().Key, "next run")
+	}
+	add(k.ZoomIn.Help().Key+"/"+k.ZoomOut.Help().Key, "zoom "+m.zoomLabel())
+	add(k.Help.Help().Key, "help")
+	return draw.Cut(strings.Join(parts, "  "), w, st.Glyphs.Ellipsis)
+}
+
+func (m *Model) zoomLabel() string {
+	if len(m.panels) == 0 {
+		return ""
+	}
+	return m.panels[0].timeline.WindowLabel()
+}
