@@ -2,6 +2,7 @@ package draw
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -43,14 +44,63 @@ func (p Pen) Write(b *strings.Builder, s string) {
 }
 
 // Width is the display width of s (escape sequences excluded).
-func Width(s string) int { return ansi.StringWidth(s) }
+func Width(s string) int {
+	if n, ok := narrowWidth(s); ok {
+		return n
+	}
+	return ansi.StringWidth(s)
+}
+
+// narrowWidth counts the cells of s when every character in it is one
+// cell wide for sure: ASCII, Latin, and the ranges charts draw with
+// (arrows, box drawing, blocks, geometric shapes, dingbats, braille).
+// Escape sequences (CSI ... final byte) count nothing. ok is false when
+// s has anything else (combining marks, wide characters, other
+// escapes), for ansi.StringWidth to measure.
+func narrowWidth(s string) (n int, ok bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return 0, false
+			}
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+			continue
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+			continue
+		case c < 0x80:
+			return 0, false // control characters
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r >= 0xa0 && r < 0x300, // Latin-1 and Latin Extended
+			r == 0x2026,               // …
+			r >= 0x2190 && r < 0x2200, // arrows
+			r >= 0x2500 && r < 0x2600, // box drawing, blocks, geometric shapes
+			r >= 0x2700 && r < 0x2760, // dingbats (✖)
+			r >= 0x2800 && r < 0x2900: // braille
+			n++
+			i += size
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
 
 // PadRight pads s with spaces to w cells, cutting it when wider.
 func PadRight(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	n := ansi.StringWidth(s)
+	n := Width(s)
 	if n > w {
 		return ansi.Truncate(s, w, "")
 	}
@@ -62,7 +112,7 @@ func PadLeft(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	n := ansi.StringWidth(s)
+	n := Width(s)
 	if n > w {
 		return ansi.Truncate(s, w, "")
 	}
@@ -74,10 +124,10 @@ func Cut(s string, w int, tail string) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
-	if ansi.StringWidth(tail) >= w {
+	if Width(tail) >= w {
 		tail = ""
 	}
 	return ansi.Truncate(s, w, tail)
@@ -111,7 +161,7 @@ func Fit(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		if ansi.StringWidth(l) > w {
+		if Width(l) > w {
 			lines[i] = ansi.Truncate(l, w, "")
 		}
 	}

@@ -1,0 +1,95 @@
+package draw
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestWidthMatchesAnsi: the fast path agrees with ansi.StringWidth on
+// what the charts draw, styled or not, and defers on what it does not
+// know.
+func TestWidthMatchesAnsi(t *testing.T) {
+	st := lipgloss.NewStyle().Foreground(lipgloss.Color("#FF0000")).Bold(true)
+	for _, s := range []string{
+		"", "plain ascii", "✖ 3 OOM", "●▶┄│─█▏·…←→⣿═", "⠀⣿⡇ budget", "café",
+		st.Render("styled ✖") + " and " + st.Render("█████"), "宽字符", "e\u0301", "\x1b]8;;x\x1b\\link",
+		"tab\there",
+	} {
+		if got, want := Width(s), ansi.StringWidth(s); got != want {
+			t.Errorf("Width(%q) = %d, ansi says %d", s, got, want)
+		}
+	}
+	if _, ok := narrowWidth("宽"); ok {
+		t.Error("a wide character took the fast path")
+	}
+}
+
+func TestPadCut(t *testing.T) {
+	if got := PadRight("ab", 4); got != "ab  " {
+		t.Errorf("PadRight: %q", got)
+	}
+	if got := PadLeft("ab", 4); got != "  ab" {
+		t.Errorf("PadLeft: %q", got)
+	}
+	if got := PadRight("abcdef", 3); got != "abc" {
+		t.Errorf("PadRight cut: %q", got)
+	}
+	if got := Cut("abcdef", 4, "…"); got != "abc…" {
+		t.Errorf("Cut: %q", got)
+	}
+	if got := Fit("abc\ndefgh\ni", 3, 2); got != "abc\ndef" {
+		t.Errorf("Fit: %q", got)
+	}
+	b := Block([]string{"x"}, 2, 2)
+	if strings.Join(b, "|") != "x |  " {
+		t.Errorf("Block: %q", b)
+	}
+}
+
+func TestGrid(t *testing.T) {
+	g := NewGrid(3, 1)
+	g.Dot(0, 0, 1) // top left dot of cell 0
+	g.Dot(1, 3, 1) // bottom right dot of cell 0
+	g.Set(2, 0, 'x', 0)
+	g.Dot(99, 99, 1) // outside: ignored
+	lines := g.Lines([]Pen{{}, {Open: "<", Close: ">"}})
+	if want := "<\u2881> x"; lines[0] != want {
+		t.Errorf("grid line %q, want %q", lines[0], want)
+	}
+	g = NewGrid(4, 1)
+	g.Line(0, 0, 7, 3, 1)
+	if l := g.Lines(nil)[0]; ansi.StringWidth(l) != 4 || strings.Contains(l, " ") {
+		t.Errorf("diagonal line leaves gaps: %q", l)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		850 * time.Millisecond:    "850ms",
+		12345 * time.Millisecond:  "12.35s",
+		1234 * time.Millisecond:   "1.234s",
+		65200 * time.Millisecond:  "1m05.2s",
+		119960 * time.Millisecond: "1m59.9s",
+		3720 * time.Second:        "1h02m",
+		-1500 * time.Millisecond:  "-1.500s",
+	} {
+		if got := Dur(d); got != want {
+			t.Errorf("Dur(%v) = %q, want %q", d, got, want)
+		}
+	}
+	if got := Clock(83*time.Second + 450*time.Millisecond); got != "1:23.4" {
+		t.Errorf("Clock: %q", got)
+	}
+	for v, want := range map[float64]string{0: "0.00", 0.1234: "0.123", 1.5: "1.50", 12.34: "12.3", 123.4: "123", 12345: "12.3k", 2.5e6: "2.5M"} {
+		if got := Num(v); got != want {
+			t.Errorf("Num(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if Secs(0) != "-" || Secs(0.5) != "0.500" || Secs(12.345) != "12.35" || Secs(1234) != "1234" {
+		t.Error("Secs")
+	}
+}
