@@ -1,6 +1,12 @@
 package common
 
-import "github.com/gnnscope/gnnscope/sessions"
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/gnnscope/gnnscope/sessions"
+)
 
 // Options are the user's display choices, fixed for a program's lifetime.
 type Options struct {
@@ -26,6 +32,9 @@ type Common struct {
 	// Launch starts experiments in the background (RunnerLauncher of
 	// Store by default).
 	Launch Launcher
+	// Tick schedules a timer message (tea.Tick by default); tests that
+	// drive models step by step replace it so no timer fires behind them.
+	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 }
 
 // New builds a context for a store and options.
@@ -39,6 +48,7 @@ func New(store *sessions.Store, opts Options) *Common {
 		Opts:   opts,
 		Store:  store,
 		Launch: RunnerLauncher(store),
+		Tick:   tea.Tick,
 	}
 }
 
