@@ -2,8 +2,6 @@ package exporter
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -75,11 +73,8 @@ func New(c *common.Common, target Target) *Model {
 		m.dir.SetValue(target.Refs[0].Session.Dir())
 	}
 	if target.Session != nil {
-		name := target.Session.ID() + ".tar.gz"
-		if wd, err := os.Getwd(); err == nil {
-			name = filepath.Join(wd, name)
-		}
-		m.archive.SetValue(name)
+		// in the working directory, as `gnnscope sessions export -o` would
+		m.archive.SetValue(target.Session.ID() + ".tar.gz")
 	}
 	m.dir.CursorEnd()
 	m.archive.CursorEnd()

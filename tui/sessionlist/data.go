@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -207,9 +208,9 @@ func sessionIDs(store *sessions.Store) ([]string, error) {
 
 // poller follows the running sessions between polls: one journal tail
 // per running run, so a poll reads only what was appended. A poll runs in
-// a command; the list keeps at most one in flight, so the poller is never
-// used by two goroutines at once.
+// a command; the list keeps at most one in flight.
 type poller struct {
+	mu    sync.Mutex // a poll against close at exit
 	store *sessions.Store
 	runs  map[string]*liveRun // by SESSION/RUN
 }
@@ -241,6 +242,8 @@ type pollResult struct {
 // whose runs have all ended is described once more from its whole
 // journals, and its tails are closed.
 func (p *poller) poll(prev map[string]Entry) pollResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	res := pollResult{updated: map[string]Entry{}}
 	ids, err := sessionIDs(p.store)
 	if err != nil {
@@ -341,6 +344,8 @@ func (lr *liveRun) add(evs []profile.Event) {
 
 // close ends every tail.
 func (p *poller) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for k, lr := range p.runs {
 		lr.tail.Close()
 		delete(p.runs, k)

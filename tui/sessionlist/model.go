@@ -177,7 +177,7 @@ func (m *Model) SetSize(w, h int) {
 func (m *Model) next() tea.Cmd {
 	if m.anyRunning() && !m.inflight {
 		m.inflight = true
-		return tea.Tick(PollInterval, func(time.Time) tea.Msg { return tickMsg{} })
+		return m.c.Tick(PollInterval, func(time.Time) tea.Msg { return tickMsg{} })
 	}
 	return nil
 }
@@ -602,8 +602,11 @@ func (m *Model) columns() []column {
 		if v <= 0 {
 			return "-"
 		}
-		if v >= 1000 {
+		switch {
+		case v >= 1000:
 			return fmt.Sprintf("%.0f", v)
+		case v >= 100:
+			return fmt.Sprintf("%.1f", v)
 		}
 		return fmt.Sprintf("%.3f", v)
 	}
@@ -627,30 +630,29 @@ func (m *Model) columns() []column {
 			}
 			return e.Created.Local().Format("01-02 15:04")
 		}},
-		{"STATUS", 14, 1, false, func(e *Entry) string {
+		{"STATUS", 13, 1, false, func(e *Entry) string {
 			s := e.Status
 			if e.Imported {
 				s += "*"
 			}
 			return m.statusText(s, progress(e))
 		}},
-		{"DATA", 11, 3, false, func(e *Entry) string { return dash(e.Data) }},
+		{"DATA", 10, 3, false, func(e *Entry) string { return dash(e.Data) }},
 		{"MODEL", 5, 4, false, func(e *Entry) string { return dash(e.Model) }},
 		{"VARIANTS", 18, 8, false, func(e *Entry) string { return dash(strings.Join(e.Variants, ",")) }},
-		{"BASE s", 7, 5, true, func(e *Entry) string { return sec(e.BaseEpochS) }},
-		{"BEST s", 7, 6, true, func(e *Entry) string { return sec(e.BestEpochS) }},
+		{"BASE s", 6, 5, true, func(e *Entry) string { return sec(e.BaseEpochS) }},
+		{"BEST s", 6, 7, true, func(e *Entry) string { return sec(e.BestEpochS) }},
 		{"SPEEDUP", 7, 2, true, func(e *Entry) string {
 			if e.Speedup <= 0 {
 				return "-"
 			}
 			return fmt.Sprintf("%.2fx", e.Speedup)
 		}},
-		{"TEST ACC", 13, 7, false, func(e *Entry) string {
-			s := acc(e.BaseAcc)
+		{"TEST ACC", 8, 6, true, func(e *Entry) string {
 			if e.Best != "" {
-				s += "/" + acc(e.BestAcc)
+				return acc(e.BestAcc)
 			}
-			return s
+			return acc(e.BaseAcc)
 		}},
 	}
 }
