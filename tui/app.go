@@ -166,7 +166,7 @@ func (m *Model) setStatus(st common.StatusMsg) tea.Cmd {
 	m.status = st
 	m.statusSeq++
 	seq := m.statusSeq
-	return tea.Tick(StatusTimeout, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
+	return m.c.Tick(StatusTimeout, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }
 
 // key handles a key press.

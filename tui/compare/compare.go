@@ -134,7 +134,7 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		m.cmp, m.err = msg.c, ""
 		if m.live() {
 			id := m.id
-			return m, tea.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
+			return m, m.c.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
 		}
 		return m, nil
 	case refreshMsg:
