@@ -185,6 +185,9 @@ func (d *scoped) Alloc(rows, cols int) (*tensor.Tensor, error) {
 	return t, err
 }
 
+// Unwrap returns the underlying device.
+func (d *scoped) Unwrap() Device { return d.Device }
+
 // Free frees through the underlying device and uncounts the bytes.
 func (d *scoped) Free(t *tensor.Tensor) {
 	if t != nil && !t.View {

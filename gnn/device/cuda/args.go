@@ -1,0 +1,64 @@
+package cuda
+
+import (
+	"math"
+	"unsafe"
+)
+
+// maxArgs is the most parameters a kernel of this package takes.
+const maxArgs = 16
+
+// kargs packs kernel parameters for cuLaunchKernel. gorgonia.org/cu's
+// Launch copies 8 bytes from each parameter pointer, so every parameter is
+// stored as a uint64 whose low bytes hold the value (little-endian, as on
+// every platform CUDA runs on): the kernel reads as many as its parameter
+// type has.
+type kargs struct {
+	vals [maxArgs]uint64
+	ptrs [maxArgs]unsafe.Pointer
+	n    int
+}
+
+func (a *kargs) push(v uint64) *kargs {
+	if a.n == maxArgs {
+		panic("cuda: too many kernel arguments")
+	}
+	a.vals[a.n] = v
+	a.n++
+	return a
+}
+
+// ptr adds a device pointer.
+func (a *kargs) ptr(p uintptr) *kargs { return a.push(uint64(p)) }
+
+// i32 adds an int parameter.
+func (a *kargs) i32(v int) *kargs {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		panic("cuda: int kernel argument out of range")
+	}
+	return a.push(uint64(uint32(int32(v))))
+}
+
+// i64 adds a long long parameter.
+func (a *kargs) i64(v int64) *kargs { return a.push(uint64(v)) }
+
+// u32 adds an unsigned parameter.
+func (a *kargs) u32(v uint32) *kargs { return a.push(uint64(v)) }
+
+// u64 adds an unsigned long long parameter.
+func (a *kargs) u64(v uint64) *kargs { return a.push(v) }
+
+// f32 adds a float parameter.
+func (a *kargs) f32(v float32) *kargs { return a.push(uint64(math.Float32bits(v))) }
+
+// f64 adds a double parameter.
+func (a *kargs) f64(v float64) *kargs { return a.push(math.Float64bits(v)) }
+
+// list returns the parameter pointers (valid while a is alive and not
+// moved).
+func (a *kargs) list() []unsafe.Pointer {
+	for i := 0; i < a.n; i++ {
+		a.ptrs[i] = unsafe.Pointer(&a.vals[i])
+	}
+	return a.ptrs[:a.n]
+}

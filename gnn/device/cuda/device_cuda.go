@@ -1,0 +1,671 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+)
+
+var (
+	_ device.Device     = (*Device)(nil)
+	_ device.Async      = (*Device)(nil)
+	_ device.PinnedHost = (*Device)(nil)
+	_ device.Describer  = (*Device)(nil)
+)
+
+// Options configure Open.
+type Options struct {
+	// Budget caps the bytes of live tensors (0 = unlimited, i.e. the GPU's
+	// memory is the limit): past it Alloc returns a *device.OOMError.
+	Budget int64
+	// AsyncTransfer queues host-to-device copies of GatherHost and
+	// CopyFromHost on the copy stream and returns at once; compute waits for
+	// them with events. Off, every such copy runs on the compute stream and
+	// the call waits for it (no overlap).
+	AsyncTransfer bool
+	// BlockCacheBytes bounds the device copies of graph blocks kept for
+	// reuse (0 = the smaller of 1 GiB and an eighth of the GPU's memory).
+	BlockCacheBytes int64
+	// HostThreads is the number of goroutines that gather host rows into
+	// staging buffers (0 = GOMAXPROCS).
+	HostThreads int
+}
+
+// Device is the CUDA backend on one GPU. Its methods are safe for
+// concurrent use; kernels run in call order on one compute stream.
+type Device struct {
+	ordinal int
+	name    string
+	cdev    cu.Device
+	ctx     cu.CUContext
+	info    device.Info
+	sms     int
+
+	maxBlocks int
+	threads   int
+	async     bool
+
+	mem   *device.Allocator
+	pool  *cachingPool
+	stage *stagingPool
+
+	compute, copyS, history, timing cu.Stream
+	mods                            []cu.Module
+	fns                             map[string]cu.Function
+
+	evMu       sync.Mutex
+	syncEvents []*evt // idle events without timing
+	timeEvents []*evt // idle events with timing
+
+	blkMu  sync.Mutex
+	blocks *lru[*graph.Block, *devBlock]
+
+	pinMu  sync.RWMutex
+	pinned []pinnedRange // sorted by start
+
+	scratchMu               sync.Mutex
+	scratchLive, scratchMax int64
+
+	clock    *eventClock
+	spanMu   sync.Mutex
+	marks    map[uint64]markRec
+	nextMark uint64
+	spans    []pendingSpan
+	stop     chan struct{}
+	polled   chan struct{}
+
+	closed atomic.Bool
+}
+
+// evt is a pooled CUDA event.
+type evt struct {
+	e      cu.Event
+	timing bool
+}
+
+// dbuf is the Handle of a tensor allocated by a Device.
+type dbuf struct {
+	dev   *Device
+	blk   *block // nil for an empty tensor
+	bytes int64  // bytes accounted by the allocator
+	freed atomic.Bool
+
+	// Side-stream work on the buffer that compute has not yet waited for:
+	// a write (the copy stream filling it) and reads (the history stream
+	// copying it to the host).
+	pending atomic.Bool
+	mu      sync.Mutex
+	ready   *evt
+	readers []*evt
+}
+
+// pinnedRange is a block of mapped page-locked host memory.
+type pinnedRange struct {
+	start, end uintptr // host addresses
+	devptr     uintptr // the device address of start
+}
+
+// Open starts a device on GPU ordinal (its primary context), loads the
+// kernels and creates the streams.
+func Open(ordinal int, opt Options) (d *Device, err error) {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: counting devices: %w", err)
+	}
+	if ordinal < 0 || ordinal >= n {
+		return nil, fmt.Errorf("cuda: no device %d (this machine has %d)", ordinal, n)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cdev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
+	}
+	ctx, err := cdev.RetainPrimaryCtx()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: device %d: primary context: %w", ordinal, err)
+	}
+	if err := cu.SetCurrentContext(ctx); err != nil {
+		cdev.ReleasePrimaryCtx()
+		return nil, fmt.Errorf("cuda: device %d: making the context current: %w", ordinal, err)
+	}
+	d = &Device{ordinal: ordinal, name: fmt.Sprintf("cuda:%d", ordinal), cdev: cdev, ctx: ctx,
+		async: opt.AsyncTransfer, threads: opt.HostThreads, fns: map[string]cu.Function{}, marks: map[uint64]markRec{}}
+	defer func() {
+		if err != nil {
+			d.release()
+		}
+	}()
+	if d.threads <= 0 {
+		d.threads = runtime.GOMAXPROCS(0)
+	}
+	if err := d.describe(); err != nil {
+		return nil, err
+	}
+	d.maxBlocks = max(d.sms, 1) * 32
+	d.mem = device.NewAllocator(opt.Budget)
+	drv := driver{d}
+	d.pool = newCachingPool(drv)
+	d.stage = newStagingPool(drv)
+	limit := opt.BlockCacheBytes
+	if limit <= 0 {
+		limit = min(1<<30, d.info.Memory/8)
+	}
+	d.blocks = newLRU(limit, func(_ *graph.Block, b *devBlock) { d.freeDevBlock(b) })
+	for _, s := range []*cu.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
+		if *s, err = cu.MakeStream(cu.NonBlocking); err != nil {
+			return nil, fmt.Errorf("cuda: %s: creating a stream: %w", d.name, err)
+		}
+	}
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	d.clock = newEventClock(drv, func() int64 { return int64(time.Since(start)) }, int64(5*time.Second))
+	if err := d.clock.renew(); err != nil {
+		return nil, fmt.Errorf("cuda: %s: clock anchor: %w", d.name, err)
+	}
+	d.stop, d.polled = make(chan struct{}), make(chan struct{})
+	go d.poll()
+	return d, nil
+}
+
+// describe fills info and the multiprocessor count.
+func (d *Device) describe() error {
+	name, err := d.cdev.Name()
+	if err != nil {
+		return fmt.Errorf("cuda: %s: name: %w", d.name, err)
+	}
+	total, err := d.cdev.TotalMem()
+	if err != nil {
+		return fmt.Errorf("cuda: %s: memory: %w", d.name, err)
+	}
+	if d.sms, err = d.cdev.Attribute(cu.MultiprocessorCount); err != nil {
+		return fmt.Errorf("cuda: %s: multiprocessors: %w", d.name, err)
+	}
+	major, _ := d.cdev.Attribute(cu.ComputeCapabilityMajor)
+	minor, _ := d.cdev.Attribute(cu.ComputeCapabilityMinor)
+	d.info = device.Info{Backend: "cuda", Name: name, Memory: total, Compute: fmt.Sprintf("%d.%d", major, minor)}
+	if v := cu.Version(); v > 0 {
+		d.info.Driver = fmt.Sprintf("CUDA %d.%d", v/1000, (v%1000)/10)
+	}
+	if u, err := d.cdev.UUID(); err == nil {
+		d.info.UUID = "GPU-" + u.String()
+	}
+	return nil
+}
+
+// load JIT-compiles the embedded PTX and looks up every kernel.
+func (d *Device) load() error {
+	mods, err := Modules()
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		logBuf := make([]byte, 16<<10)
+		mod, err := cu.LoadDataEx(m.PTX, &cu.JITErrorLogBuffer{Buffer: logBuf})
+		if err != nil {
+			return fmt.Errorf("cuda: %s: loading kernels/%s.ptx: %w: %s", d.name, m.Name, err, cString(logBuf))
+		}
+		d.mods = append(d.mods, mod)
+		for _, name := range kernelNames[m.Name] {
+			fn, err := mod.Function(name)
+			if err != nil {
+				return fmt.Errorf("cuda: %s: kernel %s: %w", d.name, name, err)
+			}
+			d.fns[name] = fn
+		}
+	}
+	return nil
+}
+
+// cString returns the text of a NUL-terminated buffer.
+func cString(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// Close waits for queued work, reports pending spans and releases the
+// device's memory, streams and context. Tensors still allocated become
+// invalid. Close is idempotent.
+func (d *Device) Close() error {
+	if !d.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(d.stop)
+	<-d.polled
+	d.enter()
+	defer d.leave()
+	err := d.syncStreams()
+	d.drainSpans(true)
+	d.blkMu.Lock()
+	d.blocks.clear()
+	d.blkMu.Unlock()
+	if perr := d.pool.emptyCache(); err == nil {
+		err = perr
+	}
+	if serr := d.stage.release(); err == nil {
+		err = serr
+	}
+	d.clock.close()
+	d.release()
+	return err
+}
+
+// release destroys what Open created (the context must be current).
+func (d *Device) release() {
+	d.evMu.Lock()
+	for _, e := range append(d.syncEvents, d.timeEvents...) {
+		cu.DestroyEvent(&e.e)
+	}
+	d.syncEvents, d.timeEvents = nil, nil
+	d.evMu.Unlock()
+	for _, m := range d.mods {
+		m.Unload()
+	}
+	d.mods = nil
+	for _, s := range []*cu.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
+		if *s != (cu.Stream{}) {
+			s.Destroy()
+		}
+	}
+	d.cdev.ReleasePrimaryCtx()
+}
+
+// Name returns "cuda:N".
+func (d *Device) Name() string { return d.name }
+
+// Info describes the GPU.
+func (d *Device) Info() device.Info { return d.info }
+
+// Mem returns the allocator that accounts the bytes of live tensors.
+func (d *Device) Mem() *device.Allocator { return d.mem }
+
+// AsyncTransfer reports whether host-to-device copies are asynchronous.
+func (d *Device) AsyncTransfer() bool { return d.async }
+
+// Stats describes the device's memory beyond the live tensors.
+type Stats struct {
+	Pool         PoolStats // the caching allocator's driver memory
+	ScratchBytes int64     // internal scratch in use (index uploads, partial sums)
+	ScratchPeak  int64     // its highest value
+	BlockCache   int64     // device copies of graph blocks
+	BlockEntries int
+	PinnedBytes  int64 // page-locked staging buffers
+	StagingWaits int64 // staging requests that waited for a copy
+}
+
+// Stats returns a snapshot of the device's internal memory.
+func (d *Device) Stats() Stats {
+	s := Stats{Pool: d.pool.stats(), PinnedBytes: d.stage.pinnedBytes()}
+	d.scratchMu.Lock()
+	s.ScratchBytes, s.ScratchPeak = d.scratchLive, d.scratchMax
+	d.scratchMu.Unlock()
+	d.blkMu.Lock()
+	s.BlockEntries, s.BlockCache = d.blocks.size()
+	d.blkMu.Unlock()
+	d.stage.mu.Lock()
+	s.StagingWaits = d.stage.waits
+	d.stage.mu.Unlock()
+	return s
+}
+
+// MemInfo returns the GPU's free and total memory as the driver reports it
+// (cuMemGetInfo): every process's allocations, this one's cache included.
+func (d *Device) MemInfo() (free, total int64, err error) {
+	d.enter()
+	defer d.leave()
+	return cu.MemInfo()
+}
+
+// enter binds the calling goroutine to its thread and makes the device's
+// context current there; every method that calls the driver runs between
+// enter and leave.
+func (d *Device) enter() {
+	runtime.LockOSThread()
+	if err := cu.SetCurrentContext(d.ctx); err != nil {
+		runtime.UnlockOSThread()
+		panic(fmt.Sprintf("cuda: %s: making the context current: %v", d.name, err))
+	}
+}
+
+func (d *Device) leave() { runtime.UnlockOSThread() }
+
+// must panics on a driver error: launch and copy failures are programming
+// errors or a broken device, which the Device interface has no way to
+// return.
+func (d *Device) must(what string, err error) {
+	if err != nil {
+		panic(fmt.Sprintf("cuda: %s: %s: %v", d.name, what, err))
+	}
+}
+
+// event takes an idle event from the pool (creating one if needed).
+func (d *Device) event(timing bool) *evt {
+	d.evMu.Lock()
+	pool := &d.syncEvents
+	if timing {
+		pool = &d.timeEvents
+	}
+	if n := len(*pool); n > 0 {
+		e := (*pool)[n-1]
+		*pool = (*pool)[:n-1]
+		d.evMu.Unlock()
+		return e
+	}
+	d.evMu.Unlock()
+	flags := cu.DisableTiming
+	if timing {
+		flags = cu.DefaultEvent
+	}
+	e, err := cu.MakeEvent(flags)
+	d.must("creating an event", err)
+	return &evt{e: e, timing: timing}
+}
+
+// putEvent returns an event to the pool.
+func (d *Device) putEvent(e *evt) {
+	if e == nil {
+		return
+	}
+	d.evMu.Lock()
+	if e.timing {
+		d.timeEvents = append(d.timeEvents, e)
+	} else {
+		d.syncEvents = append(d.syncEvents, e)
+	}
+	d.evMu.Unlock()
+}
+
+// record records a new event on s.
+func (d *Device) record(s cu.Stream, timing bool) *evt {
+	e := d.event(timing)
+	d.must("recording an event", e.e.Record(s))
+	return e
+}
+
+// waitFor makes stream s wait for the work queued on stream from so far.
+func (d *Device) waitFor(s, from cu.Stream) {
+	e := d.record(from, false)
+	d.must("stream wait", s.Wait(e.e, 0))
+	d.putEvent(e) // a wait captures the event's state when it is queued
+}
+
+// syncStreams waits for every stream.
+func (d *Device) syncStreams() error {
+	var first error
+	for _, s := range []cu.Stream{d.compute, d.copyS, d.history} {
+		if err := s.Synchronize(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Sync waits for all queued work and reports the spans it completes.
+func (d *Device) Sync() {
+	d.enter()
+	err := d.syncStreams()
+	d.leave()
+	d.must("synchronize", err)
+	d.drainSpans(false)
+}
+
+// maxElems bounds one allocation so that byte counts cannot overflow.
+const maxElems = math.MaxInt64 / 8
+
+// Alloc returns a zero-filled rows×cols tensor whose bytes are reserved
+// from the device's allocator (a *device.OOMError past the budget); when
+// the GPU itself is out of memory, even after the cache was returned to
+// the driver, the error also wraps a *device.OOMError.
+func (d *Device) Alloc(rows, cols int) (*tensor.Tensor, error) {
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("cuda: alloc %dx%d: negative shape", rows, cols)
+	}
+	if cols != 0 && rows > maxElems/cols {
+		return nil, fmt.Errorf("cuda: alloc %dx%d: too large", rows, cols)
+	}
+	n := int64(rows) * int64(cols)
+	bytes := n * 4
+	if err := d.mem.Reserve(bytes); err != nil {
+		return nil, fmt.Errorf("cuda: alloc %dx%d: %w", rows, cols, err)
+	}
+	b := &dbuf{dev: d, bytes: bytes}
+	if bytes > 0 {
+		d.enter()
+		blk, err := d.pool.get(bytes)
+		if err != nil {
+			d.leave()
+			d.mem.Release(bytes)
+			if isOOMErr(err) {
+				st := d.mem.Stats()
+				return nil, fmt.Errorf("cuda: alloc %dx%d: the GPU is out of memory (%d bytes held by the allocator): %w",
+					rows, cols, d.pool.stats().Reserved, &device.OOMError{Requested: bytes, Live: st.Live, Budget: d.info.Memory})
+			}
+			return nil, fmt.Errorf("cuda: alloc %dx%d: %w", rows, cols, err)
+		}
+		b.blk = blk
+		d.must("clearing a new tensor", cu.MemsetD32Async(cu.DevicePtr(blk.ptr), 0, n, d.compute))
+		d.leave()
+	}
+	return &tensor.Tensor{Rows: rows, Cols: cols, Handle: b}, nil
+}
+
+func isOOMErr(err error) bool { return errors.Is(err, cu.OutOfMemory) || isDriverOOM(err) }
+
+// Free releases t's bytes and returns its block to the cache (reused once
+// side-stream work on it has completed). Views, nil tensors, tensors of
+// other devices and tensors already freed are ignored.
+func (d *Device) Free(t *tensor.Tensor) {
+	if t == nil || t.View {
+		return
+	}
+	b, ok := t.Handle.(*dbuf)
+	if !ok || b.dev != d || !b.freed.CompareAndSwap(false, true) {
+		return
+	}
+	d.mem.Release(b.bytes)
+	if b.blk == nil {
+		return
+	}
+	b.mu.Lock()
+	var fences []fence
+	if b.ready != nil {
+		fences = append(fences, b.ready)
+	}
+	for _, r := range b.readers {
+		fences = append(fences, r)
+	}
+	b.ready, b.readers = nil, nil
+	b.mu.Unlock()
+	d.pool.put(b.blk, fences...)
+}
+
+// buf returns t's buffer, panicking on a tensor of another device or one
+// already freed.
+func (d *Device) buf(t *tensor.Tensor) *dbuf {
+	b, ok := t.Handle.(*dbuf)
+	if !ok || b.dev != d {
+		panic(fmt.Sprintf("cuda: %s: tensor %s was not allocated by this device", d.name, t.Shape()))
+	}
+	if b.freed.Load() {
+		panic(fmt.Sprintf("cuda: %s: tensor %s used after Free", d.name, t.Shape()))
+	}
+	return b
+}
+
+// ptr returns the device address of t's first element.
+func (d *Device) ptr(t *tensor.Tensor) uintptr {
+	b := d.buf(t)
+	if b.blk == nil {
+		return 0
+	}
+	return b.blk.ptr + uintptr(t.Off)*4
+}
+
+// use makes the compute stream wait for side-stream work on the tensors
+// (a pending copy into them, a pending copy out of them) before the kernel
+// about to be queued.
+func (d *Device) use(ts ...*tensor.Tensor) {
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		b := d.buf(t)
+		if !b.pending.Load() {
+			continue
+		}
+		b.mu.Lock()
+		if b.ready != nil {
+			d.must("waiting for a copy", d.compute.Wait(b.ready.e, 0))
+			d.putEvent(b.ready)
+			b.ready = nil
+		}
+		for _, r := range b.readers {
+			d.must("waiting for a copy", d.compute.Wait(r.e, 0))
+			d.putEvent(r)
+		}
+		b.readers = nil
+		b.pending.Store(false)
+		b.mu.Unlock()
+	}
+}
+
+// useOn makes side stream s wait for the compute stream (the tensor's
+// last writer or reader there) and for a pending side-stream write.
+func (d *Device) useOn(s cu.Stream, t *tensor.Tensor) {
+	b := d.buf(t)
+	d.waitFor(s, d.compute)
+	if !b.pending.Load() {
+		return
+	}
+	b.mu.Lock()
+	if b.ready != nil {
+		d.must("waiting for a copy", s.Wait(b.ready.e, 0))
+	}
+	b.mu.Unlock()
+}
+
+// setReady records that a side stream wrote t; compute waits for e.
+func (d *Device) setReady(t *tensor.Tensor, e *evt) {
+	b := d.buf(t)
+	b.mu.Lock()
+	if b.ready != nil {
+		// An earlier write, ordered before e on its stream or waited for
+		// by that stream: e covers it.
+		d.putEvent(b.ready)
+	}
+	b.ready = e
+	b.pending.Store(true)
+	b.mu.Unlock()
+}
+
+// addReader records that a side stream reads t until e.
+func (d *Device) addReader(t *tensor.Tensor, e *evt) {
+	b := d.buf(t)
+	b.mu.Lock()
+	b.readers = append(b.readers, e)
+	b.pending.Store(true)
+	b.mu.Unlock()
+}
+
+// scratch returns device memory outside the tensor accounting (index
+// uploads, partial sums); release it with freeScratch after queueing the
+// work that uses it.
+func (d *Device) scratch(bytes int64) *block {
+	blk, err := d.pool.get(max(bytes, 4))
+	d.must(fmt.Sprintf("scratch of %d bytes", bytes), err)
+	d.scratchMu.Lock()
+	d.scratchLive += blk.size
+	d.scratchMax = max(d.scratchMax, d.scratchLive)
+	d.scratchMu.Unlock()
+	return blk
+}
+
+// freeScratch returns scratch memory; fences are side-stream work still
+// using it (compute-stream work needs none).
+func (d *Device) freeScratch(blk *block, fences ...fence) {
+	d.scratchMu.Lock()
+	d.scratchLive -= blk.size
+	d.scratchMu.Unlock()
+	d.pool.put(blk, fences...)
+}
+
+// launch queues a kernel of blockThreads threads per block.
+func (d *Device) launch(name string, gx, gy, gz int, s cu.Stream, a *kargs) {
+	fn, ok := d.fns[name]
+	if !ok {
+		panic("cuda: unknown kernel " + name)
+	}
+	d.must("launching "+name, fn.Launch(gx, gy, gz, blockThreads, 1, 1, 0, s, a.list()))
+}
+
+// pinnedAt returns the mapped pinned range holding [p, p+n) bytes.
+func (d *Device) pinnedAt(p unsafe.Pointer, n int64) (pinnedRange, bool) {
+	a := uintptr(p)
+	d.pinMu.RLock()
+	defer d.pinMu.RUnlock()
+	i := sort.Search(len(d.pinned), func(i int) bool { return d.pinned[i].end > a })
+	if i < len(d.pinned) && d.pinned[i].start <= a && a+uintptr(n) <= d.pinned[i].end {
+		return d.pinned[i], true
+	}
+	return pinnedRange{}, false
+}
+
+// driver adapts the device to the caching allocator, the staging pool and
+// the event clock. Its methods run with the context current.
+type driver struct{ d *Device }
+
+func (v driver) memAlloc(n int64) (uintptr, error) {
+	p, err := cu.MemAlloc(n)
+	return uintptr(p), err
+}
+func (v driver) memFree(p uintptr) error { return cu.MemFree(cu.DevicePtr(p)) }
+func (v driver) isOOM(err error) bool    { return isOOMErr(err) }
+func (v driver) fenceDone(f fence) bool  { return f.(*evt).e.Query() == nil }
+func (v driver) fenceWait(f fence) error { return f.(*evt).e.Synchronize() }
+func (v driver) fenceRelease(f fence)    { v.d.putEvent(f.(*evt)) }
+func (v driver) syncAll() error          { return cu.Synchronize() }
+func (v driver) hostAlloc(n int64) (unsafe.Pointer, error) {
+	return hostAllocMapped(n)
+}
+func (v driver) hostFree(p unsafe.Pointer) error { return cu.MemFreeHost(p) }
+
+func (v driver) anchorEvent(now func() int64) (fence, int64, int64, error) {
+	d := v.d
+	e := d.event(true)
+	before := now()
+	if err := e.e.Record(d.timing); err != nil {
+		d.putEvent(e)
+		return nil, 0, 0, err
+	}
+	if err := e.e.Synchronize(); err != nil {
+		d.putEvent(e)
+		return nil, 0, 0, err
+	}
+	return e, before, now(), nil
+}
+
+func (v driver) elapsedMs(from, to fence) (float64, error) {
+	return from.(*evt).e.Elapsed(to.(*evt).e)
+}
+
+func (v driver) releaseEvent(ev fence) { v.d.putEvent(ev.(*evt)) }
