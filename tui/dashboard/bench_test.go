@@ -242,3 +242,26 @@ func (r *idleRoot) loaded() bool {
 	}
 	return true
 }
+
+// BenchmarkReplayDigest measures opening a finished million-event
+// session at its end: the replay delivers every event at once and the
+// runs digest them (the journals are already decoded into the replay's
+// tracks, as Session.Replay does).
+func BenchmarkReplayDigest(b *testing.B) {
+	var tracks []sessions.Track
+	var n int64
+	for _, o := range benchRuns {
+		tr := sessions.Track{Run: o.Run}
+		synth.Generate(o, func(e *profile.Event) { tr.Events = append(tr.Events, *e) })
+		n += int64(len(tr.Events))
+		tracks = append(tracks, tr)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, _ := replayModel(b, common.Options{}, 200, 50, tracks, sessions.ReplayOptions{Paused: true})
+		m.replay.Seek(m.replay.Duration())
+		waitEvents(b, m, n)
+		m.Close()
+	}
+	b.ReportMetric(float64(n), "events")
+}

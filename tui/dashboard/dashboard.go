@@ -163,10 +163,15 @@ func (m *Model) tick() tea.Cmd {
 		fps = 10
 	}
 	id := m.id
-	return tea.Tick(time.Second/time.Duration(fps), func(time.Time) tea.Msg { return tickMsg{id: id} })
+	tick := m.c.Tick
+	if tick == nil {
+		tick = tea.Tick
+	}
+	return tick(time.Second/time.Duration(fps), func(time.Time) tea.Msg { return tickMsg{id: id} })
 }
 
-// Update handles the dashboard's keys, window sizes and its tick.
+// Update handles the dashboard's keys and its own tick; other messages
+// are ignored (the root sets the size with SetSize).
 func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tickMsg:
@@ -181,8 +186,6 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 			return m, m.tick()
 		}
 		return m, nil
-	case tea.WindowSizeMsg:
-		m.SetSize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
