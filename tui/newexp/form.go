@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/BurntSushi/toml"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/nn"
@@ -74,23 +75,23 @@ const (
 
 func variantDefs() []*variantDef {
 	return []*variantDef{
-		{name: runner.Baseline, on: true, help: "nothing overlapped: sample, gather, train in turn",
+		{name: runner.Baseline, on: true, help: "sample, gather, train in turn",
 			overrides: func(*Model) (map[string]any, error) { return nil, nil }},
-		{name: runner.Optimized, on: true, help: "workers + prefetch + evaluation overlapped",
+		{name: runner.Optimized, on: true, help: "workers, prefetch, overlapped eval",
 			overrides: func(f *Model) (map[string]any, error) {
 				w, p, err := f.pipeline()
 				return map[string]any{"sampler_workers": w, "prefetch": p, "overlap_eval": true}, err
 			}},
-		{name: "pipelined", help: "sampler workers + prefetch only",
+		{name: "pipelined", help: "sampler workers and prefetch",
 			overrides: func(f *Model) (map[string]any, error) {
 				w, p, err := f.pipeline()
 				return map[string]any{"sampler_workers": w, "prefetch": p}, err
 			}},
-		{name: "overlap-eval", help: "evaluation overlapped with the next epoch",
+		{name: "overlap-eval", help: "eval during the next epoch",
 			overrides: func(*Model) (map[string]any, error) { return map[string]any{"overlap_eval": true}, nil }},
-		{name: "mem-guard", help: "split batches predicted to exceed the budget",
+		{name: "mem-guard", help: "split batches over the budget",
 			overrides: func(*Model) (map[string]any, error) { return map[string]any{"mem_guard": "split"}, nil }},
-		{name: "gas", help: fmt.Sprintf("GNNAutoScale: %d parts, %d per batch", gasParts, gasPartsPerBatch),
+		{name: "gas", help: fmt.Sprintf("GNNAutoScale, %d parts, %d a batch", gasParts, gasPartsPerBatch),
 			overrides: func(*Model) (map[string]any, error) {
 				return map[string]any{"sampler": "gas", "parts": gasParts, "parts_per_batch": gasPartsPerBatch}, nil
 			}},
@@ -122,22 +123,22 @@ func New(c *common.Common) *Model {
 	exp, _ := common.DefaultExperiment()
 	cfg := exp.Train
 	m.fields = []*field{
-		in(FieldName, "Name", "", "optional", "how the session is listed"),
-		in(FieldData, "Dataset", exp.Data, "synth-tiny", "preset, .npz file, OGB folder or .gsd"),
-		{key: FieldModel, label: "Model", kind: choice, choices: slices.Clone(nn.Kinds), choice: slices.Index(nn.Kinds, cfg.Model), help: "←/→ to change; resets sampler, fanouts, batch"},
-		{key: FieldSampler, label: "Sampler", kind: choice, choices: []string{"full", "neighbor", "gas"}, help: "full batch, neighbor sampling, GAS parts"},
-		in(FieldFanouts, "Fanouts", "", "25,10", "one per layer, hop 1 first; -1 = all"),
-		in(FieldBatch, "Batch size", "", "512", "target nodes per mini-batch"),
-		in(FieldEpochs, "Epochs", strconv.Itoa(cfg.Epochs), "50", ""),
-		in(FieldBudget, "Memory budget", "", "none", "device bytes, e.g. 512MiB, 0.1G; empty: none"),
-		in(FieldWorkers, "Sampler workers", "2", "2", "for the optimized and pipelined variants"),
-		in(FieldPrefetch, "Prefetch", "4", "4", "prepared batches waiting, at most"),
+		in(FieldName, "Name", "", "", "optional: how the list names it"),
+		in(FieldData, "Dataset", exp.Data, "", "preset, .npz, OGB folder or .gsd"),
+		{key: FieldModel, label: "Model", kind: choice, choices: slices.Clone(nn.Kinds), choice: slices.Index(nn.Kinds, cfg.Model), help: "←/→ change; resets sampler, fanouts"},
+		{key: FieldSampler, label: "Sampler", kind: choice, choices: []string{"full", "neighbor", "gas"}, help: "full batch, neighbor or GAS parts"},
+		in(FieldFanouts, "Fanouts", "", "", "one per layer, -1 = all"),
+		in(FieldBatch, "Batch size", "", "", "target nodes per batch"),
+		in(FieldEpochs, "Epochs", strconv.Itoa(cfg.Epochs), "", "passes over the training nodes"),
+		in(FieldBudget, "Memory budget", "", "", "512MiB, 0.1G...; empty = none"),
+		in(FieldWorkers, "Sampler workers", "2", "", "for optimized and pipelined"),
+		in(FieldPrefetch, "Prefetch", "4", "", "batches waiting, at most"),
 	}
 	m.setModelDefaults()
 	for _, v := range variantDefs() {
 		m.fields = append(m.fields, &field{key: "variant." + v.name, label: v.name, kind: toggle, on: v.on, help: v.help, variant: v})
 	}
-	m.fields = append(m.fields, &field{key: FieldLaunch, label: "Launch", kind: button, help: "save the experiment and start its runs in the background"})
+	m.fields = append(m.fields, &field{key: FieldLaunch, label: "Launch", kind: button, help: "save; runs start in the background"})
 	m.validate()
 	return m
 }
@@ -207,16 +208,14 @@ func (m *Model) setModelDefaults() {
 }
 
 // Errors returns the inline errors by field key (variant toggles are
-// "variant.NAME"; "" is the form as a whole).
+// "variant.NAME", errors of the experiment as a whole and of the launch
+// are FieldLaunch's).
 func (m *Model) Errors() map[string]string {
 	out := map[string]string{}
 	for _, f := range m.fields {
 		if f.err != "" {
 			out[f.key] = f.err
 		}
-	}
-	if m.err != "" {
-		out[""] = m.err
 	}
 	return out
 }
@@ -244,11 +243,14 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 			v, err := strconv.Atoi(strings.TrimSpace(part))
 			if err != nil {
 				errs[FieldFanouts] = fmt.Sprintf("%q is not a whole number", strings.TrimSpace(part))
+				fan = nil
 				break
 			}
 			fan = append(fan, v)
 		}
-		keys["fanouts"] = fan
+		if fan != nil {
+			keys["fanouts"] = fan
+		}
 	}
 	for _, k := range []string{FieldBatch, FieldEpochs} {
 		s := m.value(k)
@@ -283,18 +285,18 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	cfg, err := runner.ConfigFromKeys(keys, m.value(FieldModel))
 	if err != nil {
 		var ke *runner.KeyError
-		if errors.As(err, &ke) {
-			msg := strings.TrimPrefix(ke.Err.Error(), "invalid training config: ")
+		if !errors.As(err, &ke) {
+			errs[FieldLaunch] = err.Error()
+		} else {
 			for _, k := range ke.Keys {
 				if _, ok := errs[k]; !ok {
-					errs[k] = msg
+					errs[k] = keyError(keys, k, ke)
 				}
 			}
-		} else {
-			errs[""] = err.Error()
 		}
 	}
 	exp.Train = cfg
+	baseOK := len(errs) == 0
 	var variants []runner.Variant
 	for _, f := range m.fields {
 		if f.kind != toggle || !f.on {
@@ -310,11 +312,11 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 			continue
 		}
 		v := runner.Variant{Name: f.variant.name, Overrides: over}
-		if len(errs) == 0 {
+		if baseOK {
 			if _, err := v.Apply(exp.Train); err != nil {
 				var ke *runner.KeyError
 				if errors.As(err, &ke) {
-					errs[f.key] = strings.TrimPrefix(ke.Err.Error(), "invalid training config: ")
+					errs[f.key] = trimConfig(ke.Err.Error())
 				} else {
 					errs[f.key] = strings.TrimPrefix(err.Error(), fmt.Sprintf("variant %q: ", v.Name))
 				}
@@ -323,14 +325,36 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 		variants = append(variants, v)
 	}
 	if len(variants) == 0 {
-		errs[""] = "choose at least one variant (space toggles)"
+		errs[FieldLaunch] = "choose at least one variant (space toggles)"
 	}
 	if len(errs) == 0 {
 		if _, err := runner.Resolve(exp, variants); err != nil {
-			errs[""] = err.Error()
+			errs[FieldLaunch] = err.Error()
 		}
 	}
 	return exp, variants, errs
+}
+
+// trimConfig drops the prefix of train.Config's validation errors.
+func trimConfig(s string) string { return strings.TrimPrefix(s, "invalid training config: ") }
+
+// keyError is the error of one key that the config refused: what the
+// model's defaults with that key alone say, so that each field shows its
+// own problem; the combined error when the key fails only with others.
+func keyError(keys map[string]any, k string, combined *runner.KeyError) string {
+	model, _ := keys["model"].(string)
+	one := map[string]any{k: keys[k]}
+	if k != "model" {
+		one["model"] = model
+	}
+	if _, err := runner.ConfigFromKeys(one, model); err != nil {
+		var ke *runner.KeyError
+		if errors.As(err, &ke) {
+			return trimConfig(ke.Err.Error())
+		}
+		return trimConfig(err.Error())
+	}
+	return trimConfig(combined.Err.Error())
 }
 
 func firstLine(s string) string {
@@ -338,14 +362,15 @@ func firstLine(s string) string {
 	return s
 }
 
-// validate recomputes the inline errors.
+// validate recomputes the inline errors (a launch error stays until the
+// next launch).
 func (m *Model) validate() map[string]string {
 	_, _, errs := m.Experiment()
 	for _, f := range m.fields {
 		f.err = errs[f.key]
 	}
-	if e, ok := errs[""]; ok {
-		m.field(FieldLaunch).err = e
+	if m.err != "" && errs[FieldLaunch] == "" {
+		m.field(FieldLaunch).err = m.err
 	}
 	return errs
 }
@@ -392,16 +417,17 @@ func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	for _, f := range m.fields {
 		if f.kind == text {
-			f.input.SetWidth(min(max(w-labelW-6, 4), inputW))
+			f.input.SetWidth(inputW(w))
 		}
 	}
 	m.scroll()
 }
 
-const (
-	labelW = 16
-	inputW = 28
-)
+// labelW is the width of the labels.
+const labelW = 16
+
+// inputW is the width of the inputs: a quarter of the width, 12 to 28.
+func inputW(w int) int { return min(max(w/4, 12), 28) }
 
 func (m *Model) setFocus(i int) tea.Cmd {
 	n := len(m.fields)
@@ -440,7 +466,7 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		m.busy = false
 		if msg.Session == "" && msg.Err != nil {
 			m.err = msg.Err.Error()
-			m.field(FieldLaunch).err = firstLine(m.err)
+			m.field(FieldLaunch).err = m.err
 		} else {
 			m.launched = true
 		}
@@ -534,7 +560,8 @@ func (m *Model) submit() tea.Cmd {
 		m.field(FieldLaunch).err = m.err
 		return nil
 	}
-	m.busy = true
+	m.busy, m.err = true, ""
+	m.field(FieldLaunch).err = ""
 	return m.c.LaunchCmd(exp, variants, spec)
 }
 
@@ -544,7 +571,7 @@ func (m *Model) lines() ([]string, []int) {
 	st := m.c.Styles
 	var out []string
 	at := make([]int, len(m.fields))
-	inW := min(max(m.width-labelW-6, 4), inputW)
+	inW := inputW(m.width)
 	sectionShown := false
 	for i, f := range m.fields {
 		if f.kind == toggle && !sectionShown {
@@ -586,10 +613,17 @@ func (m *Model) lines() ([]string, []int) {
 			label = strings.Repeat(" ", labelW)
 		}
 		note := st.Muted.Render(m.helpText(f))
-		if f.err != "" {
+		if f.err != "" && f.kind != button {
 			note = st.Error.Render(errGlyph(m.c) + " " + f.err)
 		}
 		out = append(out, cur+label+widget+"  "+note)
+		if f.err != "" && f.kind == button {
+			// the experiment's or the launch's error, in full
+			wrapped := ansi.Wrap(errGlyph(m.c)+" "+f.err, max(m.width-4, 10), " ")
+			for _, l := range strings.Split(wrapped, "\n") {
+				out = append(out, "  "+st.Error.Render(l))
+			}
+		}
 	}
 	return out, at
 }

@@ -1,0 +1,305 @@
+package newexp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/internal/fixture"
+)
+
+type harness struct {
+	t        *testing.T
+	c        *common.Common
+	m        *Model
+	msgs     []tea.Msg
+	launched []runner.Experiment
+}
+
+func newHarness(t *testing.T, w, h int) *harness {
+	t.Helper()
+	hs := &harness{t: t}
+	hs.c = fixture.Common(fixture.Store(t), w, h, &hs.launched)
+	hs.m = New(hs.c)
+	hs.m.SetSize(w, h)
+	hs.run(hs.m.Init())
+	return hs
+}
+
+func (hs *harness) run(cmd tea.Cmd) {
+	hs.msgs = append(hs.msgs, fixture.Drain(func(msg tea.Msg) tea.Cmd {
+		var c tea.Cmd
+		hs.m, c = hs.m.Update(msg)
+		return c
+	}, cmd)...)
+}
+
+func (hs *harness) press(names ...string) {
+	for _, k := range fixture.Keys(names...) {
+		var cmd tea.Cmd
+		hs.m, cmd = hs.m.Update(k)
+		hs.run(cmd)
+	}
+}
+
+// focus moves the focus to a field with tab.
+func (hs *harness) focus(key string) {
+	for range len(hs.m.fields) {
+		if hs.m.Focused() == key {
+			return
+		}
+		hs.press("tab")
+	}
+	hs.t.Fatalf("no field %s", key)
+}
+
+// clear empties the focused text field.
+func (hs *harness) clear() {
+	for range 40 {
+		hs.press("backspace")
+	}
+}
+
+func TestGoldenForm(t *testing.T) {
+	hs := newHarness(t, 80, 22)
+	if errs := hs.m.Errors(); len(errs) != 0 {
+		t.Errorf("the default form has errors: %v", errs)
+	}
+	fixture.Golden(t, "form_80x22", hs.m.View())
+}
+
+func TestGoldenFormErrors(t *testing.T) {
+	hs := newHarness(t, 100, 24)
+	hs.focus(FieldFanouts)
+	hs.clear()
+	hs.press("25,x")
+	hs.focus(FieldEpochs)
+	hs.clear()
+	hs.press("0")
+	hs.focus("variant.mem-guard")
+	hs.press("space")
+	errs := hs.m.Errors()
+	for _, k := range []string{FieldFanouts, FieldEpochs} {
+		if errs[k] == "" {
+			t.Errorf("no error on %s: %v", k, errs)
+		}
+	}
+	if !strings.Contains(errs[FieldFanouts], `"x" is not a whole number`) {
+		t.Errorf("fanouts error %q", errs[FieldFanouts])
+	}
+	fixture.Golden(t, "form_errors", hs.m.View())
+
+	// fix fanouts and epochs: the memory guard still wants a budget
+	hs.focus(FieldFanouts)
+	hs.clear()
+	hs.press("10,5")
+	hs.focus(FieldEpochs)
+	hs.clear()
+	hs.press("3")
+	errs = hs.m.Errors()
+	if got := errs["variant.mem-guard"]; !strings.Contains(got, "needs a memory budget") {
+		t.Errorf("mem-guard without a budget: %q (all: %v)", got, errs)
+	}
+	// ctrl+s does not launch; it moves to the field in error
+	hs.press("ctrl+s")
+	if len(hs.launched) != 0 {
+		t.Fatal("launched a form with errors")
+	}
+	if hs.m.Focused() != "variant.mem-guard" {
+		t.Errorf("focus on %s after a refused launch, want the mem-guard toggle", hs.m.Focused())
+	}
+	hs.focus(FieldBudget)
+	hs.press("12 parsecs")
+	if got := hs.m.Errors()[FieldBudget]; !strings.Contains(got, "unknown unit") {
+		t.Errorf("budget error %q", got)
+	}
+	hs.clear()
+	hs.press("64MiB")
+	if errs := hs.m.Errors(); len(errs) != 0 {
+		t.Errorf("errors left: %v", errs)
+	}
+}
+
+func TestDatasetAndModelRules(t *testing.T) {
+	hs := newHarness(t, 100, 24)
+	hs.focus(FieldData)
+	hs.clear()
+	hs.press("no-such-data")
+	if got := hs.m.Errors()[FieldData]; !strings.Contains(got, `unknown dataset "no-such-data"`) {
+		t.Errorf("dataset error %q", got)
+	}
+	hs.clear()
+	if got := hs.m.Errors()[FieldData]; got == "" {
+		t.Error("no error for an empty dataset")
+	}
+	hs.press("synth-small")
+	// gcn trains full-batch by default: the workers of optimized need
+	// neighbor sampling, as `gnnscope run --model gcn` says
+	hs.focus(FieldModel)
+	hs.press("left", "left") // sage -> gcn... the list is gcn, sage, gat, appnp, gcnii
+	if got := hs.m.value(FieldModel); got != "gcnii" {
+		t.Fatalf("model after left left: %s", got)
+	}
+	hs.press("right", "right", "left")
+	if got := hs.m.value(FieldModel); got != "gcn" {
+		t.Fatalf("model: %s", got)
+	}
+	if got := hs.m.value(FieldSampler); got != "full" {
+		t.Errorf("gcn's sampler %s, want its default full", got)
+	}
+	if got := hs.m.Errors()["variant.optimized"]; !strings.Contains(got, "need --sampler neighbor") {
+		t.Errorf("optimized with full-batch gcn: %q", got)
+	}
+	hs.focus(FieldSampler)
+	hs.press("right")
+	if errs := hs.m.Errors(); len(errs) != 0 {
+		t.Errorf("gcn with neighbor sampling: %v", errs)
+	}
+	// the gas toggle shows what runner says of gas with the chosen model
+	// (whatever the engine supports today): the CLI's rule, not a copy
+	hs.focus(FieldModel)
+	hs.press("left") // gcnii
+	hs.focus("variant.gas")
+	hs.press("space")
+	exp, variants, _ := hs.m.Experiment()
+	want := ""
+	for _, v := range variants {
+		if v.Name == "gas" {
+			if _, err := v.Apply(exp.Train); err != nil {
+				var ke *runner.KeyError
+				if !errors.As(err, &ke) {
+					t.Fatalf("gas: %v", err)
+				}
+				want = strings.TrimPrefix(ke.Err.Error(), "invalid training config: ")
+			}
+		}
+	}
+	if got := hs.m.Errors()["variant.gas"]; got != want {
+		t.Errorf("gas with gcnii: error %q, runner says %q", got, want)
+	}
+	// no variant at all
+	hs.press("space")
+	for _, v := range []string{"baseline", "optimized"} {
+		hs.focus("variant." + v)
+		hs.press("space")
+	}
+	if got := hs.m.Errors()[FieldLaunch]; !strings.Contains(got, "at least one variant") {
+		t.Errorf("no variants: %q", got)
+	}
+}
+
+func TestLaunch(t *testing.T) {
+	hs := newHarness(t, 100, 24)
+	var got []runner.Variant
+	var spec []byte
+	// a launcher that creates the session as runner.Launch would, without processes
+	hs.c.Launch = func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
+		hs.launched = append(hs.launched, exp)
+		got = variants
+		return hs.c.Store.Create(sessions.SessionMeta{Name: exp.Name})
+	}
+	hs.focus(FieldName)
+	hs.press("my experiment")
+	hs.focus(FieldEpochs)
+	hs.clear()
+	hs.press("7")
+	hs.focus("variant.overlap-eval")
+	hs.press("space")
+	hs.focus(FieldLaunch)
+	hs.press("enter")
+	if len(hs.launched) != 1 {
+		t.Fatalf("launched %d times (errors %v)", len(hs.launched), hs.m.Errors())
+	}
+	exp := hs.launched[0]
+	if exp.Name != "my experiment" || exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != 7 || !slices.Equal(exp.Train.Fanouts, []int{25, 10}) {
+		t.Errorf("experiment %+v", exp)
+	}
+	names := []string{}
+	for _, v := range got {
+		names = append(names, v.Name)
+	}
+	if !slices.Equal(names, []string{"baseline", "optimized", "overlap-eval"}) {
+		t.Errorf("variants %v", names)
+	}
+	var launched []common.LaunchedMsg
+	for _, m := range hs.msgs {
+		if l, ok := m.(common.LaunchedMsg); ok {
+			launched = append(launched, l)
+		}
+	}
+	if len(launched) != 1 || launched[0].Err != nil {
+		t.Fatalf("launched messages %+v", launched)
+	}
+	// the spec reads back as the same experiment and variants
+	spec, err := os.ReadFile(filepath.Join(launched[0].Dir, common.SpecFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := runner.ParseSpec("spec.toml", spec)
+	if err != nil {
+		t.Fatalf("spec does not parse: %v\n%s", err, spec)
+	}
+	if parsed.Experiment.Train.Epochs != 7 || parsed.Experiment.Data != "synth-tiny" || len(parsed.Variants) != 3 {
+		t.Errorf("spec read back: %+v\n%s", parsed, spec)
+	}
+	for i, v := range parsed.Variants {
+		want, _ := got[i].Apply(exp.Train)
+		have, err := v.Apply(parsed.Experiment.Train)
+		if err != nil || !slices.Equal(want.Fanouts, have.Fanouts) || want.SamplerWorkers != have.SamplerWorkers || want.OverlapEval != have.OverlapEval || v.Name != got[i].Name {
+			t.Errorf("variant %d: %s %+v, want %s %+v (%v)", i, v.Name, have, got[i].Name, want, err)
+		}
+	}
+}
+
+func TestLaunchError(t *testing.T) {
+	hs := newHarness(t, 100, 24)
+	hs.press("ctrl+s") // the fixture's launcher refuses
+	if len(hs.launched) != 1 {
+		t.Fatalf("launched %d", len(hs.launched))
+	}
+	if got := hs.m.Errors()[FieldLaunch]; !strings.Contains(got, "launching is off in tests") {
+		t.Errorf("launch error not shown inline: %q", got)
+	}
+	if !strings.Contains(ansi.Strip(hs.m.View()), "launching is off in tests") {
+		t.Errorf("view:\n%s", hs.m.View())
+	}
+}
+
+func TestEscAndSmall(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	hs.press("esc")
+	back := false
+	for _, m := range hs.msgs {
+		_, back = m.(common.BackMsg)
+	}
+	if !back {
+		t.Error("esc sent no BackMsg")
+	}
+	for _, sz := range [][2]int{{10, 3}, {0, 0}, {30, 6}} {
+		hs.m.SetSize(sz[0], sz[1])
+		for range 20 {
+			hs.press("tab")
+			v := hs.m.View()
+			if common.Lines(v) > max(sz[1], 0) {
+				t.Fatalf("%dx%d: %d lines", sz[0], sz[1], common.Lines(v))
+			}
+			for _, l := range strings.Split(v, "\n") {
+				if ansi.StringWidth(l) > sz[0] {
+					t.Fatalf("%dx%d: line %q too wide", sz[0], sz[1], l)
+				}
+			}
+			if sz[1] > 2 && !strings.Contains(ansi.Strip(v), "▶") {
+				t.Fatalf("%dx%d: focused field %s not visible:\n%s", sz[0], sz[1], hs.m.Focused(), v)
+			}
+		}
+	}
+}
