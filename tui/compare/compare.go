@@ -263,7 +263,8 @@ func bytesCell(p *int64) string {
 	return sessions.HumanBytes(*p)
 }
 
-// figures are the table's rows after the configuration differences.
+// figures are the table's rows after the configuration differences:
+// the headline figures first, so they show without scrolling.
 var figures = []figure{
 	{"status", func(r *sessions.RunFigures) string { return r.Status }},
 	{"epochs", func(r *sessions.RunFigures) string {
@@ -273,6 +274,14 @@ var figures = []figure{
 		return strconv.Itoa(r.Epochs)
 	}},
 	{"epoch mean s", func(r *sessions.RunFigures) string { return sec(r.EpochMeanS) }},
+	{"speedup", func(r *sessions.RunFigures) string {
+		if r.Speedup == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(r.Speedup, 'f', 2, 64) + "x"
+	}},
+	{"test acc", func(r *sessions.RunFigures) string { return opt(r.TestAcc, 4) }},
+	{"val acc", func(r *sessions.RunFigures) string { return opt(r.ValAcc, 4) }},
 	{"epoch median s", func(r *sessions.RunFigures) string { return sec(r.EpochMedianS) }},
 	{"epoch min s", func(r *sessions.RunFigures) string { return sec(r.EpochMinS) }},
 	{"epoch max s", func(r *sessions.RunFigures) string { return sec(r.EpochMaxS) }},
@@ -289,14 +298,6 @@ var figures = []figure{
 	{"OOMs", func(r *sessions.RunFigures) string { return strconv.FormatInt(r.OOMs, 10) }},
 	{"staleness mean", func(r *sessions.RunFigures) string { return opt(r.StaleMean, 2) }},
 	{"staleness max", func(r *sessions.RunFigures) string { return opt(r.StaleMax, 2) }},
-	{"test acc", func(r *sessions.RunFigures) string { return opt(r.TestAcc, 4) }},
-	{"val acc", func(r *sessions.RunFigures) string { return opt(r.ValAcc, 4) }},
-	{"speedup", func(r *sessions.RunFigures) string {
-		if r.Speedup == 0 {
-			return "-"
-		}
-		return strconv.FormatFloat(r.Speedup, 'f', 2, 64) + "x"
-	}},
 }
 
 // table returns the header and the rows: the configuration keys that
@@ -359,6 +360,9 @@ func (m *Model) notes() []string {
 // bodyRows is the number of table rows that fit under the header.
 func (m *Model) bodyRows() int {
 	extra := 2 // table header, rule
+	if m.cmp != nil && len(m.cmp.ConfigKeys) > 0 {
+		extra++ // the rule under the configuration
+	}
 	if m.cmp != nil {
 		extra += len(m.notes())
 	}
@@ -441,6 +445,10 @@ func (m *Model) View() string {
 	start := min(max(m.row, 0), max(len(rows)-body, 0))
 	for i := start; i < len(rows) && i < start+body; i++ {
 		r := rows[i]
+		if i == sepRow && i > start {
+			// configuration above, figures below
+			out = append(out, st.Border.Render(strings.Repeat(st.Glyphs.HLine, min(used, w))))
+		}
 		switch {
 		case i < sepRow:
 			out = append(out, line(r, func(_ int, s string) string { return st.Warn.Render(s) }))
