@@ -26,6 +26,7 @@ type Spans struct {
 	// before the window even when lanes record out of order.
 	blockEnd []int64
 	maxEnd   int64
+	minStart int64
 }
 
 // Len returns the number of spans.
@@ -42,6 +43,9 @@ func (s *Spans) add(start, dur int64, stage, lane uint16, epoch, batch int) {
 	end := start + dur
 	if len(s.Start) == 1 || end > s.maxEnd {
 		s.maxEnd = end
+	}
+	if len(s.Start) == 1 || start < s.minStart {
+		s.minStart = start
 	}
 	k := (len(s.Start) - 1) / spanBlock
 	if k == len(s.blockEnd) {
@@ -70,6 +74,9 @@ func (s *Spans) From(t int64) int {
 
 // MaxEnd returns the latest end of any span (0 without spans).
 func (s *Spans) MaxEnd() int64 { return s.maxEnd }
+
+// MinStart returns the earliest start of any span (0 without spans).
+func (s *Spans) MinStart() int64 { return s.minStart }
 
 // Mem are a run's mem events (one per batch and phase) as parallel arrays.
 type Mem struct {

@@ -182,16 +182,16 @@ func nested(stage string) bool {
 }
 
 // Range returns the window [t0, t1) drawn for a run, in ns on its clock:
-// it ends at the run's latest span end and starts a window earlier (at 0
-// until the run is a window long); for the whole run, from 0.
+// the window's length up to the run's latest span end, or the whole run
+// (from its first span) when it is shorter than the window or the window
+// is the whole run.
 func (m *Model) Range(r *runstate.Run) (t0, t1 int64) {
-	end := r.Spans.MaxEnd()
+	first, end := r.Spans.MinStart(), r.Spans.MaxEnd()
 	win := int64(m.Window())
-	if win <= 0 {
-		return 0, max(end, 1)
+	if win <= 0 || end-first <= win {
+		return first, max(end, first+1)
 	}
-	t0 = max(end-win, 0)
-	return t0, t0 + win
+	return end - win, end
 }
 
 func (m *Model) render(r *runstate.Run) []string {
@@ -230,6 +230,9 @@ func (m *Model) render(r *runstate.Run) []string {
 	var out []string
 	if header {
 		h := "Timeline  " + m.WindowLabel()
+		if w := m.Window(); w > 0 && t1-t0 < int64(w) {
+			h += " (whole run)"
+		}
 		if nl == 0 {
 			h += "  (no spans yet)"
 		}

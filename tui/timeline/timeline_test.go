@@ -86,12 +86,29 @@ func TestSyntheticBaseline(t *testing.T) {
 	golden.Check(t, "synth_baseline", m.View(r))
 }
 
+// TestShortRunFits: a run shorter than the window fills the width.
+func TestShortRunFits(t *testing.T) {
+	r := runstate.NewRun("x")
+	for _, e := range []profile.Event{span("sample", "compute", 100*ms, 100*ms), span("train", "compute", 200*ms, 100*ms)} {
+		r.Add(&e)
+	}
+	m := newModel(common.Options{NoColor: true, ASCII: true})
+	m.SetSize(len("compute|")+20, 4) // 10 s window, 200 ms of spans
+	out := m.View(r)
+	if !strings.Contains(out, "|ssssssssssTTTTTTTTTT") || !strings.Contains(out, "(whole run)") {
+		t.Errorf("short run not fitted:\n%s", out)
+	}
+	if t0, t1 := m.Range(r); t0 != 100*ms || t1 != 300*ms {
+		t.Errorf("range %d..%d", t0, t1)
+	}
+}
+
 // TestCellsExact checks the mapping of spans to cells at millisecond
-// scale: a 1 ms span at 37 ms in a 100 ms window of 100 cells fills cell
-// 37 only.
+// scale: over 100 ms in 100 cells, a 1 ms span at 37 ms fills cell 37
+// only.
 func TestCellsExact(t *testing.T) {
 	r := runstate.NewRun("x")
-	for _, e := range []profile.Event{span("train", "compute", 37*ms, ms), span("eval", "compute", 99*ms, ms)} {
+	for _, e := range []profile.Event{span("setup", "compute", 0, ms), span("train", "compute", 37*ms, ms), span("eval", "compute", 99*ms, ms)} {
 		r.Add(&e)
 	}
 	m := newModel(common.Options{NoColor: true, ASCII: true})
@@ -107,6 +124,9 @@ func TestCellsExact(t *testing.T) {
 	}
 	if strings.Index(cells, "e") != 99 || strings.Count(cells, "e") != 1 {
 		t.Errorf("eval cell: %q", cells)
+	}
+	if strings.Index(cells, ".") != 0 || strings.Count(cells, ".") != 1 {
+		t.Errorf("setup cell: %q", cells)
 	}
 }
 
