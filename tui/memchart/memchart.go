@@ -136,12 +136,12 @@ func (m *Model) render(r *runstate.Run) []string {
 	for y, l := range lines {
 		label := ""
 		switch {
+		case y == budgetRow:
+			label = sessions.HumanBytes(budget)
 		case y == 0:
 			label = labels[0]
 		case y == ph-1:
 			label = labels[1]
-		case y == budgetRow:
-			label = sessions.HumanBytes(budget)
 		}
 		if draw.Width(label) > lw {
 			label = ""
