@@ -31,8 +31,9 @@ func (m *Model) helpView(w, h int) string {
 		}
 		blocks = append(blocks, lines)
 	}
-	colW += 3
-	ncols := max(min(w/max(colW, 1), len(blocks)), 1)
+	const gap = 3
+	ncols := max(min((w+gap)/(colW+gap), len(blocks)), 1)
+	colW += gap
 	// fill columns with whole sections, balancing their heights
 	total := 0
 	for _, b := range blocks {

@@ -66,7 +66,8 @@ type Model struct {
 	loaded   bool
 	loadErr  string
 	focused  bool
-	inflight bool // a poll tick or a poll is under way
+	polling  bool // a poll is under way
+	ticking  bool // the next poll's tick is scheduled
 	poller   *poller
 
 	confirm *confirmation
@@ -100,12 +101,12 @@ func (m *Model) Focus() tea.Cmd {
 }
 
 // Poll looks for new sessions and updates the running ones now, unless a
-// poll is already under way or scheduled.
+// poll is already under way.
 func (m *Model) Poll() tea.Cmd {
-	if m.inflight || !m.loaded {
+	if m.polling || !m.loaded {
 		return nil
 	}
-	m.inflight = true
+	m.polling = true
 	return m.pollCmd()
 }
 
@@ -175,8 +176,8 @@ func (m *Model) SetSize(w, h int) {
 
 // next schedules the next poll while a session is running.
 func (m *Model) next() tea.Cmd {
-	if m.anyRunning() && !m.inflight {
-		m.inflight = true
+	if m.anyRunning() && !m.ticking && !m.polling {
+		m.ticking = true
 		return m.c.Tick(PollInterval, func(time.Time) tea.Msg { return tickMsg{} })
 	}
 	return nil
@@ -258,9 +259,10 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		m.setEntries(msg.entries)
 		return m, m.next()
 	case tickMsg:
-		return m, m.pollCmd()
+		m.ticking = false
+		return m, m.Poll()
 	case polledMsg:
-		m.inflight = false
+		m.polling = false
 		m.merge(msg.res)
 		return m, m.next()
 	case actionMsg:
@@ -359,7 +361,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (*Model, tea.Cmd) {
 		return m, send(common.OpenNewMsg{})
 	case key.Matches(msg, keys.Launch):
 		exp, variants := common.DefaultExperiment()
-		return m, tea.Batch(status(common.StatusMsg{Text: "launching " + exp.Name + "..."}), m.c.LaunchCmd(exp, variants, nil))
+		return m, m.c.LaunchCmd(exp, variants, nil)
 	case key.Matches(msg, keys.Refresh):
 		return m, tea.Batch(status(common.StatusMsg{Text: "reloading sessions"}), m.load())
 	}

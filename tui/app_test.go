@@ -1,0 +1,264 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/internal/fixture"
+)
+
+type harness struct {
+	t        *testing.T
+	c        *common.Common
+	m        *Model
+	msgs     []tea.Msg
+	launched []runner.Experiment
+}
+
+func newHarness(t *testing.T, st *sessions.Store, w, h int, opts common.Options) *harness {
+	t.Helper()
+	time.Local = time.UTC
+	hs := &harness{t: t}
+	hs.c = fixture.Common(st, w, h, &hs.launched)
+	opts.NoColor = true
+	hs.c.Opts = opts
+	hs.c.Styles = common.NewStyles(opts)
+	hs.m = New(hs.c)
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(hs.m.Init())
+	t.Cleanup(hs.m.Close)
+	return hs
+}
+
+func (hs *harness) run(cmd tea.Cmd) {
+	hs.msgs = append(hs.msgs, fixture.Drain(func(msg tea.Msg) tea.Cmd {
+		_, c := hs.m.Update(msg)
+		return c
+	}, cmd)...)
+}
+
+func (hs *harness) send(msg tea.Msg) {
+	_, cmd := hs.m.Update(msg)
+	hs.run(cmd)
+}
+
+func (hs *harness) press(names ...string) {
+	for _, k := range fixture.Keys(names...) {
+		hs.send(k)
+	}
+}
+
+func (hs *harness) view() string { return hs.m.View().Content }
+
+func (hs *harness) quit() bool {
+	for _, m := range hs.msgs {
+		if _, ok := m.(tea.QuitMsg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestGoldenHelp(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 80, 24, common.Options{})
+	hs.press("?")
+	if !hs.m.HelpOpen() {
+		t.Fatal("? did not open the help")
+	}
+	fixture.Golden(t, "help_80x24", hs.view())
+	// every binding of the keymap is listed
+	v := ansi.Strip(hs.view())
+	for _, sec := range hs.c.Keys.All() {
+		for _, b := range sec.Bindings {
+			if !strings.Contains(v, b.Help().Desc) {
+				t.Errorf("help lacks %q (%s)", b.Help().Desc, b.Help().Key)
+			}
+		}
+	}
+	hs.press("?")
+	if hs.m.HelpOpen() {
+		t.Error("? did not close the help")
+	}
+	hs.press("?", "esc")
+	if hs.m.HelpOpen() || hs.m.Screen() != common.ScreenSessions {
+		t.Error("esc did not close the help only")
+	}
+}
+
+func TestGoldenHelpASCIINarrow(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 50, 16, common.Options{ASCII: true})
+	hs.press("?")
+	fixture.Golden(t, "help_ascii_50x16", hs.view())
+	hs.press("down", "down", "down", "down", "down")
+	fixture.Golden(t, "help_ascii_50x16_scrolled", hs.view())
+	if v := ansi.Strip(hs.view()); strings.ContainsFunc(v, func(r rune) bool { return r > 127 }) {
+		t.Errorf("ASCII help has non-ASCII characters:\n%s", v)
+	}
+}
+
+func TestGoldenRoot(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 80, 24, common.Options{})
+	fixture.Golden(t, "root_80x24", hs.view())
+	if v := hs.m.View(); !v.AltScreen {
+		t.Error("the view does not ask for the alternate screen")
+	}
+}
+
+func TestNavigation(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 100, 30, common.Options{})
+	hs.press("n")
+	if hs.m.Screen() != common.ScreenNew {
+		t.Fatalf("n: screen %v", hs.m.Screen())
+	}
+	// q types into the form's name field instead of quitting
+	hs.press("q", "?")
+	if hs.quit() || hs.m.HelpOpen() {
+		t.Fatal("q or ? acted on the form")
+	}
+	hs.press("esc")
+	if hs.m.Screen() != common.ScreenSessions {
+		t.Fatalf("esc from the form: screen %v", hs.m.Screen())
+	}
+	// compare the oldest session, back
+	hs.press("G", "c")
+	if hs.m.Screen() != common.ScreenCompare {
+		t.Fatalf("c: screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	}
+	if v := ansi.Strip(hs.view()); !strings.Contains(v, "Compare 2 runs of 20260102-030400-aaaa") || !strings.Contains(v, "speedup") {
+		t.Errorf("compare screen:\n%s", v)
+	}
+	// enter on the compare screen opens the dashboard; esc goes back to
+	// compare, then to the list
+	hs.press("enter")
+	if hs.m.Screen() != common.ScreenDashboard {
+		t.Fatalf("enter on compare: screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	}
+	if !strings.Contains(ansi.Strip(hs.view()), "gnnscope › Run 20260102-030400-aaaa") {
+		t.Errorf("dashboard header:\n%s", hs.view())
+	}
+	hs.press("esc")
+	if hs.m.Screen() != common.ScreenCompare {
+		t.Errorf("esc from the dashboard: screen %v", hs.m.Screen())
+	}
+	hs.press("backspace")
+	if hs.m.Screen() != common.ScreenSessions {
+		t.Errorf("backspace from compare: screen %v", hs.m.Screen())
+	}
+	if hs.m.dash != nil || hs.m.cmp != nil {
+		t.Error("screens left behind are still held")
+	}
+	// r: a replay dashboard
+	hs.press("r")
+	if hs.m.Screen() != common.ScreenDashboard || !strings.Contains(hs.m.title(), "replay") {
+		t.Errorf("r: screen %v title %q", hs.m.Screen(), hs.m.title())
+	}
+	hs.press("esc")
+	// a session that cannot be opened: an error in the status bar
+	hs.send(common.OpenDashboardMsg{Session: "nosuch"})
+	if hs.m.Screen() != common.ScreenSessions || !hs.m.Status().Err || !strings.Contains(hs.m.Status().Text, "nosuch") {
+		t.Errorf("bad dashboard: screen %v status %+v", hs.m.Screen(), hs.m.Status())
+	}
+	if !strings.Contains(ansi.Strip(hs.view()), "nosuch") {
+		t.Error("the status bar does not show the error")
+	}
+	hs.press("q")
+	if !hs.quit() {
+		t.Error("q did not quit")
+	}
+	if v := hs.view(); v != "" {
+		t.Errorf("view after quit: %q", v)
+	}
+}
+
+func TestLaunchOpensDashboard(t *testing.T) {
+	st := fixture.Standard(t)
+	hs := newHarness(t, st, 100, 30, common.Options{})
+	// a launcher that makes a finished session, as if the runs were quick
+	ids := []string{"20260102-070000-eeee", "20260102-080000-ffff"}
+	hs.c.Launch = func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
+		hs.launched = append(hs.launched, exp)
+		return fixture.Add(t, st, fixture.Session{ID: ids[len(hs.launched)-1], Name: exp.Name,
+			Variants: []string{"baseline", "optimized"}, Runs: []fixture.Run{fixture.Baseline, fixture.Optimized}}), nil
+	}
+	hs.press("L")
+	if len(hs.launched) != 1 || hs.launched[0].Data != common.DefaultData {
+		t.Fatalf("L launched %+v", hs.launched)
+	}
+	if hs.m.Screen() != common.ScreenDashboard || !strings.Contains(hs.m.title(), "20260102-070000-eeee") {
+		t.Fatalf("after L: screen %v title %q status %+v", hs.m.Screen(), hs.m.title(), hs.m.Status())
+	}
+	if !strings.Contains(hs.m.Status().Text, "launched session 20260102-070000-eeee") {
+		t.Errorf("status %+v", hs.m.Status())
+	}
+	hs.press("esc")
+	if e, _ := hs.m.list.Entries(), 0; len(e) != 4 || e[0].ID != "20260102-070000-eeee" {
+		t.Errorf("the list does not show the launched session first: %d entries", len(e))
+	}
+	// the status clears after its timeout
+	hs.send(clearStatusMsg{seq: hs.m.statusSeq})
+	if hs.m.Status().Text != "" {
+		t.Error("status not cleared")
+	}
+
+	// through the form: the form goes, the dashboard comes, back is the list
+	hs.press("n", "ctrl+s")
+	if hs.m.Screen() != common.ScreenDashboard || hs.m.form != nil {
+		t.Fatalf("after the form's launch: screen %v form %v", hs.m.Screen(), hs.m.form != nil)
+	}
+	hs.press("esc")
+	if hs.m.Screen() != common.ScreenSessions {
+		t.Errorf("esc after a launch from the form: screen %v", hs.m.Screen())
+	}
+}
+
+func TestLaunchFailure(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 100, 30, common.Options{})
+	hs.press("L")
+	if hs.m.Screen() != common.ScreenSessions || !hs.m.Status().Err || !strings.Contains(hs.m.Status().Text, "launching is off") {
+		t.Errorf("failed launch: screen %v status %+v", hs.m.Screen(), hs.m.Status())
+	}
+}
+
+func TestSizes(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 80, 24, common.Options{})
+	screens := [][]string{{}, {"?"}, {"?", "esc", "n"}, {"esc", "G", "c"}, {"enter"}}
+	for _, keys := range screens {
+		hs.press(keys...)
+		for _, sz := range [][2]int{{10, 5}, {1, 1}, {0, 0}, {2, 3}, {80, 24}, {200, 60}, {30, 8}} {
+			hs.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			v := hs.view()
+			if n := common.Lines(v); n > sz[1] {
+				t.Errorf("after %v at %dx%d: %d lines", keys, sz[0], sz[1], n)
+			}
+			if sz[1] >= 3 && common.Lines(v) != sz[1] {
+				t.Errorf("after %v at %dx%d: %d lines, want the full height", keys, sz[0], sz[1], common.Lines(v))
+			}
+			for i, l := range strings.Split(v, "\n") {
+				if ansi.StringWidth(l) > sz[0] {
+					t.Errorf("after %v at %dx%d: line %d is %d wide", keys, sz[0], sz[1], i, ansi.StringWidth(l))
+				}
+			}
+		}
+		hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	}
+	hs.press("esc", "esc", "esc")
+	fixture.Golden(t, "root_10x5", func() string {
+		hs.send(tea.WindowSizeMsg{Width: 10, Height: 5})
+		return hs.view()
+	}())
+}
+
+func TestCtrlCQuitsFromTheForm(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 80, 24, common.Options{})
+	hs.press("n", "ctrl+c")
+	if !hs.quit() {
+		t.Error("ctrl+c did not quit from the form")
+	}
+}
