@@ -62,13 +62,13 @@ type Model struct {
 	width    int
 	height   int
 
-	want     string // session to put the cursor on once listed
-	loaded   bool
-	loadErr  string
-	focused  bool
-	polling  bool // a poll is under way
-	ticking  bool // the next poll's tick is scheduled
-	poller   *poller
+	want    string // session to put the cursor on once listed
+	loaded  bool
+	loadErr string
+	focused bool
+	polling bool // a poll is under way
+	ticking bool // the next poll's tick is scheduled
+	poller  *poller
 
 	confirm *confirmation
 	export  *exporter.Model
