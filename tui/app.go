@@ -22,16 +22,29 @@ const StatusTimeout = 8 * time.Second
 // clearStatusMsg clears the status bar unless a newer message came.
 type clearStatusMsg struct{ seq int }
 
+// page is one screen of the back stack with the model it shows.
+type page struct {
+	screen common.Screen
+	form   *newexp.Model
+	dash   *dashboard.Model
+	dashID string // the session the dashboard shows
+	cmp    *compare.Model
+}
+
+// close releases what the page holds.
+func (p *page) close() {
+	if p.dash != nil {
+		p.dash.Close()
+	}
+}
+
 // Model is the workbench's root model.
 type Model struct {
-	c       *common.Common
-	screen  common.Screen
-	history []common.Screen
-
-	list *sessionlist.Model
-	form *newexp.Model
-	dash *dashboard.Model
-	cmp  *compare.Model
+	c *common.Common
+	// pages is the back stack; the sessions list is always at the
+	// bottom, the screen on display at the top.
+	pages []*page
+	list  *sessionlist.Model
 
 	help       bool
 	helpOffset int
@@ -43,14 +56,21 @@ type Model struct {
 
 // New returns the root model on c; it opens on the sessions list.
 func New(c *common.Common) *Model {
-	return &Model{c: c, screen: common.ScreenSessions, list: sessionlist.New(c)}
+	return &Model{c: c, pages: []*page{{screen: common.ScreenSessions}}, list: sessionlist.New(c)}
 }
 
 // Init loads the sessions list.
 func (m *Model) Init() tea.Cmd { return m.list.Init() }
 
+// top is the page on display.
+func (m *Model) top() *page { return m.pages[len(m.pages)-1] }
+
 // Screen returns the screen on display.
-func (m *Model) Screen() common.Screen { return m.screen }
+func (m *Model) Screen() common.Screen { return m.top().screen }
+
+// Depth returns the number of screens in the back stack, the sessions
+// list included.
+func (m *Model) Depth() int { return len(m.pages) }
 
 // HelpOpen reports whether the help overlay is open.
 func (m *Model) HelpOpen() bool { return m.help }
@@ -63,10 +83,10 @@ func (m *Model) List() *sessionlist.Model { return m.list }
 
 // Close releases what the screens hold (journal tails, replays).
 func (m *Model) Close() {
-	if m.dash != nil {
-		m.dash.Close()
-		m.dash = nil
+	for _, p := range m.pages {
+		p.close()
 	}
+	m.pages = m.pages[:1]
 	m.list.Close()
 }
 
@@ -79,27 +99,29 @@ func (m *Model) bodySize() (int, int) {
 func (m *Model) resize() {
 	w, h := m.bodySize()
 	m.list.SetSize(w, h)
-	if m.form != nil {
-		m.form.SetSize(w, h)
-	}
-	if m.dash != nil {
-		m.dash.SetSize(w, h)
-	}
-	if m.cmp != nil {
-		m.cmp.SetSize(w, h)
+	for _, p := range m.pages {
+		switch {
+		case p.form != nil:
+			p.form.SetSize(w, h)
+		case p.dash != nil:
+			p.dash.SetSize(w, h)
+		case p.cmp != nil:
+			p.cmp.SetSize(w, h)
+		}
 	}
 }
 
 // capturing reports whether the screen on display takes every key (a
 // form field, a dialog, a confirmation), so q, ? and esc are its own.
 func (m *Model) capturing() bool {
-	switch m.screen {
+	p := m.top()
+	switch p.screen {
 	case common.ScreenSessions:
 		return m.list.Capturing()
 	case common.ScreenNew:
-		return m.form != nil
+		return true
 	case common.ScreenCompare:
-		return m.cmp != nil && m.cmp.Capturing()
+		return p.cmp.Capturing()
 	}
 	return false
 }
@@ -122,15 +144,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if err != nil {
 			return m, m.setStatus(common.StatusMsg{Text: err.Error(), Err: true})
 		}
-		m.cmp = cm
 		w, h := m.bodySize()
-		m.cmp.SetSize(w, h)
-		return m, tea.Batch(m.push(common.ScreenCompare), m.cmp.Init())
+		cm.SetSize(w, h)
+		m.push(&page{screen: common.ScreenCompare, cmp: cm})
+		return m, cm.Init()
 	case common.OpenNewMsg:
-		m.form = newexp.New(m.c)
+		form := newexp.New(m.c)
 		w, h := m.bodySize()
-		m.form.SetSize(w, h)
-		return m, tea.Batch(m.push(common.ScreenNew), m.form.Init())
+		form.SetSize(w, h)
+		m.push(&page{screen: common.ScreenNew, form: form})
+		return m, form.Init()
 	case common.BackMsg:
 		return m, m.back()
 	case common.LaunchedMsg:
@@ -147,16 +170,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.list, cmd = m.list.Update(msg)
 	cmds = append(cmds, cmd)
-	if m.form != nil {
-		m.form, cmd = m.form.Update(msg)
-		cmds = append(cmds, cmd)
-	}
-	if m.dash != nil {
-		m.dash, cmd = m.dash.Update(msg)
-		cmds = append(cmds, cmd)
-	}
-	if m.cmp != nil {
-		m.cmp, cmd = m.cmp.Update(msg)
+	for _, p := range m.pages {
+		switch {
+		case p.form != nil:
+			p.form, cmd = p.form.Update(msg)
+		case p.dash != nil:
+			p.dash, cmd = p.dash.Update(msg)
+		case p.cmp != nil:
+			p.cmp, cmd = p.cmp.Update(msg)
+		default:
+			continue
+		}
 		cmds = append(cmds, cmd)
 	}
 	return m, tea.Batch(cmds...)
@@ -192,6 +216,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	p := m.top()
 	if !m.capturing() {
 		switch {
 		case key.Matches(msg, keys.Quit):
@@ -199,20 +224,24 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, keys.Help):
 			m.help, m.helpOffset = true, 0
 			return nil
-		case key.Matches(msg, keys.Back) && m.screen != common.ScreenSessions:
+		case key.Matches(msg, keys.Back) && p.screen != common.ScreenSessions:
 			return m.back()
+		case key.Matches(msg, keys.Compare) && p.screen == common.ScreenDashboard:
+			// compare the runs of the session on display
+			id := p.dashID
+			return func() tea.Msg { return common.OpenCompareMsg{Refs: []string{id}} }
 		}
 	}
 	var cmd tea.Cmd
-	switch m.screen {
+	switch p.screen {
 	case common.ScreenSessions:
 		m.list, cmd = m.list.Update(msg)
 	case common.ScreenNew:
-		m.form, cmd = m.form.Update(msg)
+		p.form, cmd = p.form.Update(msg)
 	case common.ScreenDashboard:
-		m.dash, cmd = m.dash.Update(msg)
+		p.dash, cmd = p.dash.Update(msg)
 	case common.ScreenCompare:
-		m.cmp, cmd = m.cmp.Update(msg)
+		p.cmp, cmd = p.cmp.Update(msg)
 	}
 	return cmd
 }
@@ -224,68 +253,45 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-// push shows a screen, remembering the current one for back.
-func (m *Model) push(s common.Screen) tea.Cmd {
-	if s == m.screen {
-		return nil
-	}
-	if m.screen == common.ScreenSessions {
+// push shows a page over the current one.
+func (m *Model) push(p *page) {
+	if m.Screen() == common.ScreenSessions {
 		m.list.Blur()
 	}
-	m.history = append(m.history, m.screen)
-	m.screen = s
-	return nil
+	m.pages = append(m.pages, p)
 }
 
 // back returns to the previous screen, releasing the one left.
 func (m *Model) back() tea.Cmd {
-	m.leave(m.screen)
-	if len(m.history) == 0 {
-		m.screen = common.ScreenSessions
-	} else {
-		m.screen = m.history[len(m.history)-1]
-		m.history = m.history[:len(m.history)-1]
+	if len(m.pages) == 1 {
+		return nil
 	}
-	if m.screen == common.ScreenSessions {
+	m.top().close()
+	m.pages = m.pages[:len(m.pages)-1]
+	if m.Screen() == common.ScreenSessions {
 		return m.list.Focus()
 	}
 	return nil
 }
 
-// leave releases a screen's model.
-func (m *Model) leave(s common.Screen) {
-	switch s {
-	case common.ScreenDashboard:
-		if m.dash != nil {
-			m.dash.Close()
-			m.dash = nil
-		}
-	case common.ScreenCompare:
-		m.cmp = nil
-	case common.ScreenNew:
-		m.form = nil
-	}
-}
-
-// openDashboard shows a session's dashboard, replacing an open one.
+// openDashboard shows a session's dashboard.
 func (m *Model) openDashboard(id string, replay bool) tea.Cmd {
 	d, err := dashboard.New(m.c, id, replay)
 	if err != nil {
 		return m.setStatus(common.StatusMsg{Text: err.Error(), Err: true})
 	}
-	if m.dash != nil {
-		m.dash.Close()
+	p := &page{screen: common.ScreenDashboard, dash: d, dashID: id}
+	if s, err := m.c.Store.MatchSession(id); err == nil {
+		p.dashID = s.ID()
 	}
-	m.dash = d
 	w, h := m.bodySize()
-	m.dash.SetSize(w, h)
+	d.SetSize(w, h)
 	// The form that launched the session is done with.
-	if m.screen == common.ScreenNew {
-		m.leave(common.ScreenNew)
-		m.screen = m.history[len(m.history)-1]
-		m.history = m.history[:len(m.history)-1]
+	if m.Screen() == common.ScreenNew {
+		m.pages = m.pages[:len(m.pages)-1]
 	}
-	return tea.Batch(m.push(common.ScreenDashboard), m.dash.Init())
+	m.push(p)
+	return d.Init()
 }
 
 // launched follows a launch: on success the list picks the session up
@@ -293,9 +299,9 @@ func (m *Model) openDashboard(id string, replay bool) tea.Cmd {
 // status bar.
 func (m *Model) launched(msg common.LaunchedMsg) tea.Cmd {
 	var cmds []tea.Cmd
-	if m.form != nil {
+	if p := m.top(); p.form != nil {
 		var cmd tea.Cmd
-		m.form, cmd = m.form.Update(msg)
+		p.form, cmd = p.form.Update(msg)
 		cmds = append(cmds, cmd)
 	}
 	if msg.Session == "" {
@@ -313,17 +319,14 @@ func (m *Model) launched(msg common.LaunchedMsg) tea.Cmd {
 
 // title names the screen on display.
 func (m *Model) title() string {
-	switch m.screen {
+	p := m.top()
+	switch p.screen {
 	case common.ScreenNew:
 		return "New experiment"
 	case common.ScreenDashboard:
-		if m.dash != nil {
-			return m.dash.Title()
-		}
+		return p.dash.Title()
 	case common.ScreenCompare:
-		if m.cmp != nil {
-			return m.cmp.Title()
-		}
+		return p.cmp.Title()
 	}
 	return "Sessions"
 }
@@ -331,19 +334,16 @@ func (m *Model) title() string {
 // shortHelp lists the keys of the screen on display for the status bar.
 func (m *Model) shortHelp() []key.Binding {
 	k := m.c.Keys
-	switch m.screen {
+	p := m.top()
+	switch p.screen {
 	case common.ScreenSessions:
 		return m.list.ShortHelp()
 	case common.ScreenNew:
-		if m.form != nil {
-			return m.form.ShortHelp()
-		}
+		return p.form.ShortHelp()
 	case common.ScreenCompare:
-		if m.cmp != nil {
-			return m.cmp.ShortHelp()
-		}
+		return p.cmp.ShortHelp()
 	case common.ScreenDashboard:
-		return []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.Back, k.Help, k.Quit}
+		return []key.Binding{k.NextPane, k.Compare, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut, k.Back, k.Help, k.Quit}
 	}
 	return []key.Binding{k.Back, k.Help, k.Quit}
 }
@@ -367,15 +367,15 @@ func (m *Model) render() string {
 	if m.help {
 		body = m.helpView(bw, bh)
 	} else {
-		switch m.screen {
+		switch p := m.top(); p.screen {
 		case common.ScreenSessions:
 			body = m.list.View()
 		case common.ScreenNew:
-			body = m.form.View()
+			body = p.form.View()
 		case common.ScreenDashboard:
-			body = m.dash.View()
+			body = p.dash.View()
 		case common.ScreenCompare:
-			body = m.cmp.View()
+			body = p.cmp.View()
 		}
 	}
 	body = common.Fit(body, bw, bh)

@@ -143,16 +143,25 @@ func TestNavigation(t *testing.T) {
 	if !strings.Contains(ansi.Strip(hs.view()), "gnnscope › Run 20260102-030400-aaaa") {
 		t.Errorf("dashboard header:\n%s", hs.view())
 	}
+	// c on the dashboard compares its session: a second compare screen
+	hs.press("c")
+	if hs.m.Screen() != common.ScreenCompare || !strings.Contains(hs.m.title(), "20260102-030400-aaaa") {
+		t.Errorf("c on the dashboard: screen %v title %q", hs.m.Screen(), hs.m.title())
+	}
 	hs.press("esc")
-	if hs.m.Screen() != common.ScreenCompare {
-		t.Errorf("esc from the dashboard: screen %v", hs.m.Screen())
+	if hs.m.Screen() != common.ScreenDashboard {
+		t.Errorf("esc from the second compare: screen %v", hs.m.Screen())
+	}
+	hs.press("esc")
+	if hs.m.Screen() != common.ScreenCompare || !strings.Contains(ansi.Strip(hs.view()), "speedup") {
+		t.Errorf("esc from the dashboard: screen %v\n%s", hs.m.Screen(), hs.view())
 	}
 	hs.press("backspace")
 	if hs.m.Screen() != common.ScreenSessions {
 		t.Errorf("backspace from compare: screen %v", hs.m.Screen())
 	}
-	if hs.m.dash != nil || hs.m.cmp != nil {
-		t.Error("screens left behind are still held")
+	if hs.m.Depth() != 1 {
+		t.Errorf("%d screens in the back stack on the list", hs.m.Depth())
 	}
 	// r: a replay dashboard
 	hs.press("r")
@@ -209,8 +218,8 @@ func TestLaunchOpensDashboard(t *testing.T) {
 
 	// through the form: the form goes, the dashboard comes, back is the list
 	hs.press("n", "ctrl+s")
-	if hs.m.Screen() != common.ScreenDashboard || hs.m.form != nil {
-		t.Fatalf("after the form's launch: screen %v form %v", hs.m.Screen(), hs.m.form != nil)
+	if hs.m.Screen() != common.ScreenDashboard || hs.m.Depth() != 2 {
+		t.Fatalf("after the form's launch: screen %v, %d screens", hs.m.Screen(), hs.m.Depth())
 	}
 	hs.press("esc")
 	if hs.m.Screen() != common.ScreenSessions {
