@@ -16,6 +16,7 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/internal/synth"
+	"github.com/gnnscope/gnnscope/tui/timeline"
 )
 
 // benchRuns shape the benchmark's session: a baseline and a pipelined
@@ -66,9 +67,28 @@ func loadBench() {
 // about a million events. Every frame follows a new span in each run,
 // so nothing comes from a cache: the table, timelines, memory,
 // staleness and metric charts of both runs are drawn again.
-func BenchmarkDashboardFrame(b *testing.B) {
+func BenchmarkDashboardFrame(b *testing.B) { benchFrame(b, 0) }
+
+// BenchmarkDashboardFrameWholeRun is BenchmarkDashboardFrame with the
+// timelines zoomed out to the whole run: every span is drawn.
+func BenchmarkDashboardFrameWholeRun(b *testing.B) { benchFrame(b, len(timeline.Windows)) }
+
+// benchFrame draws frames after zooming out zoomOut steps.
+func benchFrame(b *testing.B, zoomOut int) {
 	loadBench()
 	m := benchModel
+	for _, p := range m.panels {
+		for range zoomOut {
+			p.timeline.ZoomOut()
+		}
+	}
+	defer func() {
+		for _, p := range m.panels {
+			for range zoomOut {
+				p.timeline.ZoomIn()
+			}
+		}
+	}()
 	m.set.Lock()
 	ends := make([]int64, len(m.set.Runs()))
 	for i, r := range m.set.Runs() {
@@ -77,6 +97,7 @@ func BenchmarkDashboardFrame(b *testing.B) {
 	m.set.Unlock()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime(b)
 	for i := 0; i < b.N; i++ {
 		for r := range ends {
 			e := profile.Event{T: profile.TypeSpan, Name: profile.StageTrain, Lane: profile.LaneCompute, Epoch: 51, Batch: i,
@@ -88,6 +109,9 @@ func BenchmarkDashboardFrame(b *testing.B) {
 			b.Fatal("empty frame")
 		}
 	}
+	// CPU time per frame, next to ns/op (wall time): on a machine shared
+	// with other work the two differ
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(benchN), "events")
 	b.ReportMetric(float64(benchHeap)/(1<<20), "state-MiB")
 }
@@ -195,7 +219,7 @@ func TestIdleCPU(t *testing.T) {
 }
 
 // cpuTime is the process's user and system CPU time so far.
-func cpuTime(t *testing.T) time.Duration {
+func cpuTime(t testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		t.Fatal(err)

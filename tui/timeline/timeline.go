@@ -270,28 +270,50 @@ func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 in
 	}
 	cov := m.cov[:n]
 	clear(cov)
+	// cell c covers [edges[c], edges[c+1]); cellOf finds a time's cell
+	// with one multiplication, corrected against the edges so that the
+	// mapping is exact to the nanosecond
 	span := t1 - t0
-	// cell c covers [t0 + c*span/pw, t0 + (c+1)*span/pw)
-	edge := func(c int) int64 { return t0 + int64(c)*span/int64(pw) }
-	cell := func(t int64) int { return int((t - t0) * int64(pw) / span) }
+	edges := make([]int64, pw+1)
+	for c := range edges {
+		edges[c] = t0 + int64(c)*span/int64(pw)
+	}
+	scale := float64(pw) / float64(span)
+	cellOf := func(t int64) int {
+		c := min(max(int(float64(t-t0)*scale), 0), pw-1)
+		for c < pw-1 && edges[c+1] <= t {
+			c++
+		}
+		for c > 0 && edges[c] > t {
+			c--
+		}
+		return c
+	}
 	sp := &r.Spans
-	for i := sp.From(t0); i < sp.Len(); i++ {
-		s, e := sp.Start[i], sp.Start[i]+sp.Dur[i]
+	n0 := sp.Len()
+	starts, durs, lns, stgs := sp.Start[:n0], sp.Dur[:n0], sp.Lane[:n0], sp.Stage[:n0]
+	for i := sp.From(t0); i < n0; i++ {
+		s := starts[i]
+		e := s + durs[i]
 		if e <= t0 || s >= t1 || e <= s {
 			continue
 		}
-		row := rowOf[sp.Lane[i]]
+		row := rowOf[lns[i]]
 		if row < 0 {
 			continue
 		}
-		slot := min(int(sp.Stage[i]), nst-1)
+		slot := min(int(stgs[i]), nst-1)
 		s, e = max(s, t0), min(e, t1)
-		c0, c1 := cell(s), min(cell(e-1), pw-1)
-		base := row * pw * nst
+		c0 := cellOf(s)
+		base := row*pw*nst + slot
+		if e <= edges[c0+1] { // within one cell: most spans of a long window
+			cov[base+c0*nst] += e - s
+			continue
+		}
+		c1 := cellOf(e - 1)
 		for c := c0; c <= c1; c++ {
-			ov := min(e, edge(c+1)) - max(s, edge(c))
-			if ov > 0 {
-				cov[base+c*nst+slot] += ov
+			if ov := min(e, edges[c+1]) - max(s, edges[c]); ov > 0 {
+				cov[base+c*nst] += ov
 			}
 		}
 	}
@@ -351,7 +373,7 @@ func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 in
 			switch {
 			case best < 0:
 				run.WriteByte(' ')
-			case bestCov*10 >= edge(c+1)-edge(c):
+			case bestCov*10 >= edges[c+1]-edges[c]:
 				run.WriteString(glyphs[best])
 			default:
 				run.WriteString(faint)
