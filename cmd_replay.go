@@ -263,7 +263,9 @@ func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 	case profile.TypeGPU:
 		kv("used", humanBytes(e.Used))
 		kv("total", humanBytes(e.Total))
-		kv("util", fmt.Sprintf("%.0f%%", e.Util*100))
+		if e.Util >= 0 { // -1: not measured
+			kv("util", fmt.Sprintf("%.0f%%", e.Util*100))
+		}
 	case profile.TypeOOM:
 		at()
 		kv("requested", humanBytes(e.Requested))

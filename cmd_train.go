@@ -18,6 +18,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
@@ -87,6 +88,8 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.cfg.MemGuard, "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
 	fl.StringVar(&f.cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product, degree-cap (trim the longest neighbor lists first)")
 	fl.Float64Var(&f.cfg.EvalCut, "eval-cut", 0, "drop this fraction of every inference block's edges by --cut-rule (0 = none)")
+	fl.StringVar(&f.cfg.Device, "device", "cpu", "compute device: cpu, cuda or cuda:N (GPU N; needs a binary built with -tags cuda)")
+	fl.BoolVar(&f.cfg.AsyncTransfer, "async-transfer", false, "cuda: copy batch i+1's features on a copy stream while batch i computes (events order them); no effect on cpu")
 }
 
 // sizeFlag is a byte-count flag that accepts sizes such as 512MiB.
@@ -301,18 +304,28 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
+	dev, closeDev, err := runner.OpenDevice(f.cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDev()
+	host := profile.LocalHost()
+	backend.Describe(dev, &host)
+	if host.GPU != "" {
+		prog.printf("device %s: %s, %s, driver %s\n", dev.Name(), host.GPU, humanBytes(host.GPUMem), host.Driver)
+	}
 	var rec *profile.Recorder
 	if !f.noRecord {
 		// Spans are aggregated in memory for the stage figures; `gnnscope
 		// run` writes them to a journal instead.
 		rec = profile.NewRecorder(nil, profile.RecorderOptions{})
 		cfgJSON, _ := json.Marshal(f.cfg)
-		host := profile.LocalHost()
 		rec.RunStart("train", "", "", cfgJSON, &host)
 	}
 	var dsName string
 	var splitSizes [3]int
 	res, err := runner.Execute(ctx, exp, f.cfg, runner.ExecOptions{
+		Device:   dev,
 		Recorder: rec,
 		Load:     load.Options{Progress: prog.stage},
 		OnReady: func(ds *data.Dataset, split *data.Split) {

@@ -629,6 +629,8 @@ func (d *decoder) host() (*Host, error) {
 			h.GPU, err = d.str()
 		case "driver":
 			h.Driver, err = d.str()
+		case "gpu_mem":
+			h.GPUMem, err = d.int()
 		case "go":
 			h.Go, err = d.str()
 		case "os":

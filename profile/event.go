@@ -100,6 +100,7 @@ type Host struct {
 	Cores    int    `json:"cores,omitempty"`    // logical cores usable by the run
 	GPU      string `json:"gpu,omitempty"`      // device name, empty on CPU runs
 	Driver   string `json:"driver,omitempty"`   // GPU driver version
+	GPUMem   int64  `json:"gpu_mem,omitempty"`  // GPU memory in bytes
 	Go       string `json:"go,omitempty"`       // Go version of the writer
 	OS       string `json:"os,omitempty"`       // GOOS/GOARCH or a kernel string
 	Hostname string `json:"hostname,omitempty"` // host name
@@ -142,7 +143,7 @@ type Event struct {
 	Ts    int64   `json:"ts"` // ns from run start
 	Used  int64   `json:"used"`
 	Total int64   `json:"total"`
-	Util  float64 `json:"util"` // 0..1
+	Util  float64 `json:"util"` // 0..1; -1 when not measured (no NVML)
 
 	// oom (also: epoch, batch, live, budget)
 	Requested int64  `json:"requested"`

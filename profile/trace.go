@@ -130,7 +130,9 @@ func (r *TraceRun) Add(e *Event) {
 		}
 	case TypeGPU:
 		r.sample("gpu used", "bytes", e.Ts, float64(e.Used))
-		r.sample("gpu util", "util", e.Ts, e.Util)
+		if e.Util >= 0 { // -1: not measured
+			r.sample("gpu util", "util", e.Ts, e.Util)
+		}
 	case TypeMetric:
 		if e.Name != "" {
 			r.sample(e.Name, "value", r.now, e.Value)

@@ -7,7 +7,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/device"
-	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 )
@@ -25,9 +25,17 @@ type ExecOptions struct {
 	// Load tunes dataset loading (cache folder, progress, warnings);
 	// Experiment.NoCache also turns the cache off.
 	Load load.Options
-	// Device to train on; nil means the CPU device with the config's
-	// thread count and no memory budget.
+	// Device to train on; nil means the device the config names
+	// (OpenDevice), opened and closed by Execute.
 	Device device.Device
+}
+
+// OpenDevice opens the device cfg names (cfg.Device: cpu, cuda, cuda:N)
+// with cfg's thread count and transfer mode, and returns a function that
+// releases it. Training sets the memory budget. In a binary built without
+// the cuda tag, a cuda device is an error wrapping backend.ErrNoCUDA.
+func OpenDevice(cfg train.Config) (device.Device, func() error, error) {
+	return backend.Open(cfg.Device, backend.Options{Threads: cfg.Threads, AsyncTransfer: cfg.AsyncTransfer})
 }
 
 // LoadData opens the experiment's dataset and makes its split.
@@ -64,15 +72,25 @@ func MakeSplit(ds *data.Dataset, s Split, seed uint64) (*data.Split, error) {
 }
 
 // Execute runs one training run of the experiment with cfg (the
-// experiment's base config with a variant applied): it loads the dataset,
-// makes the split, creates the device and trains with train.Run. It stops
-// early with ctx's error (wrapped) when ctx is canceled.
+// experiment's base config with a variant applied): it opens the device
+// (unless opt.Device is given), loads the dataset, makes the split and
+// trains with train.Run, recording gpu events while it trains on a GPU. It
+// stops early with ctx's error (wrapped) when ctx is canceled.
 //
 // Execute does not change process-wide settings: callers that honor
 // cfg.Threads for the whole process set runtime.GOMAXPROCS themselves.
 func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOptions) (*train.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	dev := opt.Device
+	if dev == nil {
+		d, closeDev, err := OpenDevice(cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer closeDev()
+		dev = d
 	}
 	ds, split, err := LoadData(exp, opt.Load)
 	if err != nil {
@@ -84,9 +102,7 @@ func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOpti
 	if opt.OnReady != nil {
 		opt.OnReady(ds, split)
 	}
-	dev := opt.Device
-	if dev == nil {
-		dev = cpu.New(cfg.Threads, 0)
-	}
+	gpu := backend.SampleGPU(dev, opt.Recorder, 0)
+	defer gpu.Stop()
 	return train.Run(ctx, cfg, ds, split, dev, train.Options{Recorder: opt.Recorder, OnEpoch: opt.OnEpoch})
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -79,6 +81,12 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 	resolved, err := Resolve(exp, variants)
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range resolved {
+		// Refuse a GPU this binary cannot drive before anything starts.
+		if kind, _, _ := device.ParseName(r.Config.Device); kind == device.KindCUDA && !backend.CUDABuilt {
+			return nil, fmt.Errorf("variant %q: %w", r.Name, backend.ErrNoCUDA)
+		}
 	}
 	if _, err := load.Resolve(exp.Data); err != nil {
 		return nil, err

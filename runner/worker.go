@@ -16,6 +16,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -85,6 +86,13 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 		runtime.GOMAXPROCS(v.Config.Threads)
 	}
 	host := profile.LocalHost()
+	// The device is opened before run_start so that run_start names the
+	// GPU; a device that cannot be opened ends the run as failed.
+	dev, closeDev, devErr := OpenDevice(v.Config)
+	if devErr == nil {
+		defer closeDev()
+		backend.Describe(dev, &host)
+	}
 	rec := profile.NewRecorder(jw, profile.RecorderOptions{OnError: func(err error) {
 		fmt.Fprintf(log, "journal: %v\n", err)
 	}})
@@ -96,10 +104,14 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, id, os.Getpid())
 
 	var res *train.Result
-	if canceled(s) {
+	switch {
+	case canceled(s):
 		err = errCanceledBeforeStart
-	} else {
+	case devErr != nil:
+		err = devErr
+	default:
 		res, err = Execute(ctx, exp, v.Config, ExecOptions{
+			Device:   dev,
 			Recorder: rec,
 			Load:     load.Options{Warn: func(msg string) { logf(log, "warning: %s", msg) }},
 			OnReady: func(ds *data.Dataset, split *data.Split) {

@@ -63,3 +63,21 @@ func TestAllocatorScript(t *testing.T) {
 		t.Fatalf("no budget: %v", err)
 	}
 }
+
+func TestParseName(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		kind string
+		n    int
+		ok   bool
+	}{
+		{"", KindCPU, 0, true}, {"cpu", KindCPU, 0, true}, {" CUDA ", KindCUDA, 0, true},
+		{"cuda:3", KindCUDA, 3, true}, {"cuda:", "", 0, false}, {"cuda:-1", "", 0, false},
+		{"cuda:x", "", 0, false}, {"gpu", "", 0, false}, {"cpu:1", "", 0, false},
+	} {
+		kind, n, err := ParseName(c.in)
+		if (err == nil) != c.ok || kind != c.kind || n != c.n {
+			t.Errorf("ParseName(%q) = %q, %d, %v", c.in, kind, n, err)
+		}
+	}
+}

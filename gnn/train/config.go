@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 )
@@ -82,6 +83,15 @@ type Config struct {
 	// OverlapEval evaluates a snapshot of epoch e's weights while epoch e+1
 	// trains; the results are reported for epoch e.
 	OverlapEval bool `json:"overlap_eval"`
+	// Device is the compute device: "cpu" (the default), "cuda" or
+	// "cuda:N" (GPU N; needs a binary built with the cuda tag).
+	Device string `json:"device,omitempty"`
+	// AsyncTransfer queues each batch's host-to-device feature copy on the
+	// device's copy stream, ordered against compute by events, so that
+	// batch i+1's copy overlaps batch i's compute; without it every copy
+	// waits for the device. The CPU device, whose copies are memcpys,
+	// ignores it.
+	AsyncTransfer bool `json:"async_transfer,omitempty"`
 
 	// MemBudget caps the device's live bytes (0 = unlimited): an allocation
 	// past it fails with a typed out-of-memory error. Specs may write it as
@@ -254,6 +264,9 @@ func (c Config) Validate() error {
 	}
 	if c.SamplerWorkers > 0 && c.Sampler != "neighbor" {
 		add("sampler workers prepare sampled mini-batches: they need --sampler neighbor")
+	}
+	if _, _, err := device.ParseName(c.Device); err != nil {
+		add("%v", err)
 	}
 	if c.EvalEvery < 1 {
 		add("eval every must be at least 1, got %d", c.EvalEvery)
