@@ -20,5 +20,7 @@
 //
 // Histories live in host memory; devices read and write them through the
 // device.Device interface (GatherHost, CopyFromHost, CopyToHost), so an
-// accelerator backend can keep the same API over pinned memory.
+// accelerator backend keeps the same API over pinned memory: NewOn puts the
+// table in page-locked memory of a device that has it (the CUDA backend),
+// whose pulls and pushes then run asynchronously on its history stream.
 package history

@@ -35,7 +35,10 @@ const maxElems = math.MaxInt32
 // synchronous backend). With an asynchronous backend the lock only covers
 // enqueueing the copy: the caller must Sync the device before a push may
 // overwrite rows that a pending pull still reads, and before reading a
-// pushed tensor's rows again.
+// pushed tensor's rows again — except for a history in a device's pinned
+// memory (NewOn): the CUDA backend queues all its pulls and pushes in
+// order on one history stream and orders them against compute with
+// events, and host-side access (refresh, reset, close) waits for them.
 type History struct {
 	n, dim int
 
@@ -43,6 +46,14 @@ type History struct {
 	data    []float32 // n*dim, row-major
 	last    []int64   // step of the last push or refresh per row
 	scratch []float32 // staging of index pushes and refreshes (write lock)
+
+	// pinned is the device whose page-locked memory holds data (NewOn),
+	// or nil: pushes and pulls are then queued on its history stream, and
+	// host code touching data waits for them first (hostLocked).
+	pinned device.Device
+	ph     device.PinnedHost
+	stamp  []int64 // per row, the last index push that wrote it (duplicate check)
+	pushes int64
 }
 
 // New returns a zero-filled history of numNodes rows of dim values, every
@@ -65,6 +76,56 @@ func New(numNodes, dim int) (*History, error) {
 		h.last[i] = Never
 	}
 	return h, nil
+}
+
+// NewOn is New with the table in page-locked host memory of dev when dev
+// can allocate it (device.PinnedHost, the CUDA backend): pulls and pushes
+// then move rows asynchronously on the device's history stream, ordered
+// after the work queued before them, and the GPU reads and writes the rows
+// directly over the bus. Close releases that memory. On other devices it is
+// New.
+func NewOn(dev device.Device, numNodes, dim int) (*History, error) {
+	ph, ok := device.AsPinnedHost(dev)
+	if !ok {
+		return New(numNodes, dim)
+	}
+	if numNodes <= 0 || dim <= 0 || numNodes > maxElems/dim {
+		return New(numNodes, dim) // the same size errors
+	}
+	data, err := ph.AllocPinned(numNodes * dim)
+	if err != nil {
+		return nil, fmt.Errorf("history: %d nodes x %d dims in pinned memory: %w", numNodes, dim, err)
+	}
+	h := &History{n: numNodes, dim: dim, data: data, last: make([]int64, numNodes), pinned: dev, ph: ph}
+	for i := range h.last {
+		h.last[i] = Never
+	}
+	return h, nil
+}
+
+// Pinned reports whether the table is in a device's page-locked memory.
+func (h *History) Pinned() bool { return h.ph != nil }
+
+// Close releases the table's pinned memory (NewOn), after waiting for
+// pending pulls and pushes; the history must not be used afterwards. It
+// does nothing for a history in ordinary memory.
+func (h *History) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ph == nil || h.data == nil {
+		return
+	}
+	h.pinned.Sync()
+	h.ph.FreePinned(h.data)
+	h.data = nil
+}
+
+// hostLocked waits for the pulls and pushes queued on a device before host
+// code reads or writes the table (a lock must be held).
+func (h *History) hostLocked() {
+	if h.pinned != nil {
+		h.pinned.Sync()
+	}
 }
 
 // NumNodes returns the number of rows.
@@ -97,6 +158,7 @@ func (h *History) LastPush(node int32) int64 {
 func (h *History) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.hostLocked()
 	clear(h.data)
 	for i := range h.last {
 		h.last[i] = Never
@@ -143,8 +205,17 @@ func (h *History) Push(dev device.Device, src *tensor.Tensor, nodes []int32, ste
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.ph != nil && h.distinctLocked(nodes) {
+		// Asynchronous: the device writes the rows into the pinned table.
+		h.ph.ScatterToHost(h.data, src.RowSlice(0, k), nodes)
+		for _, v := range nodes {
+			h.last[v] = step
+		}
+		return nil
+	}
 	buf := h.stage(k)
 	dev.CopyToHost(buf, src.RowSlice(0, k))
+	h.hostLocked()
 	d := h.dim
 	for i, v := range nodes {
 		copy(h.data[int(v)*d:(int(v)+1)*d], buf[i*d:(i+1)*d])
@@ -252,6 +323,7 @@ func (h *History) RefreshRange(dev device.Device, src *tensor.Tensor, offset, co
 	defer h.mu.Unlock()
 	buf := h.stage(count)
 	dev.CopyToHost(buf, src.RowSlice(0, count))
+	h.hostLocked()
 	return h.replaceLocked(buf, offset, count, step), nil
 }
 
@@ -266,6 +338,7 @@ func (h *History) RefreshHost(exact []float32, step int64) (float64, error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.hostLocked()
 	return h.replaceLocked(exact, 0, h.n, step).RelErr(), nil
 }
 
@@ -292,6 +365,23 @@ func (h *History) replaceLocked(exact []float32, offset, count int, step int64) 
 		h.last[row] = step
 	}
 	return s
+}
+
+// distinctLocked reports whether nodes has no repeated id (write lock
+// held): an asynchronous push needs distinct rows, a repeated id (its last
+// row wins) takes the staged path.
+func (h *History) distinctLocked(nodes []int32) bool {
+	if h.stamp == nil {
+		h.stamp = make([]int64, h.n)
+	}
+	h.pushes++
+	for _, v := range nodes {
+		if h.stamp[v] == h.pushes {
+			return false
+		}
+		h.stamp[v] = h.pushes
+	}
+	return true
 }
 
 // stage returns a staging buffer of k rows (write lock held).
