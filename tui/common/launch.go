@@ -2,9 +2,13 @@ package common
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -18,11 +22,68 @@ import (
 type Launcher func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error)
 
 // RunnerLauncher launches through runner.Launch into store, one run after
-// the other (the default of `gnnscope run`).
+// the other (the default of `gnnscope run`). The workers run this
+// program's executable, or a lasting copy of it when `go run` built it
+// into a temporary folder (see LastingExecutable).
 func RunnerLauncher(store *sessions.Store) Launcher {
 	return func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
-		return runner.Launch(store, exp, variants, runner.LaunchOptions{})
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find the gnnscope executable: %w", err)
+		}
+		if exe, err = LastingExecutable(exe, store.Root()); err != nil {
+			return nil, err
+		}
+		return runner.Launch(store, exp, variants, runner.LaunchOptions{Executable: exe})
 	}
+}
+
+// LastingExecutable returns an executable for detached workers that
+// outlives this process: exe itself, unless it lies in a go-build
+// temporary folder, which `go run` deletes when it exits (the sequencer
+// could then not start the next run after the workbench quits); such a
+// binary is copied once to root/bin/gnnscope-HASH and the copy returned.
+func LastingExecutable(exe, root string) (string, error) {
+	if !strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return exe, nil
+	}
+	src, err := os.Open(exe)
+	if err != nil {
+		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
+	}
+	defer src.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, src); err != nil {
+		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
+	}
+	dst := filepath.Join(root, "bin", "gnnscope-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(dst); err == nil {
+		return dst, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".gnnscope-*")
+	if err != nil {
+		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
+	}
+	if _, err = src.Seek(0, io.SeekStart); err == nil {
+		_, err = io.Copy(tmp, src)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("copy the gnnscope executable to %s: %w", dst, err)
+	}
+	return dst, nil
 }
 
 // Settings of the default experiment (the L key).
