@@ -39,6 +39,11 @@ type Model struct {
 	frame   string
 	dirty   bool // size, focus or a control changed since the frame
 	lastPos time.Duration
+	// drawnAt is when the frame was drawn; new events or a moving replay
+	// redraw it at most once per minGap (user actions at once), however
+	// often the root asks for a View.
+	drawnAt time.Time
+	minGap  time.Duration
 	status  string // last control's note or error
 }
 
@@ -152,22 +157,27 @@ func (m *Model) Init() tea.Cmd {
 	return m.tick()
 }
 
+// frameInterval is 1/MaxFPS (at most 10 frames a second).
+func (m *Model) frameInterval() time.Duration {
+	fps := m.c.Opts.MaxFPS
+	if fps <= 0 || fps > 10 {
+		fps = 10
+	}
+	return time.Second / time.Duration(fps)
+}
+
 // tick schedules the next redraw check, once per frame of MaxFPS.
 func (m *Model) tick() tea.Cmd {
 	if m.closed {
 		return nil
 	}
 	m.ticking = true
-	fps := m.c.Opts.MaxFPS
-	if fps <= 0 || fps > 10 {
-		fps = 10
-	}
 	id := m.id
 	tick := m.c.Tick
 	if tick == nil {
 		tick = tea.Tick
 	}
-	return tick(time.Second/time.Duration(fps), func(time.Time) tea.Msg { return tickMsg{id: id} })
+	return tick(m.frameInterval(), func(time.Time) tea.Msg { return tickMsg{id: id} })
 }
 
 // Update handles the dashboard's keys and its own tick; other messages
@@ -299,20 +309,26 @@ func (m *Model) Close() error {
 	return nil
 }
 
-// View renders the dashboard: from cache unless events arrived, the size,
-// focus or a control changed, or a playing replay moved.
+// View renders the dashboard: from cache unless events arrived or a
+// playing replay moved (then at most MaxFPS times a second), or the size,
+// focus or a control changed (at once).
 func (m *Model) View() string {
 	v := m.set.Version()
 	var pos time.Duration
 	if m.replay != nil {
 		pos = m.replay.Position()
 	}
-	if !m.dirty && v == m.drawn && pos == m.lastPos && m.frame != "" {
-		return m.frame
+	if m.frame != "" && !m.dirty {
+		if v == m.drawn && pos == m.lastPos {
+			return m.frame
+		}
+		if time.Since(m.drawnAt) < m.minGap {
+			return m.frame
+		}
 	}
 	m.set.Lock()
 	m.frame = m.render()
 	m.set.Unlock()
-	m.drawn, m.lastPos, m.dirty = v, pos, false
+	m.drawn, m.lastPos, m.dirty, m.drawnAt = v, pos, false, time.Now()
 	return m.frame
 }

@@ -269,16 +269,26 @@ func TestZoom(t *testing.T) {
 	}
 }
 
-// TestFrameCache: View returns the same frame while nothing changes and
-// redraws once an event arrives.
+// TestFrameCache: View returns the same frame while nothing changes;
+// new events are drawn, but not sooner than minGap after the last frame.
 func TestFrameCache(t *testing.T) {
 	m := finished(t, common.Options{NoColor: true}, 120, 40)
+	m.minGap = time.Hour
 	a := m.View()
 	if b := m.View(); b != a {
 		t.Fatal("two views of the same state differ")
 	}
 	m.set.Add(0, &profile.Event{T: profile.TypeMetric, Name: "loss", Epoch: 4, Batch: -1, Value: 0.1})
+	if b := m.View(); b != a {
+		t.Error("redrawn sooner than minGap")
+	}
+	m.Update(press("tab"))
 	if b := m.View(); b == a {
+		t.Error("a key did not redraw at once")
+	}
+	m.minGap = 0
+	m.set.Add(1, &profile.Event{T: profile.TypeMem, Epoch: 4, Batch: 0, Peak: 1 << 40})
+	if d := m.View(); !strings.Contains(d, "peak 1.00 TiB") || m.drawn != m.set.Version() {
 		t.Error("a new event did not redraw")
 	}
 }

@@ -87,6 +87,7 @@ func TestLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	m.minGap = 0
 	if !m.live || !strings.Contains(m.Title(), "(live)") || !strings.Contains(m.Title(), sess.ID()) {
 		t.Fatalf("not live: %q", m.Title())
 	}

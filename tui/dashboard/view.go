@@ -24,6 +24,9 @@ type panel struct {
 
 // setup builds the table and one panel per run.
 func (m *Model) setup() {
+	// a tick comes every frame interval: a little less keeps every tick's
+	// frame
+	m.minGap = m.frameInterval() * 4 / 5
 	m.table = summary.New(m.c, m.live)
 	m.panels = make([]*panel, len(m.names))
 	for i := range m.panels {
