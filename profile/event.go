@@ -38,6 +38,12 @@ const (
 	StageGuard       = "guard"        // memory guard: prediction, re-sampling, splitting, cutting
 	StageWait        = "wait"         // the trainer blocked waiting for a prepared batch
 	StageSetup       = "setup"        // one-time work before the first epoch (e.g. building inference blocks)
+
+	// Device-side spans of an asynchronous backend (CUDA), timed with
+	// device events on its streams and mapped onto the run's clock; not
+	// top-level stages (the host-side spans already count that work).
+	StageGPUTrain    = "gpu.train"    // a training step's kernels on the compute stream
+	StageGPUTransfer = "gpu.transfer" // a batch's host-to-device feature copy
 )
 
 // Lanes (a span's "lane": where it ran). Sampler workers use SamplerLane(i).
@@ -45,6 +51,9 @@ const (
 	LaneCompute = "compute" // the trainer's own thread / compute stream
 	LaneCopy    = "copy"    // the host-to-device copy stream
 	LaneEval    = "eval"    // the overlapped evaluator
+
+	LaneGPUCompute = "gpu/compute" // a GPU's compute stream (device-side spans)
+	LaneGPUCopy    = "gpu/copy"    // a GPU's copy stream (device-side spans)
 )
 
 // samplerLanes caches the first lane names so SamplerLane does not allocate.

@@ -55,7 +55,7 @@ func (t *trainer) setupGAS() error {
 		s.isTrain[v] = true
 	}
 	for l := 0; l < t.cfg.Layers-1; l++ {
-		h, err := history.New(g.N, t.model.EmbedDim(l))
+		h, err := history.NewOn(t.dev, g.N, t.model.EmbedDim(l))
 		if err != nil {
 			return fmt.Errorf("history of layer %d: %w", l+1, err)
 		}
@@ -169,7 +169,7 @@ func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error
 		return t.gasOOM(err, epoch, index)
 	}
 	defer t.dev.Free(x)
-	t.dev.GatherHost(x, t.x, orig)
+	t.gatherFeatures(x, orig, epoch, index)
 	rec.Span(profile.StageTransfer, profile.LaneCompute, epoch, index, t1, rec.Now()-t1)
 
 	scope := device.NewScope()

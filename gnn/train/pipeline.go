@@ -71,7 +71,7 @@ func (t *trainer) load(batch *sample.Batch, epoch, index int, lane string, t0 in
 	rec.Span(profile.StageSample, lane, epoch, index, t0, t1-t0)
 	p.x, p.err = t.dev.Alloc(len(batch.Nodes), t.ds.NumFeatures)
 	if p.err == nil {
-		t.dev.GatherHost(p.x, t.x, batch.Nodes)
+		t.gatherFeatures(p.x, batch.Nodes, epoch, index)
 		p.labels = t.labelsOf(batch.Targets())
 	}
 	rec.Span(profile.StageTransfer, lane, epoch, index, t1, rec.Now()-t1)

@@ -91,6 +91,7 @@ func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, d
 		return nil, err
 	}
 	t.rec = opt.Recorder
+	t.deviceClock()
 	defer t.close()
 	return t.run(ctx, opt.OnEpoch)
 }
@@ -175,6 +176,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 }
 
 func (t *trainer) close() {
+	t.closeHistories()
 	if t.fullX != nil {
 		t.dev.Free(t.fullX)
 		t.fullX = nil
@@ -443,6 +445,7 @@ func (t *trainer) stepWith(dev device.Device, epoch, batch int, forward func(*nn
 	rec := t.rec
 	t0 := rec.Now()
 	defer func() { rec.Span(profile.StageTrain, profile.LaneCompute, epoch, batch, t0, rec.Now()-t0) }()
+	defer t.gpuSpan(dev, profile.StageGPUTrain, epoch, batch)()
 	c := t.ctx(dev)
 	logits, err := forward(c)
 	if err != nil {
