@@ -54,6 +54,8 @@ type Entry struct {
 
 	// Err is set when the session could not be read (fully).
 	Err string
+	// Partial: the journals have not been read yet (no figures).
+	Partial bool
 }
 
 // Running reports whether a run of the session may still change.
@@ -89,14 +91,14 @@ func sessionStatus(statuses []string) string {
 	return profile.StatusOK
 }
 
-// describe reads one session fully: its experiment, the state of every
-// run and the figures from the journals (runner.Compare).
-func describe(store *sessions.Store, id string) Entry {
+// header reads what a session says of itself (session.json) and
+// returns the session, or an entry with the error.
+func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
 	e := Entry{ID: id, Variants: []string{}}
 	s, err := store.Get(id)
 	if err != nil {
 		e.Status, e.Err = "error", err.Error()
-		return e
+		return nil, e
 	}
 	e.Name, e.Created = s.Meta.Name, s.Meta.Created
 	for _, v := range s.Meta.Variants {
@@ -106,6 +108,43 @@ func describe(store *sessions.Store, id string) Entry {
 	e.Imported = info != nil
 	if exp, _, err := runner.LoadSession(s); err == nil {
 		e.Data, e.Model = exp.Data, exp.Train.Model
+	}
+	return s, e
+}
+
+// glance reads a session cheaply: session.json and the state of each run
+// (the end of its journal, its writer's pid), no figures. The entry is
+// Partial until describe reads the journals.
+func glance(store *sessions.Store, id string) Entry {
+	s, e := header(store, id)
+	if s == nil {
+		return e
+	}
+	e.Partial = true
+	states, err := runner.RunStates(s)
+	if err != nil {
+		e.Err = err.Error()
+	}
+	for _, st := range states {
+		run := Run{Name: st.Run, Status: st.Status, Error: st.Error}
+		if e.Imported && run.Status == runner.StatusPending {
+			run.Status, run.Error = sessions.StatusCrashed, notStartedBeforeExport
+		}
+		e.Runs = append(e.Runs, run)
+		if len(s.Meta.Variants) == 0 {
+			e.Variants = append(e.Variants, st.Run)
+		}
+	}
+	e.finish()
+	return e
+}
+
+// describe reads one session fully: its experiment, the state of every
+// run and the figures from the journals (runner.Compare).
+func describe(store *sessions.Store, id string) Entry {
+	s, e := header(store, id)
+	if s == nil {
+		return e
 	}
 	t, err := runner.Compare(s)
 	if err != nil {
@@ -173,15 +212,16 @@ func (e *Entry) finish() {
 	}
 }
 
-// loadAll describes every session of the store, newest first.
-func loadAll(store *sessions.Store) ([]Entry, error) {
+// glanceAll glances at every session of the store, newest first; the
+// list then describes them one by one.
+func glanceAll(store *sessions.Store) ([]Entry, error) {
 	ids, err := sessionIDs(store)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Entry, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, describe(store, id))
+		out = append(out, glance(store, id))
 	}
 	return out, nil
 }
@@ -282,7 +322,7 @@ func (p *poller) poll(prev map[string]Entry) pollResult {
 // tails of its journals.
 func (p *poller) refresh(old Entry) Entry {
 	e := old
-	e.Runs = nil
+	e.Runs, e.Partial = nil, false // the tails give the figures
 	s, err := p.store.Get(old.ID)
 	if err != nil {
 		e.Status, e.Err = "error", err.Error()

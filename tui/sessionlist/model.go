@@ -30,6 +30,11 @@ type (
 	}
 	tickMsg   struct{}
 	polledMsg struct{ res pollResult }
+	// describedMsg brings the figures of one session of a load.
+	describedMsg struct {
+		load  int
+		entry Entry
+	}
 	// actionMsg reports a delete or cancel.
 	actionMsg struct {
 		text string
@@ -63,6 +68,7 @@ type Model struct {
 	height   int
 
 	want    string // session to put the cursor on once listed
+	loads   int    // loads so far: describedMsg of older ones are dropped
 	loaded  bool
 	loadErr string
 	focused bool
@@ -85,9 +91,21 @@ func (m *Model) Init() tea.Cmd { return m.load() }
 func (m *Model) load() tea.Cmd {
 	store := m.c.Store
 	return func() tea.Msg {
-		entries, err := loadAll(store)
+		entries, err := glanceAll(store)
 		return loadedMsg{entries, err}
 	}
+}
+
+// describeNext reads the figures of the first session (in list order)
+// that has none yet, so a large store shows at once and fills in.
+func (m *Model) describeNext() tea.Cmd {
+	for _, e := range m.entries {
+		if e.Partial {
+			store, id, load := m.c.Store, e.ID, m.loads
+			return func() tea.Msg { return describedMsg{load, describe(store, id)} }
+		}
+	}
+	return nil
 }
 
 // Reload reads every session again (after a change made elsewhere).
@@ -257,7 +275,19 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 			m.loadErr = msg.err.Error()
 		}
 		m.setEntries(msg.entries)
-		return m, m.next()
+		m.loads++
+		return m, tea.Batch(m.next(), m.describeNext())
+	case describedMsg:
+		if msg.load != m.loads {
+			return m, nil
+		}
+		for i := range m.entries {
+			if m.entries[i].ID == msg.entry.ID && m.entries[i].Partial {
+				m.entries[i] = msg.entry
+			}
+		}
+		m.setEntries(m.entries)
+		return m, tea.Batch(m.next(), m.describeNext())
 	case tickMsg:
 		m.ticking = false
 		return m, m.Poll()
@@ -624,6 +654,15 @@ func (m *Model) columns() []column {
 		}
 		return s
 	}
+	// figures not read yet show as an ellipsis
+	partial := func(f func(e *Entry) string) func(e *Entry) string {
+		return func(e *Entry) string {
+			if e.Partial {
+				return m.c.Styles.Glyphs.Ellipsis
+			}
+			return f(e)
+		}
+	}
 	return []column{
 		{"ID", 20, 0, false, func(e *Entry) string { return e.ID }},
 		{"CREATED", 11, 9, false, func(e *Entry) string {
@@ -642,20 +681,20 @@ func (m *Model) columns() []column {
 		{"DATA", 10, 3, false, func(e *Entry) string { return dash(e.Data) }},
 		{"MODEL", 5, 4, false, func(e *Entry) string { return dash(e.Model) }},
 		{"VARIANTS", 18, 8, false, func(e *Entry) string { return dash(strings.Join(e.Variants, ",")) }},
-		{"BASE s", 6, 5, true, func(e *Entry) string { return sec(e.BaseEpochS) }},
-		{"BEST s", 6, 7, true, func(e *Entry) string { return sec(e.BestEpochS) }},
-		{"SPEEDUP", 7, 2, true, func(e *Entry) string {
+		{"BASE s", 6, 5, true, partial(func(e *Entry) string { return sec(e.BaseEpochS) })},
+		{"BEST s", 6, 7, true, partial(func(e *Entry) string { return sec(e.BestEpochS) })},
+		{"SPEEDUP", 7, 2, true, partial(func(e *Entry) string {
 			if e.Speedup <= 0 {
 				return "-"
 			}
 			return fmt.Sprintf("%.2fx", e.Speedup)
-		}},
-		{"TEST ACC", 8, 6, true, func(e *Entry) string {
+		})},
+		{"TEST ACC", 8, 6, true, partial(func(e *Entry) string {
 			if e.Best != "" {
 				return acc(e.BestAcc)
 			}
 			return acc(e.BaseAcc)
-		}},
+		})},
 	}
 }
 

@@ -408,3 +408,45 @@ func TestTinySizes(t *testing.T) {
 		hs.press("x", "esc", "D", "n", "down")
 	}
 }
+
+func TestProgressiveLoad(t *testing.T) {
+	st := fixture.Standard(t)
+	c := fixture.Common(st, 80, 12, nil)
+	m := New(c)
+	m.SetSize(80, 12)
+	defer m.Close()
+	// what the first, cheap pass gives: states, no figures
+	entries, err := glanceAll(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, cmd := m.Update(loadedMsg{entries: entries})
+	for _, e := range m.Entries() {
+		if !e.Partial || e.Speedup != 0 {
+			t.Errorf("%s after the glance: partial %v speedup %v", e.ID, e.Partial, e.Speedup)
+		}
+	}
+	if got := m.Entries()[1].Status; got != "oom" {
+		t.Errorf("the glance reads statuses: %q", got)
+	}
+	fixture.Golden(t, "list_partial", m.View())
+	// the describe chain fills in the figures, newest first
+	fixture.Drain(func(msg tea.Msg) tea.Cmd {
+		var c tea.Cmd
+		m, c = m.Update(msg)
+		return c
+	}, cmd)
+	for _, e := range m.Entries() {
+		if e.Partial {
+			t.Errorf("%s still partial", e.ID)
+		}
+	}
+	if got := m.Entries()[2].Speedup; !near(got, 2) {
+		t.Errorf("speedup after the describe: %v", got)
+	}
+	// figures of an older load are dropped
+	m.Update(describedMsg{load: m.loads - 1, entry: Entry{ID: m.Entries()[0].ID, Status: "bogus"}})
+	if m.Entries()[0].Status == "bogus" {
+		t.Error("a describe of an older load replaced an entry")
+	}
+}
