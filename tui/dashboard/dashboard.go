@@ -3,13 +3,13 @@ package dashboard
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/runstate"
@@ -54,9 +54,10 @@ type tickMsg struct{ id int64 }
 
 // New opens a session's dashboard. sessionID is an id, a unique prefix or
 // "last". Without replay the runs are followed live when any of them is
-// still running (or may be: its writer cannot be checked) and replayed
-// from their journals otherwise, starting at the end so the finished state
-// shows at once; replay forces a replay from the start.
+// running, waiting to be started by the runner, or may be running (its
+// writer cannot be checked), and replayed from their journals otherwise,
+// starting at the end so the finished state shows at once; replay forces
+// a replay from the start.
 func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 	if c == nil || c.Store == nil {
 		return nil, errors.New("dashboard: no session store")
@@ -65,29 +66,21 @@ func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
-	runs, err := sess.OrderedRuns()
+	// launch order, with runs the runner has yet to start as pending
+	states, err := runner.RunStates(sess)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
 	}
 	m := &Model{c: c, session: sess, id: nextID.Add(1), width: c.Width, height: c.Height, dirty: true}
 	running := false
 	var withJournal []string
-	for _, run := range runs {
-		st, err := sess.RunState(run)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				// a variant not started yet: a live view waits for it
-				running = running || !replay
-				m.names = append(m.names, run)
-				continue
-			}
-			return nil, fmt.Errorf("dashboard %s: %w", sess.ID(), err)
-		}
-		m.names = append(m.names, run)
+	for _, st := range states {
+		m.names = append(m.names, st.Run)
 		if st.Size > 0 {
-			withJournal = append(withJournal, run)
+			withJournal = append(withJournal, st.Run)
 		}
-		if st.Status == sessions.StatusRunning || st.Status == sessions.StatusUnknown {
+		switch st.Status {
+		case sessions.StatusRunning, sessions.StatusUnknown, runner.StatusPending:
 			running = true
 		}
 	}

@@ -228,13 +228,13 @@ func (m *Model) render(r *runstate.Run) []string {
 	muted := draw.PenOf(m.styles.Muted)
 
 	var out []string
+	if nl == 0 {
+		return draw.Block([]string{m.styles.Header.Render("Timeline") + muted.Paint("  no spans yet")}, m.w, m.h)
+	}
 	if header {
 		h := "Timeline  " + m.WindowLabel()
 		if w := m.Window(); w > 0 && t1-t0 < int64(w) {
 			h += " (whole run)"
-		}
-		if nl == 0 {
-			h += "  (no spans yet)"
 		}
 		out = append(out, draw.Cut(m.styles.Header.Render("Timeline")+muted.Paint(h[len("Timeline"):]), m.w, ""))
 	}

@@ -202,3 +202,12 @@ func TestZoomAndCache(t *testing.T) {
 		t.Error("a new span did not change the drawing")
 	}
 }
+
+func TestEmptyRun(t *testing.T) {
+	m := newModel(common.Options{NoColor: true})
+	m.SetSize(50, 5)
+	out := m.View(runstate.NewRun("waiting"))
+	if !strings.Contains(out, "no spans yet") || strings.Contains(out, "←") || len(strings.Split(out, "\n")) != 5 {
+		t.Errorf("empty run:\n%s", out)
+	}
+}
