@@ -35,11 +35,38 @@ func CheckRule(rule string) error {
 // (a destination aggregating its own row) come last, after every other
 // edge, so that a cut drops them only when nothing else is left. Ties keep
 // edge order, so the order depends only on the block, deg, rule and seed.
+// It is Order{Rule: rule, Seed: seed}.Prefix with every edge.
 func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed uint64) ([]int64, error) {
-	if err := CheckRule(rule); err != nil {
+	return Order{Rule: rule, Seed: seed}.Prefix(blk, src, deg, blk.NumEdges())
+}
+
+// Order is the order in which a cut drops a block's edges (see DropOrder).
+type Order struct {
+	Rule string // one of Rules
+	Seed uint64 // the random rule's seed
+	// MinKeep protects the last MinKeep edges of every row (other than
+	// self-loops, in the rule's order within the row): they come after
+	// every unprotected edge, so that any prefix short of the unprotected
+	// edges leaves every destination at least MinKeep neighbors (or all it
+	// had). 0 protects nothing.
+	MinKeep int
+}
+
+// Prefix returns the first n positions of the drop order of blk's edges
+// (all of them when n is at least the number of edges): the same positions
+// in the same order as a full ordering gives, found by partial selection in
+// O(E + n log n) comparisons for the degree rules (degree-cap and MinKeep
+// add a sort of each row), so that a cut needing a few edges does not sort
+// them all. src and deg are as for DropOrder.
+func (o Order) Prefix(blk *graph.Block, src []int32, deg []float32, n int64) ([]int64, error) {
+	if err := CheckRule(o.Rule); err != nil {
 		return nil, err
 	}
+	if o.MinKeep < 0 {
+		return nil, fmt.Errorf("cut order: negative MinKeep %d", o.MinKeep)
+	}
 	ne := blk.NumEdges()
+	n = max(0, min(n, ne))
 	order := make([]int64, 0, ne)
 	var loops []int64
 	for d := 0; d < blk.NumDst; d++ {
@@ -51,20 +78,30 @@ func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed u
 			}
 		}
 	}
-	if rule == RuleRandom {
-		r := rng.New(seed, 0x637574)
+	// finish appends the self-loops and clips the order to n.
+	finish := func(order []int64) []int64 {
+		if n <= int64(len(order)) {
+			return order[:n:n]
+		}
+		return append(order, loops[:n-int64(len(order))]...)
+	}
+	if o.Rule == RuleRandom {
+		r := rng.New(o.Seed, 0x637574)
 		for i := len(order) - 1; i > 0; i-- {
 			j := int(r.Uint64() % uint64(i+1))
 			order[i], order[j] = order[j], order[i]
 		}
-		return append(order, loops...), nil
+		if o.MinKeep > 0 {
+			order = protectLast(blk, order, o.MinKeep)
+		}
+		return finish(order), nil
 	}
 	score := make([]float64, ne)
 	for d := 0; d < blk.NumDst; d++ {
 		du := float64(deg[src[d]])
 		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
 			dv := float64(deg[src[blk.Indices[e]]])
-			switch rule {
+			switch o.Rule {
 			case RuleDegreeSum:
 				score[e] = du + dv
 			case RuleDegreeProduct:
@@ -74,8 +111,8 @@ func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed u
 			}
 		}
 	}
-	// Ties fall back to edge position: an unstable sort then gives the
-	// stable order, several times faster than a stable sort.
+	// Ties fall back to edge position: every comparison below is a strict
+	// total order, so selection and an unstable sort give one order.
 	byScore := func(a, b int64) int {
 		switch {
 		case score[a] > score[b]:
@@ -85,39 +122,228 @@ func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed u
 		}
 		return cmp.Compare(a, b)
 	}
-	slices.SortFunc(order, byScore)
-	if rule == RuleDegreeCap {
-		// Water-filling: an edge's key is its row's length before it is
-		// dropped, its row's edges being dropped largest-degree neighbor
-		// first; any prefix of the order caps every row at about the
-		// same length and leaves the rows under that cap whole.
+	less := byScore
+	if o.Rule == RuleDegreeCap || o.MinKeep > 0 {
+		// Rank every edge within its row by score (0 = dropped first).
+		// Degree-cap water-fills: an edge's key is its row's length
+		// before it is dropped, so any prefix of the order caps every row
+		// at about the same length and leaves the rows under that cap
+		// whole. MinKeep moves each row's last MinKeep edges behind all
+		// others.
 		key := make([]int64, ne)
-		left := make([]int64, blk.NumDst) // edges other than self-loops
-		dst := make([]int32, ne)
+		var row []int64
 		for d := 0; d < blk.NumDst; d++ {
+			row = row[:0]
 			for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
-				dst[e] = int32(d)
+				if src[blk.Indices[e]] != src[d] {
+					row = append(row, e)
+				}
+			}
+			slices.SortFunc(row, byScore)
+			for i, e := range row {
+				key[e] = int64(len(row) - i) // edges left in the row, e included
 			}
 		}
-		for _, e := range order {
-			left[dst[e]]++
-		}
-		for _, e := range order {
-			d := dst[e]
-			key[e] = left[d]
-			left[d]--
-		}
-		slices.SortFunc(order, func(a, b int64) int {
-			if key[a] != key[b] {
+		capRule, keepN := o.Rule == RuleDegreeCap, int64(o.MinKeep)
+		less = func(a, b int64) int {
+			if pa, pb := key[a] <= keepN, key[b] <= keepN; pa != pb {
+				if pa {
+					return 1
+				}
+				return -1
+			}
+			if capRule && key[a] != key[b] {
 				if key[a] > key[b] {
 					return -1
 				}
 				return 1
 			}
 			return byScore(a, b)
-		})
+		}
 	}
-	return append(order, loops...), nil
+	switch {
+	case n >= int64(len(order)):
+		slices.SortFunc(order, less)
+	case o.Rule != RuleDegreeCap && o.MinKeep == 0:
+		order = topByScore(order, score, int(n))
+	default:
+		selectFunc(order, int(n), less)
+		order = order[:n]
+		slices.SortFunc(order, less)
+	}
+	return finish(order), nil
+}
+
+// protectLast moves the last k edges of every row in order (a permutation
+// of non-loop edge positions) behind all the others, keeping the relative
+// order within both groups.
+func protectLast(blk *graph.Block, order []int64, k int) []int64 {
+	dst := make([]int32, blk.NumEdges())
+	for d := 0; d < blk.NumDst; d++ {
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			dst[e] = int32(d)
+		}
+	}
+	seen := make([]int32, blk.NumDst)
+	prot := make([]bool, len(order))
+	for i := len(order) - 1; i >= 0; i-- {
+		d := dst[order[i]]
+		if int(seen[d]) < k {
+			prot[i] = true
+		}
+		seen[d]++
+	}
+	out := make([]int64, 0, len(order))
+	for i, e := range order {
+		if !prot[i] {
+			out = append(out, e)
+		}
+	}
+	for i, e := range order {
+		if prot[i] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// topByScore returns, in order, the n edges of order (positions in
+// increasing order) that come first by score, descending, ties by position:
+// the n-th largest score is found by selection on a copy of the scores, the
+// edges above it and the first ties at it are collected, then sorted by
+// (score, position) held side by side.
+func topByScore(order []int64, score []float64, n int) []int64 {
+	if n == 0 {
+		return order[:0]
+	}
+	v := make([]float64, len(order))
+	for i, e := range order {
+		v[i] = score[e]
+	}
+	thr := kthLargest(v, n)
+	above := 0
+	for _, e := range order {
+		if score[e] > thr {
+			above++
+		}
+	}
+	type scored struct {
+		s float64
+		e int64
+	}
+	top := make([]scored, 0, n)
+	ties := n - above
+	for _, e := range order {
+		switch sc := score[e]; {
+		case sc > thr:
+			top = append(top, scored{sc, e})
+		case sc == thr && ties > 0:
+			top = append(top, scored{sc, e})
+			ties--
+		}
+	}
+	slices.SortFunc(top, func(a, b scored) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
+		}
+		return cmp.Compare(a.e, b.e)
+	})
+	out := order[:n]
+	for i, x := range top {
+		out[i] = x.e
+	}
+	return out
+}
+
+// kthLargest returns the k-th largest value of v (1 <= k <= len(v)),
+// reordering v: quickselect with Hoare partitioning around a median of
+// three.
+func kthLargest(v []float64, k int) float64 {
+	lo, hi, t := 0, len(v)-1, k-1
+	for lo < hi {
+		a, b, c := v[lo], v[lo+(hi-lo)/2], v[hi]
+		if a < b {
+			a, b = b, a
+		}
+		if b < c {
+			b = c
+			if a < b {
+				b = a
+			}
+		}
+		pivot := b // the median of a, b, c
+		i, j := lo, hi
+		for i <= j {
+			for v[i] > pivot {
+				i++
+			}
+			for v[j] < pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case t <= j:
+			hi = j
+		case t >= i:
+			lo = i
+		default:
+			return v[t]
+		}
+	}
+	return v[t]
+}
+
+// selectFunc reorders s so that s[:k] holds its k smallest elements under
+// the strict total order less (in no particular order): quickselect with a
+// median-of-three pivot, O(len(s)) comparisons on average.
+func selectFunc(s []int64, k int, less func(a, b int64) int) {
+	lo, hi := 0, len(s)
+	for hi-lo > 12 {
+		if k <= lo || k >= hi {
+			return
+		}
+		m := lo + (hi-lo)/2
+		// Median of s[lo], s[m], s[hi-1] into s[hi-1] as the pivot.
+		if less(s[m], s[lo]) < 0 {
+			s[m], s[lo] = s[lo], s[m]
+		}
+		if less(s[hi-1], s[lo]) < 0 {
+			s[hi-1], s[lo] = s[lo], s[hi-1]
+		}
+		if less(s[m], s[hi-1]) < 0 {
+			s[m], s[hi-1] = s[hi-1], s[m]
+		}
+		pivot := s[hi-1]
+		i := lo
+		for j := lo; j < hi-1; j++ {
+			if less(s[j], pivot) < 0 {
+				s[i], s[j] = s[j], s[i]
+				i++
+			}
+		}
+		s[i], s[hi-1] = s[hi-1], s[i]
+		// s[lo:i] < pivot = s[i] < s[i+1:hi]
+		switch {
+		case k <= i:
+			hi = i
+		default:
+			lo = i + 1
+		}
+	}
+	// Insertion sort of the small rest puts its smallest first.
+	for i := lo + 1; i < hi; i++ {
+		for j := i; j > lo && less(s[j], s[j-1]) < 0; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }
 
 // Cut drops edges of blk in the given order (a permutation of its edge
@@ -129,8 +355,10 @@ func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed u
 // When blk fits as it is, Cut returns it unchanged with keep nil. Otherwise
 // it returns a new block over the remaining sources, renumbered with the
 // destinations first and the others in their original order, and keep,
-// which maps the new local sources to blk's. ok is false when even dropping
-// every edge does not fit (out is then the edgeless block).
+// which maps the new local sources to blk's. order may be just a prefix of
+// a drop order (Order.Prefix): ok is false, with out and keep nil, when
+// dropping every edge of order does not fit (with a whole order: when even
+// the edgeless block does not fit).
 func Cut(blk *graph.Block, order []int64, fits func(numSrc int, numEdges int64) bool) (out *graph.Block, keep []int32, dropped int64, ok bool) {
 	ne := blk.NumEdges()
 	if fits(blk.NumSrc, ne) {
@@ -160,6 +388,9 @@ func Cut(blk *graph.Block, order []int64, fits func(numSrc int, numEdges int64) 
 			}
 		}
 		ok = fits(nsrc, ne-dropped)
+	}
+	if !ok {
+		return nil, nil, dropped, false
 	}
 	newID := make([]int32, blk.NumSrc)
 	keep = make([]int32, 0, nsrc)

@@ -87,14 +87,14 @@ func TestCutKeepsLargestPrefix(t *testing.T) {
 		budget := cost(limit, blk.NumEdges()/2)
 		fits := func(nsrc int, ne int64) bool { return cost(nsrc, ne) <= budget }
 		out, keep, dropped, ok := Cut(blk, order, fits)
-		if err := out.Validate(); err != nil {
-			t.Fatal(err)
-		}
 		if !ok {
-			if cost(nd, 0) <= budget {
-				t.Fatalf("trial %d: not ok though the edgeless block fits", trial)
+			if cost(nd, 0) <= budget || out != nil {
+				t.Fatalf("trial %d: not ok though the edgeless block fits (or a block returned)", trial)
 			}
 			continue
+		}
+		if err := out.Validate(); err != nil {
+			t.Fatal(err)
 		}
 		if keep == nil {
 			if !fits(blk.NumSrc, blk.NumEdges()) {
@@ -225,5 +225,153 @@ func TestDegreeCapWaterFills(t *testing.T) {
 				t.Fatalf("step %d: row %d cut to %d while a row keeps %d", i, d2, kept[d2], longest)
 			}
 		}
+	}
+}
+
+// TestPrefixMatchesFullOrder: Order.Prefix gives exactly the first n
+// positions of the full order for every rule, MinKeep and n, and Cut over a
+// long enough prefix cuts exactly as over the whole order (a prefix too
+// short is reported, not cut).
+func TestPrefixMatchesFullOrder(t *testing.T) {
+	r := rng.New(5)
+	for trial := 0; trial < 40; trial++ {
+		nd, ns := 10+r.Intn(40), 60+r.Intn(300)
+		blk := randBlock(r, nd, ns, 20)
+		// A few self-loops: destination d listing itself.
+		for d := 0; d < nd; d += 3 {
+			if blk.Indptr[d+1] > blk.Indptr[d] {
+				blk.Indices[blk.Indptr[d]] = int32(d)
+			}
+		}
+		src := make([]int32, ns)
+		deg := make([]float32, ns)
+		for i := range src {
+			src[i] = int32(i)
+			deg[i] = float32(1 + r.Intn(8)) // many ties
+		}
+		for _, rule := range Rules {
+			for _, keep := range []int{0, 1, 3} {
+				o := Order{Rule: rule, Seed: uint64(trial), MinKeep: keep}
+				full, err := o.Prefix(blk, src, deg, blk.NumEdges())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(len(full)) != blk.NumEdges() {
+					t.Fatalf("%s: order of %d edges for %d", rule, len(full), blk.NumEdges())
+				}
+				seen := map[int64]bool{}
+				for _, e := range full {
+					if seen[e] {
+						t.Fatalf("%s: edge %d twice", rule, e)
+					}
+					seen[e] = true
+				}
+				if keep == 0 {
+					old, _ := DropOrder(blk, src, deg, rule, uint64(trial))
+					if !slices.Equal(old, full) {
+						t.Fatalf("%s: DropOrder and Order.Prefix differ", rule)
+					}
+				}
+				for _, n := range []int64{0, 1, 2, 7, blk.NumEdges() / 3, blk.NumEdges() - 1} {
+					p, err := o.Prefix(blk, src, deg, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(p, full[:max(n, 0)]) {
+						t.Fatalf("%s keep %d: prefix of %d differs from the full order's", rule, keep, n)
+					}
+				}
+				fits := func(budget int64) func(int, int64) bool {
+					return func(ns int, ne int64) bool { return int64(ns)*3+ne <= budget }
+				}
+				b := int64(blk.NumSrc)*2 + blk.NumEdges()/2
+				want, wantKeep, wantDropped, wantOK := Cut(blk, full, fits(b))
+				got, gotKeep, gotDropped, gotOK := Cut(blk, full[:wantDropped], fits(b))
+				if wantOK != gotOK || wantDropped != gotDropped || !slices.Equal(wantKeep, gotKeep) ||
+					(want != nil && (got == nil || !slices.Equal(want.Indices, got.Indices))) {
+					t.Fatalf("%s: cut over the shortest prefix differs from the cut over the whole order", rule)
+				}
+				if wantDropped > 0 {
+					if _, _, _, ok := Cut(blk, full[:wantDropped-1], fits(b)); ok {
+						t.Fatalf("%s: a prefix one edge shorter than the cut fits", rule)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMinKeep: any prefix of the order short of the unprotected edges
+// leaves every row at least MinKeep neighbors (or all it had).
+func TestMinKeep(t *testing.T) {
+	r := rng.New(9)
+	blk := randBlock(r, 50, 400, 25)
+	src := make([]int32, blk.NumSrc)
+	deg := make([]float32, blk.NumSrc)
+	for i := range src {
+		src[i] = int32(i)
+		deg[i] = float32(1 + r.Intn(100))
+	}
+	const k = 4
+	// Neighbors other than self-loops per row, and the edges beyond the k
+	// each row keeps.
+	nbrs := make([]int64, blk.NumDst)
+	free := int64(0)
+	for d := 0; d < blk.NumDst; d++ {
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			if blk.Indices[e] != int32(d) {
+				nbrs[d]++
+			}
+		}
+		free += max(0, nbrs[d]-k)
+	}
+	for _, rule := range Rules {
+		order, err := Order{Rule: rule, Seed: 1, MinKeep: k}.Prefix(blk, src, deg, free)
+		if err != nil {
+			t.Fatal(err)
+		}
+		left := slices.Clone(nbrs)
+		for _, e := range order {
+			d := 0
+			for blk.Indptr[d+1] <= e {
+				d++
+			}
+			if blk.Indices[e] == int32(d) {
+				t.Fatalf("%s: self-loop of row %d dropped", rule, d)
+			}
+			if left[d]--; left[d] < min(k, nbrs[d]) {
+				t.Fatalf("%s: row %d cut below %d neighbors", rule, d, k)
+			}
+		}
+	}
+}
+
+// BenchmarkDropOrder compares ordering every edge of a training batch's
+// outermost block (1024 targets, fanouts 15,10: about 150k edges) with
+// selecting the 2 % a guard's cut typically needs.
+func BenchmarkDropOrder(b *testing.B) {
+	r := rng.New(3)
+	blk := randBlock(r, 15000, 120000, 20)
+	src := make([]int32, blk.NumSrc)
+	deg := make([]float32, blk.NumSrc)
+	for i := range src {
+		src[i] = int32(i)
+		deg[i] = float32(1 + r.Intn(200))
+	}
+	for _, rule := range []string{RuleDegreeSum, RuleDegreeCap} {
+		b.Run(rule+"/full", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := DropOrder(blk, src, deg, rule, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(rule+"/prefix2pct", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := (Order{Rule: rule}).Prefix(blk, src, deg, blk.NumEdges()/50); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -121,6 +122,15 @@ func (p *Predictor) MAPE() float64 {
 	return p.absErrSum / float64(p.scored)
 }
 
+// ResetMAPE forgets the errors MAPE and Scored count, keeping the recent
+// errors the margin is taken from, so that MAPE covers what follows (e.g.
+// the batches trained after a calibration whose probes were scored).
+func (p *Predictor) ResetMAPE() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.absErrSum, p.scored = 0, 0
+}
+
 // Scored returns the number of predictions scored against measurements.
 func (p *Predictor) Scored() int {
 	p.mu.Lock()
@@ -146,6 +156,10 @@ const (
 func (p *Predictor) Margin() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.marginLocked()
+}
+
+func (p *Predictor) marginLocked() float64 {
 	floor := MinMargin
 	if len(p.recent) < WarmScored {
 		floor = WarmMargin
@@ -157,6 +171,64 @@ func (p *Predictor) Margin() float64 {
 		}
 	}
 	return max(floor, MinMargin+2*worst)
+}
+
+// Linear is a snapshot of a Predictor's fitted model and of its safety
+// margin. It predicts without locking or allocating, for a guard that
+// weighs many candidate shapes of one batch (cut prefixes, split parts);
+// the zero Linear predicts nothing.
+type Linear struct {
+	coef []float64
+	// Margin is the Predictor's Margin when the snapshot was taken.
+	Margin float64
+}
+
+// Model returns a snapshot of the fitted model and margin, or false before
+// calibration.
+func (p *Predictor) Model() (Linear, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.coef == nil {
+		return Linear{}, false
+	}
+	return Linear{coef: slices.Clone(p.coef), Margin: p.marginLocked()}, true
+}
+
+// Predict returns the predicted peak bytes of shape s, as Predictor.Predict
+// did when the snapshot was taken; false when s has another number of
+// layers than the shapes fitted.
+func (l Linear) Predict(s Shape) (int64, bool) {
+	if len(l.coef) == 0 || len(l.coef) != 1+len(s.Nodes)+len(s.Edges) {
+		return 0, false
+	}
+	y := l.coef[0]
+	for i, n := range s.Nodes {
+		y += l.coef[1+i] * float64(n)
+	}
+	off := 1 + len(s.Nodes)
+	for i, e := range s.Edges {
+		y += l.coef[off+i] * float64(e)
+	}
+	return int64(math.Ceil(max(y, 0))), true
+}
+
+// Fits reports whether a predicted peak, raised by the margin, stays within
+// room bytes.
+func (l Linear) Fits(pred, room int64) bool {
+	return float64(pred)*(1+l.Margin) <= float64(room)
+}
+
+// Slopes returns the fitted bytes per node of node list i and per edge of
+// block i for shapes with the layout of s (zeros when it does not match).
+func (l Linear) Slopes(s Shape, i int) (perNode, perEdge float64) {
+	if len(l.coef) != 1+len(s.Nodes)+len(s.Edges) || i < 0 || i >= len(s.Nodes) {
+		return 0, 0
+	}
+	perNode = l.coef[1+i]
+	if i < len(s.Edges) {
+		perEdge = l.coef[1+len(s.Nodes)+i]
+	}
+	return perNode, perEdge
 }
 
 // fit solves the ridge-regularized normal equations on columns scaled to

@@ -114,6 +114,16 @@ type Config struct {
 	// blocks are also cut, independently of it, when they would not fit
 	// MemBudget.
 	EvalCut float64 `json:"eval_cut,omitempty"`
+	// CutMinKeep is the number of neighbors (self-loops aside) every
+	// destination of an inference block keeps while the cut can take other
+	// edges (see memory.Order.MinKeep): 0 is half the graph's mean degree,
+	// rounded up, and -1 protects none.
+	CutMinKeep int `json:"cut_min_keep,omitempty"`
+	// CutNorm is how GCN-normalized models (gcn, appnp, gcnii) weigh the
+	// edges of cut inference blocks: CutNormScale (the default, ""),
+	// CutNormRenorm or CutNormKeep. Mean aggregation (GraphSAGE) always
+	// averages over the neighbors kept.
+	CutNorm string `json:"cut_norm,omitempty"`
 }
 
 // Memory guard modes (Config.MemGuard) and OOM policies (Config.OnOOM).
@@ -298,6 +308,14 @@ func (c Config) Validate() error {
 	}
 	if c.EvalCut < 0 || c.EvalCut >= 1 {
 		add("eval cut must be a fraction in [0, 1), got %g", c.EvalCut)
+	}
+	if c.CutMinKeep < -1 {
+		add("cut min keep must be -1 (none), 0 (half the mean degree) or positive, got %d", c.CutMinKeep)
+	}
+	switch c.CutNorm {
+	case "", CutNormKeep, CutNormRenorm, CutNormScale:
+	default:
+		add("cut norm %q is not one of %s, %s, %s", c.CutNorm, CutNormKeep, CutNormRenorm, CutNormScale)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid training config: %s", strings.Join(errs, "; "))

@@ -42,8 +42,11 @@ const (
 	calibBatches = 8
 	// predictorWindow is the number of recent batches the predictor fits.
 	predictorWindow = 64
-	// maxResample bounds the guard's re-draws before it splits instead.
-	maxResample = 8
+	// maxResample bounds the guard's re-draws before it splits instead: a
+	// batch too large because of its targets (their degrees) stays too
+	// large however its neighbors are drawn, so more re-draws mostly cost
+	// sampling time.
+	maxResample = 2
 	// splitAttempt is the first sampler attempt used by the parts of a
 	// split batch (re-draws use 1..maxResample).
 	splitAttempt = 1 << 20
@@ -61,6 +64,9 @@ type memState struct {
 	guardActs int
 	evalCut   int64
 	guardW    *sample.Worker // the trainer's own sampler state for the guard
+	// cutRate is the edges the guard's last cut dropped per byte it had
+	// to shed (0 before the first cut): the next cut's first estimate.
+	cutRate float64
 }
 
 // initMem sets the budget on the device, refusing one that the model alone
@@ -153,12 +159,16 @@ func (t *trainer) memResult(res *Result) {
 	}
 }
 
-// calibrate fits the guard's predictor before training: it trains
-// calibBatches probe batches of growing size (up to half a batch, or what
-// fits the budget; drawn with epoch 0, which training never uses) on a scratch copy of the model
-// with a throwaway optimizer, measuring each probe's peak. The run's model,
-// optimizer, sampler streams and recording are untouched, so training is
-// the same as without calibration until the guard acts.
+// calibrate fits the guard's predictor before training: it trains probe
+// batches of growing size (up to half a batch, or what fits the budget;
+// drawn with epoch 0, which training never uses) on a scratch copy of the
+// model with a throwaway optimizer, measuring each probe's peak: the first
+// calibBatches fit the predictor, the next memory.WarmScored are predicted
+// before they are measured, so that the guard's safety margin starts from
+// observed errors instead of the warm-up margin (the predictor's MAPE is
+// then reset: it covers the training batches). The run's model, optimizer,
+// sampler streams and recording are untouched, so training is the same as
+// without calibration until the guard acts.
 func (t *trainer) calibrate() error {
 	if t.cfg.MemGuard == "" {
 		return nil
@@ -181,9 +191,10 @@ func (t *trainer) calibrate() error {
 	w := t.guardWorker()
 	// Probe sizes spread over (0, hi]; a probe that runs out of memory
 	// lowers hi below it and the next probes spread over what fits.
+	const probes = calibBatches + memory.WarmScored
 	hi, obs := max(1, len(targets)/2), 0
-	for k := 0; obs < calibBatches && k < 4*calibBatches; k++ {
-		m := max(1, hi*(obs+1)/calibBatches)
+	for k := 0; obs < probes && k < 4*probes; k++ {
+		m := max(1, hi*(obs+1)/probes)
 		p := t.prepareAttempt(w, 0, k, 0, targets[:m], profile.LaneCompute)
 		err := p.err
 		var in, peak int64
@@ -200,7 +211,7 @@ func (t *trainer) calibrate() error {
 			if m == 1 {
 				break
 			}
-			hi = max(1, (m-1)*calibBatches/(obs+1))
+			hi = max(1, (m-1)*probes/(obs+1))
 			continue
 		}
 		t.mem.pred.Observe(shapeOf(p.raw), in+peak)
@@ -209,6 +220,7 @@ func (t *trainer) calibrate() error {
 	if !t.mem.pred.Ready() {
 		return fmt.Errorf("memory guard calibration: even the smallest probe batches do not fit the memory budget %s", memory.FormatSize(t.mem.budget))
 	}
+	t.mem.pred.ResetMAPE()
 	return nil
 }
 
@@ -225,32 +237,54 @@ func (t *trainer) room(in int64) int64 {
 	return t.mem.budget - (t.dev.Mem().Stats().Live - in)
 }
 
-// fits reports whether a predicted batch fits room with the safety margin.
-func (t *trainer) fits(pred, room int64) bool {
-	return float64(pred)*(1+t.mem.pred.Margin()) <= float64(room)
+// deferLoad reports whether a freshly sampled batch should reach the guard
+// before its features are gathered: the guard is on and the batch is
+// predicted not to fit the budget even with nothing but the model on the
+// device. The guard then replaces it without having gathered (and freed)
+// its input.
+func (t *trainer) deferLoad(b *sample.Batch) bool {
+	if t.cfg.MemGuard == "" {
+		return false
+	}
+	lm, ok := t.mem.pred.Model()
+	if !ok {
+		return false
+	}
+	pred, ok := lm.Predict(shapeOf(b))
+	return ok && !lm.Fits(pred, t.mem.budget-t.mem.resident)
 }
 
 // guard returns the batches to train in place of p: p itself when the
 // guard is off or p is predicted to fit, otherwise p re-drawn, cut or split
 // (not yet loaded: trainOne loads them one at a time), recording an oom
 // event with the action and a guard span.
+//
+// Every decision is a prediction from a sampled batch's shape (nodes and
+// edges per layer), made before its features are gathered: a batch that
+// prepare deferred (see deferLoad) costs no gather, and the guard's actions
+// draw and weigh candidates without loading them. The actions, cheapest
+// first in time: cut drops just enough edges of the outermost block (a
+// partial selection of the rule's order), split draws the fewest parts
+// predicted to fit, resample re-draws the batch at most maxResample times.
+// Whatever the mode, a batch the action cannot fit is split.
 func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 	if t.cfg.MemGuard == "" || p.raw == nil || (p.err != nil && !device.IsOOM(p.err)) {
 		return []*prepared{p}, nil
 	}
-	pred, ok := t.mem.pred.Predict(shapeOf(p.raw))
+	lm, ok := t.mem.pred.Model()
 	if !ok {
 		return []*prepared{p}, nil
 	}
-	if p.err == nil && t.fits(pred, t.room(p.inBytes())) {
+	pred, _ := lm.Predict(shapeOf(p.raw))
+	if p.err == nil && lm.Fits(pred, t.room(p.inBytes())) {
 		p.predicted = pred
 		return []*prepared{p}, nil
 	}
 	rec := t.rec
 	t0 := rec.Now()
 	epoch, index := p.epoch, p.index
-	targets := slices.Clone(p.raw.Targets())
 	raw := p.raw
+	targets := raw.Targets()
 	p.free(t.dev)
 	room := t.room(0)
 	w := t.guardWorker()
@@ -266,12 +300,12 @@ func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 			if err != nil {
 				return nil, err
 			}
-			if bp, _ := t.mem.pred.Predict(shapeOf(b)); t.fits(bp, room) {
+			if bp, _ := lm.Predict(shapeOf(b)); lm.Fits(bp, room) {
 				out, action = []*prepared{lazy(b, bp)}, profile.ActionResampled
 			}
 		}
 	case GuardCut:
-		b, bp, err := t.cutBatch(raw, room)
+		b, bp, err := t.cutBatch(lm, raw, pred, room)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +316,7 @@ func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 	if out == nil {
 		next := 0
 		var err error
-		if out, err = t.splitBatch(w, epoch, index, targets, room, &next, out); err != nil {
+		if out, err = t.splitBatch(w, lm, epoch, index, targets, pred, room, &next, out); err != nil {
 			return nil, err
 		}
 		action = profile.ActionSplit
@@ -295,55 +329,107 @@ func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 	return out, nil
 }
 
-// splitBatch draws targets as one batch and, while it is predicted not to
-// fit, splits the targets in halves, appending the parts to out in order.
-func (t *trainer) splitBatch(w *sample.Worker, epoch, index int, targets []int32, room int64, next *int, out []*prepared) ([]*prepared, error) {
-	b, err := w.SampleAttempt(epoch, index, splitAttempt+*next, targets)
-	*next++
-	if err != nil {
-		return nil, err
+// splitBatch splits targets, whose batch is predicted to need pred bytes,
+// over room, into the fewest equal parts that could fit (pred*(1+margin) /
+// room, at least 2) and draws each part; a part still predicted not to fit
+// is split again the same way. The parts are appended to out in order.
+func (t *trainer) splitBatch(w *sample.Worker, lm memory.Linear, epoch, index int, targets []int32, pred, room int64, next *int, out []*prepared) ([]*prepared, error) {
+	k := 2
+	if room > 0 {
+		k = max(k, int(math.Ceil(float64(pred)*(1+lm.Margin)/float64(room))))
 	}
-	bp, _ := t.mem.pred.Predict(shapeOf(b))
-	if len(targets) == 1 || t.fits(bp, room) {
-		return append(out, &prepared{epoch: epoch, index: index, raw: b, predicted: bp, lazy: true}), nil
+	k = min(k, len(targets))
+	for i := 0; i < k; i++ {
+		part := targets[i*len(targets)/k : (i+1)*len(targets)/k]
+		b, err := w.SampleAttempt(epoch, index, splitAttempt+*next, part)
+		*next++
+		if err != nil {
+			return nil, err
+		}
+		bp, _ := lm.Predict(shapeOf(b))
+		if len(part) == 1 || lm.Fits(bp, room) {
+			out = append(out, &prepared{epoch: epoch, index: index, raw: b, predicted: bp, lazy: true})
+			continue
+		}
+		if out, err = t.splitBatch(w, lm, epoch, index, part, bp, room, next, out); err != nil {
+			return nil, err
+		}
 	}
-	h := len(targets) / 2
-	if out, err = t.splitBatch(w, epoch, index, targets[:h], room, next, out); err != nil {
-		return nil, err
-	}
-	return t.splitBatch(w, epoch, index, targets[h:], room, next, out)
+	return out, nil
+}
+
+// batchCutOrder is the order in which the guard's cut drops the edges of
+// a training batch.
+func (t *trainer) batchCutOrder(b *sample.Batch) memory.Order {
+	return memory.Order{Rule: t.cfg.cutRule(), Seed: rng.Mix(t.cfg.Seed, uint64(b.Epoch), uint64(b.Index), 0x637574)}
+}
+
+// evalCutOrder is the order in which inference cutting drops the edges of
+// the chunk whose destinations start at lo.
+func (t *trainer) evalCutOrder(lo int) memory.Order {
+	return memory.Order{Rule: t.cfg.cutRule(), Seed: rng.Mix(t.cfg.Seed, uint64(lo), 0x6576616c), MinKeep: t.cutMinKeep()}
 }
 
 // cutBatch drops edges of the batch's outermost block by the cut rule
-// until the batch is predicted to fit room, keeping the most edges any
-// prefix of the rule's order keeps. It returns nil when even dropping all
-// of them does not fit.
-func (t *trainer) cutBatch(b *sample.Batch, room int64) (*sample.Batch, int64, error) {
+// until the batch, predicted to need pred bytes, is predicted to fit room,
+// keeping the most edges any prefix of the rule's order keeps. It orders
+// only a prefix of the rule's order, long enough by an estimate of the
+// edges per byte to shed: the previous cut's, else the fitted model's
+// (each dropped edge saves its own bytes and, on average, a share of a
+// source row; rules that drop the edges of repeated sources first free
+// fewer), with a margin, four times longer while the cut does not fit. It
+// returns nil when even dropping every edge does not fit.
+func (t *trainer) cutBatch(lm memory.Linear, b *sample.Batch, pred, room int64) (*sample.Batch, int64, error) {
 	blk := b.Blocks[0]
-	order, err := memory.DropOrder(blk, b.Nodes, t.deg, t.cfg.cutRule(), rng.Mix(t.cfg.Seed, uint64(b.Epoch), uint64(b.Index), 0x637574))
-	if err != nil {
-		return nil, 0, err
-	}
+	ne := blk.NumEdges()
 	shape := shapeOf(b)
+	need := float64(pred)*(1+lm.Margin) - float64(room)
+	rate := t.mem.cutRate
+	if rate == 0 {
+		perNode, perEdge := lm.Slopes(shape, 0)
+		if save := perEdge + perNode*float64(blk.NumSrc-blk.NumDst)/float64(max(ne, 1)); save > 0 {
+			rate = 1 / save
+		}
+	}
+	n := ne/8 + 1
+	if rate > 0 && need > 0 {
+		n = int64(math.Min(1.5*need*rate, float64(ne))) + 64
+	}
+	o := t.batchCutOrder(b)
 	var last int64
-	fits := func(nsrc int, ne int64) bool {
-		shape.Nodes[0], shape.Edges[0] = nsrc, ne
-		last, _ = t.mem.pred.Predict(shape)
-		return t.fits(last, room)
+	fits := func(nsrc int, e int64) bool {
+		shape.Nodes[0], shape.Edges[0] = nsrc, e
+		last, _ = lm.Predict(shape)
+		return lm.Fits(last, room)
 	}
-	out, keep, _, ok := memory.Cut(blk, order, fits)
-	if !ok {
-		return nil, 0, nil
-	}
-	nb := &sample.Batch{Epoch: b.Epoch, Index: b.Index, Nodes: b.Nodes, Blocks: slices.Clone(b.Blocks)}
-	if keep != nil {
+	for {
+		n = min(n, ne)
+		order, err := o.Prefix(blk, b.Nodes, t.deg, n)
+		if err != nil {
+			return nil, 0, err
+		}
+		out, keep, dropped, ok := memory.Cut(blk, order, fits)
+		if !ok {
+			if n == ne {
+				return nil, 0, nil
+			}
+			n *= 4
+			continue
+		}
+		nb := &sample.Batch{Epoch: b.Epoch, Index: b.Index, Nodes: b.Nodes, Blocks: slices.Clone(b.Blocks)}
+		if keep == nil {
+			return nb, pred, nil
+		}
+		if need > 0 {
+			t.mem.cutRate = float64(dropped) / need
+		}
 		nb.Nodes = make([]int32, len(keep))
 		for i, k := range keep {
 			nb.Nodes[i] = b.Nodes[k]
 		}
 		nb.Blocks[0] = out
+		return nb, last, nil
 	}
-	return nb, last, nil
 }
 
 // evalLayerBytes is the device memory one chunk of layer-wise inference
@@ -382,6 +468,130 @@ func (t *trainer) evalResident() int64 {
 	return r
 }
 
+// builtChunk is one inference chunk as nextEvalChunk builds it.
+type builtChunk struct {
+	evalChunk
+	dropped int64 // edges cut from it
+}
+
+// nextEvalChunk builds the inference chunk of the destinations from lo on:
+// want of them (fewer at the graph's end) or, with a budget, as many as fit
+// with their full neighborhood: smaller chunks cost no accuracy, only time
+// (more chunks gather more source rows in all), so each chunk is the
+// largest that fits, down to minEvalChunk destinations, whose edges are
+// then cut to fit. A try that does not fit shrinks the chunk by the square
+// of the ratio of the room to its need (its sources grow more slowly than
+// its destinations). It returns the chunk and, with a budget, the size to
+// try next: a sixteenth more than this one, so that chunk sizes follow the
+// graph's density.
+func (t *trainer) nextEvalChunk(m *nn.Model, scratch *sample.Scratch, lo, want int) (builtChunk, int, error) {
+	g := t.ds.Graph
+	n := min(want, g.N-lo)
+	for {
+		dst := make([]int32, n)
+		for i := range dst {
+			dst[i] = int32(lo + i)
+		}
+		blk, src, err := sample.FullBlock(g, dst, scratch)
+		if err != nil {
+			return builtChunk{}, 0, err
+		}
+		room := t.mem.budget - t.evalResident()
+		if need := evalPeak(m, blk.NumSrc, blk.NumDst); t.mem.budget > 0 && n > minEvalChunk && need > room {
+			r := max(0, float64(room)/float64(need))
+			n = max(minEvalChunk, min(n-1, int(float64(n)*r*r)))
+			continue
+		}
+		blk, src, dropped, err := t.cutChunk(m, blk, src, lo)
+		if err != nil {
+			return builtChunk{}, 0, err
+		}
+		next := want
+		if t.mem.budget > 0 {
+			next = n + n/16 + 1
+		}
+		return builtChunk{evalChunk{lo: lo, hi: lo + n, blk: blk, src: src}, dropped}, next, nil
+	}
+}
+
+// Weights of cut inference blocks for GCN-normalized models
+// (Config.CutNorm), with d the full graph's degrees and k those left after
+// the cut (self-loops included). Mean aggregation (GraphSAGE) always
+// averages over the neighbors kept.
+const (
+	// CutNormScale weighs edge (i <- j) sqrt(d_i)/(k_i sqrt(d_j)): row i's
+	// full-graph weights scaled by d_i/k_i, exactly as a neighbor-sampled
+	// row is weighed in training, so that the row's sum estimates the full
+	// row's from the neighbors kept. The default: on Cora it costs the
+	// least accuracy of the three (see the README).
+	CutNormScale = "scale"
+	// CutNormRenorm normalizes the cut graph as a graph of its own:
+	// 1/sqrt(k_i k_j).
+	CutNormRenorm = "renorm"
+	// CutNormKeep keeps every kept edge's full-graph weight
+	// 1/sqrt(d_i d_j): a row sums only what is left of it.
+	CutNormKeep = "keep"
+)
+
+// cutMinKeep returns the neighbors every inference row keeps from a cut
+// (Config.CutMinKeep, resolving 0 to half the mean degree, rounded up).
+func (t *trainer) cutMinKeep() int {
+	switch k := t.cfg.CutMinKeep; {
+	case k > 0:
+		return k
+	case k < 0:
+		return 0
+	}
+	g := t.ds.Graph
+	if g.N == 0 {
+		return 0
+	}
+	return int((g.NumEdges() + 2*int64(g.N) - 1) / (2 * int64(g.N)))
+}
+
+// prepareEvalBlocks prepares the inference chunks' blocks for model m
+// (GCN weights, self-loops); cut says edges were dropped from some, whose
+// GCN weights then follow Config.CutNorm.
+func (t *trainer) prepareEvalBlocks(m *nn.Model, chunks []evalChunk, cut bool) {
+	norm := t.cfg.CutNorm
+	if norm == "" {
+		norm = CutNormScale
+	}
+	deg := t.deg
+	if cut && norm == CutNormRenorm {
+		deg = cutDegrees(chunks, t.ds.NumNodes())
+	}
+	for i := range chunks {
+		blk := m.PrepareBlock(chunks[i].blk, chunks[i].src, deg)
+		if cut && norm == CutNormKeep && blk.Weights != nil {
+			// PrepareBlock weighs edge (i <- j) of a row of k_i edges (its
+			// self-loop included) sqrt(d_i)/(k_i sqrt(d_j)); times k_i/d_i
+			// it is the full graph's 1/sqrt(d_i d_j).
+			src := chunks[i].src
+			for d := 0; d < blk.NumDst; d++ {
+				f := float32(float64(blk.Indptr[d+1]-blk.Indptr[d]) / float64(t.deg[src[d]]))
+				for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+					blk.Weights[e] *= f
+				}
+			}
+		}
+		chunks[i].blk = blk
+	}
+}
+
+// cutDegrees returns each node's degree + 1 (its self-loop) in the graph
+// the inference chunks keep: the edges left in its own row. Every node is
+// the destination of exactly one chunk.
+func cutDegrees(chunks []evalChunk, n int) []float32 {
+	deg := make([]float32, n)
+	for _, ch := range chunks {
+		for d := 0; d < ch.blk.NumDst; d++ {
+			deg[ch.src[d]] = float32(ch.blk.Indptr[d+1]-ch.blk.Indptr[d]) + 1
+		}
+	}
+	return deg
+}
+
 // cutChunk applies inference cutting to one chunk's raw block: EvalCut's
 // fraction of its edges, and as many more as the budget needs, dropped by
 // the cut rule. It returns the block and its source ids (unchanged when
@@ -401,7 +611,7 @@ func (t *trainer) cutChunk(m *nn.Model, blk *graph.Block, src []int32, lo int) (
 	if fits(blk.NumSrc, blk.NumEdges()) {
 		return blk, src, 0, nil
 	}
-	order, err := memory.DropOrder(blk, src, t.deg, t.cfg.cutRule(), rng.Mix(t.cfg.Seed, uint64(lo), 0x6576616c))
+	order, err := t.evalCutOrder(lo).Prefix(blk, src, t.deg, blk.NumEdges())
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -165,51 +166,180 @@ func TestEvalCut(t *testing.T) {
 	}
 }
 
-// TestEvalCutRenormalizes: a GCN's cut inference blocks are normalized
-// with the degrees of the cut graph (self-loop included, never cut), as
-// GCN normalizes any graph: weight(i, j) = 1/sqrt(k_i k_j).
-func TestEvalCutRenormalizes(t *testing.T) {
+// TestEvalCutNormalization: a GCN's cut inference blocks keep every
+// self-loop and weigh edge (i <- j), with d the full graph's degrees and k
+// those left after the cut (self-loops included), sqrt(d_i)/(k_i sqrt(d_j))
+// with CutNormScale (the default), 1/sqrt(k_i k_j) with CutNormRenorm and
+// 1/sqrt(d_i d_j) with CutNormKeep; every row keeps at least the automatic
+// CutMinKeep neighbors (half the mean degree) or all it had.
+func TestEvalCutNormalization(t *testing.T) {
 	ds := plantedPartition(t, 900, 4, 3)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
-	cfg := memConfig("gcn")
-	cfg.EvalCut, cfg.CutRule = 0.3, memory.RuleDegreeSum
-	tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.close()
-	chunks, err := tr.evalChunks(tr.model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := make([]float64, ds.NumNodes())
-	var edges int64
-	for _, ch := range chunks {
-		for d := 0; d < ch.blk.NumDst; d++ {
-			k[ch.src[d]] = float64(ch.blk.Indptr[d+1] - ch.blk.Indptr[d])
-			loops := 0
-			for _, c := range ch.blk.Indices[ch.blk.Indptr[d]:ch.blk.Indptr[d+1]] {
-				if ch.src[c] == ch.src[d] {
-					loops++
+	g := ds.Graph
+	for _, norm := range []string{"", CutNormScale, CutNormRenorm, CutNormKeep} {
+		cfg := memConfig("gcn")
+		cfg.EvalCut, cfg.CutRule, cfg.CutNorm = 0.3, memory.RuleDegreeSum, norm
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := tr.evalChunks(tr.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		minKeep := tr.cutMinKeep()
+		if want := int((g.NumEdges() + 2*int64(g.N) - 1) / (2 * int64(g.N))); minKeep != want || minKeep < 1 {
+			t.Fatalf("automatic min keep %d, want %d", minKeep, want)
+		}
+		k := make([]float64, ds.NumNodes())
+		var edges int64
+		for _, ch := range chunks {
+			for d := 0; d < ch.blk.NumDst; d++ {
+				v := ch.src[d]
+				k[v] = float64(ch.blk.Indptr[d+1] - ch.blk.Indptr[d])
+				loops := 0
+				for _, c := range ch.blk.Indices[ch.blk.Indptr[d]:ch.blk.Indptr[d+1]] {
+					if ch.src[c] == v {
+						loops++
+					}
+				}
+				if loops != 1 {
+					t.Fatalf("node %d aggregates itself %d times", v, loops)
+				}
+				if nbrs, full := int(k[v])-1, len(g.Neighbors(v)); nbrs < min(minKeep, full) {
+					t.Fatalf("node %d keeps %d of %d neighbors, fewer than %d", v, nbrs, full, minKeep)
 				}
 			}
-			if loops != 1 {
-				t.Fatalf("node %d aggregates itself %d times", ch.src[d], loops)
-			}
+			edges += ch.blk.NumEdges() - int64(ch.blk.NumDst)
 		}
-		edges += ch.blk.NumEdges() - int64(ch.blk.NumDst)
-	}
-	if want := ds.Graph.NumEdges() - tr.mem.evalCut; edges != want {
-		t.Fatalf("%d edges kept, want %d", edges, want)
-	}
-	for _, ch := range chunks {
-		for d := 0; d < ch.blk.NumDst; d++ {
-			for e := ch.blk.Indptr[d]; e < ch.blk.Indptr[d+1]; e++ {
-				want := 1 / math.Sqrt(k[ch.src[d]]*k[ch.src[ch.blk.Indices[e]]])
-				if got := float64(ch.blk.Weights[e]); math.Abs(got-want) > 1e-6*want {
-					t.Fatalf("weight of edge %d->%d is %g, want %g", ch.src[ch.blk.Indices[e]], ch.src[d], got, want)
+		if want := g.NumEdges() - tr.mem.evalCut; edges != want || tr.mem.evalCut == 0 {
+			t.Fatalf("%d edges kept, want %d (%d cut)", edges, want, tr.mem.evalCut)
+		}
+		for _, ch := range chunks {
+			for d := 0; d < ch.blk.NumDst; d++ {
+				i := ch.src[d]
+				for e := ch.blk.Indptr[d]; e < ch.blk.Indptr[d+1]; e++ {
+					j := ch.src[ch.blk.Indices[e]]
+					di, dj := float64(tr.deg[i]), float64(tr.deg[j])
+					var want float64
+					switch norm {
+					case "", CutNormScale:
+						want = math.Sqrt(di) / (k[i] * math.Sqrt(dj))
+					case CutNormRenorm:
+						want = 1 / math.Sqrt(k[i]*k[j])
+					case CutNormKeep:
+						want = 1 / math.Sqrt(di*dj)
+					}
+					if got := float64(ch.blk.Weights[e]); math.Abs(got-want) > 1e-6*want {
+						t.Fatalf("%q: weight of edge %d->%d is %g, want %g", norm, j, i, got, want)
+					}
 				}
 			}
 		}
+		tr.close()
+	}
+}
+
+// TestCutKeepsMostEdges: the guard's cut of a training batch and the
+// budget's cut of an inference chunk keep the largest number of edges that
+// fits: the result fits (as predicted, for the guard; by the analytic
+// bound, for inference), it is the cut the rule's whole order gives (the
+// guard orders only a prefix), and keeping one more edge of that order
+// does not fit.
+func TestCutKeepsMostEdges(t *testing.T) {
+	ds := plantedPartition(t, 900, 4, 3)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 60, 150, 300, 0)
+	cfg := memConfig("sage")
+	cfg.BatchSize, cfg.Fanouts = 120, []int{8, 6}
+	cfg.MemBudget, cfg.MemGuard = 1<<30, GuardCut
+	for _, rule := range memory.Rules {
+		cfg.CutRule = rule
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.calibrate(); err != nil {
+			t.Fatal(err)
+		}
+		lm, ok := tr.mem.pred.Model()
+		if !ok {
+			t.Fatal("predictor not calibrated")
+		}
+		w := tr.sampler.NewWorker()
+		cuts := 0
+		for i := 0; i < 6; i++ {
+			b, err := w.Sample(1, i, split.Train[i*20:i*20+cfg.BatchSize/2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape := shapeOf(b)
+			pred, _ := lm.Predict(shape)
+			// Rooms that need a few edges cut, or many.
+			room := int64(float64(pred) * (1 + lm.Margin) * (1 - 0.002*float64(1+3*i)))
+			cut, cpred, err := tr.cutBatch(lm, b, pred, room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fits := func(nsrc int, ne int64) bool {
+				s := shapeOf(b)
+				s.Nodes[0], s.Edges[0] = nsrc, ne
+				p, _ := lm.Predict(s)
+				return lm.Fits(p, room)
+			}
+			order, err := tr.batchCutOrder(b).Prefix(b.Blocks[0], b.Nodes, tr.deg, b.Blocks[0].NumEdges())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, dropped, ok := memory.Cut(b.Blocks[0], order, fits)
+			if !ok {
+				if cut != nil {
+					t.Fatalf("%s: batch %d cut though no cut fits", rule, i)
+				}
+				continue
+			}
+			if cut == nil || dropped == 0 {
+				t.Fatalf("%s: batch %d: no cut (dropped %d)", rule, i, dropped)
+			}
+			got := cut.Blocks[0]
+			if got.NumEdges() != want.NumEdges() || got.NumSrc != want.NumSrc || !slices.Equal(got.Indices, want.Indices) {
+				t.Fatalf("%s: batch %d: cut keeps %d edges, the whole order's cut %d", rule, i, got.NumEdges(), want.NumEdges())
+			}
+			if !lm.Fits(cpred, room) || !fits(got.NumSrc, got.NumEdges()) {
+				t.Fatalf("%s: batch %d: cut batch predicted %d, room %d", rule, i, cpred, room)
+			}
+			if _, _, _, ok := memory.Cut(b.Blocks[0], order[:dropped-1], fits); ok {
+				t.Fatalf("%s: batch %d: keeping one more edge fits too", rule, i)
+			}
+			cuts++
+		}
+		if cuts < 3 {
+			t.Fatalf("%s: only %d of 6 batches could be cut to fit", rule, cuts)
+		}
+		// Inference: a budget that a chunk's full neighborhood exceeds.
+		chunk := 200
+		dst := make([]int32, chunk)
+		for i := range dst {
+			dst[i] = int32(i)
+		}
+		blk, src, err := sample.FullBlock(ds.Graph, dst, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := evalPeak(tr.model, blk.NumSrc, blk.NumDst)
+		tr.mem.budget = tr.evalResident() + (full+evalPeak(tr.model, chunk, chunk))/2
+		out, _, dropped, err := tr.cutChunk(tr.model, blk, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		room := tr.mem.budget - tr.evalResident()
+		if dropped == 0 || evalPeak(tr.model, out.NumSrc, out.NumDst) > room || out.NumEdges() != blk.NumEdges()-dropped {
+			t.Fatalf("%s: inference chunk: dropped %d, peak %d, room %d", rule, dropped, evalPeak(tr.model, out.NumSrc, out.NumDst), room)
+		}
+		order, _ := tr.evalCutOrder(0).Prefix(blk, src, tr.deg, blk.NumEdges())
+		fits := func(ns int, ne int64) bool { return evalPeak(tr.model, ns, blk.NumDst) <= room }
+		if _, _, _, ok := memory.Cut(blk, order[:dropped-1], fits); ok {
+			t.Fatalf("%s: inference chunk: keeping one more edge fits too", rule)
+		}
+		tr.close()
 	}
 }

@@ -43,8 +43,19 @@ func (p *prepared) free(dev device.Device) {
 // prepare samples batch (epoch, index) with w and gathers its features,
 // recording a sample and a transfer span on lane. It depends only on the
 // seed, epoch, index and targets, so any worker produces the same batch.
+// A batch the memory guard will replace (see deferLoad) is returned
+// sampled but not loaded (lazy), so that nothing is gathered in vain.
 func (t *trainer) prepare(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
-	return t.prepareAttempt(w, epoch, index, 0, targets, lane)
+	t0 := t.rec.Now()
+	batch, err := w.Sample(epoch, index, targets)
+	if err != nil {
+		return &prepared{epoch: epoch, index: index, err: err}
+	}
+	if t.deferLoad(batch) {
+		t.rec.Span(profile.StageSample, lane, epoch, index, t0, t.rec.Now()-t0)
+		return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
+	}
+	return t.load(batch, epoch, index, lane, t0)
 }
 
 // prepareAttempt is prepare with the sampler's draw attempt (see

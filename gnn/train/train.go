@@ -654,71 +654,28 @@ func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
 			size /= 2
 		}
 	}
-	// build appends the chunks of destinations [lo, hi): one, or with a
-	// budget that its full neighborhood would exceed, the chunks of its
-	// halves (smaller chunks cost no accuracy), down to minEvalChunk
-	// destinations, whose edges are then cut to fit.
+	// Consecutive chunks of up to size destinations; with a budget, each
+	// as large as its full neighborhood allows (see nextEvalChunk), edges
+	// cut from those that still do not fit.
 	var cut int64 // edges dropped from all chunks
-	var build func(lo, hi int) error
-	build = func(lo, hi int) error {
-		dst := make([]int32, hi-lo)
-		for i := range dst {
-			dst[i] = int32(lo + i)
-		}
-		blk, src, err := sample.FullBlock(g, dst, scratch)
+	want := size
+	for lo := 0; lo < g.N; {
+		ch, next, err := t.nextEvalChunk(m, scratch, lo, want)
 		if err != nil {
-			return err
-		}
-		if t.mem.budget > 0 && hi-lo > minEvalChunk && t.evalResident()+evalPeak(m, blk.NumSrc, blk.NumDst) > t.mem.budget {
-			mid := lo + (hi-lo)/2
-			if err := build(lo, mid); err != nil {
-				return err
-			}
-			return build(mid, hi)
-		}
-		blk, src, dropped, err := t.cutChunk(m, blk, src, lo)
-		if err != nil {
-			return err
-		}
-		t.mem.mu.Lock()
-		t.mem.evalCut += dropped
-		t.mem.mu.Unlock()
-		cut += dropped
-		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src})
-		return nil
-	}
-	for lo := 0; lo < g.N; lo += size {
-		if err := build(lo, min(lo+size, g.N)); err != nil {
 			return nil, err
 		}
+		t.mem.mu.Lock()
+		t.mem.evalCut += ch.dropped
+		t.mem.mu.Unlock()
+		cut += ch.dropped
+		chunks = append(chunks, ch.evalChunk)
+		lo, want = ch.hi, min(size, next)
 	}
-	// The model sees the cut graph as a graph of its own: GCN's symmetric
-	// normalization uses the degrees left after the cut (mean aggregation
-	// renormalizes by itself), as if the dropped edges had never existed.
-	deg := t.deg
-	if cut > 0 {
-		deg = cutDegrees(chunks, g.N)
-	}
-	for i := range chunks {
-		chunks[i].blk = m.PrepareBlock(chunks[i].blk, chunks[i].src, deg)
-	}
+	t.prepareEvalBlocks(m, chunks, cut > 0)
 	if g.NumEdges() <= maxCachedEvalEdges {
 		t.evalCache = chunks
 	}
 	return chunks, nil
-}
-
-// cutDegrees returns each node's degree + 1 (its self-loop) in the graph
-// the inference chunks keep: the edges left in its own row. Every node is
-// the destination of exactly one chunk.
-func cutDegrees(chunks []evalChunk, n int) []float32 {
-	deg := make([]float32, n)
-	for _, ch := range chunks {
-		for d := 0; d < ch.blk.NumDst; d++ {
-			deg[ch.src[d]] = float32(ch.blk.Indptr[d+1]-ch.blk.Indptr[d]) + 1
-		}
-	}
-	return deg
 }
 
 // maxCachedAggregateBytes bounds the host memory kept for the first
