@@ -107,6 +107,7 @@ const (
 	colErr   = 7
 	fixedW   = colLayer + colMean + colMax + colErr
 	minBar   = 4
+	maxBar   = 24
 )
 
 func (m *Model) render(r *runstate.Run) []string {
@@ -122,7 +123,7 @@ func (m *Model) render(r *runstate.Run) []string {
 	}
 	bw := 0
 	if nb > 0 {
-		bw = max((m.w-fixedW)/nb, minBar)
+		bw = min(max((m.w-fixedW)/nb, minBar), maxBar)
 	}
 	shown := nb
 	if bw > 0 && fixedW+shown*bw > m.w {
