@@ -47,7 +47,8 @@ func medianTrainPeak(t *testing.T, cfg Config, ds *data.Dataset, split *data.Spl
 }
 
 // TestGuardKeepsBatchesUnderBudget: with a budget at the median batch
-// peak, every guard mode trains every batch under the budget, with no OOM.
+// peak, every guard mode trains every batch under the budget, with no OOM,
+// in the baseline schedule and with sampler workers prefetching batches.
 func TestGuardKeepsBatchesUnderBudget(t *testing.T) {
 	ds := plantedPartition(t, 900, 4, 3)
 	split, err := data.PerClassSplit(ds.Y, ds.NumClasses, 60, 150, 300, 0)
@@ -57,9 +58,12 @@ func TestGuardKeepsBatchesUnderBudget(t *testing.T) {
 	for _, model := range []string{"sage", "gcn"} {
 		cfg := memConfig(model)
 		budget := medianTrainPeak(t, cfg, ds, split)
-		for _, mode := range []string{GuardResample, GuardSplit, GuardCut} {
+		for i, mode := range []string{GuardResample, GuardSplit, GuardCut, GuardSplit} {
 			c := cfg
 			c.MemBudget, c.MemGuard = memory.Size(budget), mode
+			if i == 3 {
+				c.SamplerWorkers, c.Prefetch = 2, 4
+			}
 			res, evs := runRecorded(t, c, ds, split)
 			if res.OOMCount != 0 || res.GuardActions == 0 {
 				t.Errorf("%s/%s: %d OOMs, %d guard actions", model, mode, res.OOMCount, res.GuardActions)

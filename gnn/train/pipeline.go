@@ -58,6 +58,24 @@ func (t *trainer) prepare(w *sample.Worker, epoch, index int, targets []int32, l
 	return t.load(batch, epoch, index, lane, t0)
 }
 
+// prepareAhead is prepare for a sampler worker preparing batches ahead of
+// the trainer: with the memory guard on, the batch is only sampled (lazy)
+// and the trainer gathers it once the guard has passed it, so that batches
+// waiting in the pipeline hold no device memory and the room the guard
+// sees when it decides is the room the batch gets.
+func (t *trainer) prepareAhead(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
+	if t.cfg.MemGuard == "" {
+		return t.prepare(w, epoch, index, targets, lane)
+	}
+	t0 := t.rec.Now()
+	batch, err := w.Sample(epoch, index, targets)
+	if err != nil {
+		return &prepared{epoch: epoch, index: index, err: err}
+	}
+	t.rec.Span(profile.StageSample, lane, epoch, index, t0, t.rec.Now()-t0)
+	return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
+}
+
 // prepareAttempt is prepare with the sampler's draw attempt (see
 // sample.Worker.SampleAttempt); attempt 0 is prepare's draw.
 func (t *trainer) prepareAttempt(w *sample.Worker, epoch, index, attempt int, targets []int32, lane string) *prepared {
@@ -162,7 +180,7 @@ func (t *trainer) startPipeline(ctx context.Context) *pipeline {
 			sw := t.sampler.NewWorker()
 			lane := profile.SamplerLane(w)
 			for j := range jobs {
-				pb := t.prepare(sw, j.epoch, j.index, j.targets, lane)
+				pb := t.prepareAhead(sw, j.epoch, j.index, j.targets, lane)
 				p.slots[j.seq%depth] <- pb // never blocks: see pipeline
 			}
 		}(w)
