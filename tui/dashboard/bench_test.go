@@ -117,21 +117,22 @@ func benchFrame(b *testing.B, zoomOut int) {
 	b.ReportMetric(float64(benchHeap)/(1<<20), "state-MiB")
 }
 
-// TestFrameTime checks the frame budget of the benchmark's session (10
-// ms) on a few frames, unless -short. The budget is a target of the
-// workbench; a loaded machine can exceed it, so the test only fails at
-// five times the budget and logs the figure.
+// TestFrameTime checks the frame budget (10 ms) on the benchmark's
+// session, unless -short. It judges the CPU time per frame, which a
+// machine busy with other work does not inflate the way it inflates
+// wall time; both are logged.
 func TestFrameTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a million events")
 	}
 	loadBench()
 	res := testing.Benchmark(BenchmarkDashboardFrame)
-	per := time.Duration(res.NsPerOp())
-	t.Logf("frame at 200x50 with %d events: %v, %d allocs, %d B per frame; digest %.1f MiB",
-		benchN, per, res.AllocsPerOp(), res.AllocedBytesPerOp(), float64(benchHeap)/(1<<20))
-	if per > 50*time.Millisecond {
-		t.Errorf("a frame takes %v, budget 10ms", per)
+	wall := time.Duration(res.NsPerOp())
+	cpu := time.Duration(res.Extra["cpu-ns/op"])
+	t.Logf("frame at 200x50 with %d events: %v CPU, %v wall, %d allocs, %d B per frame; digest %.1f MiB",
+		benchN, cpu, wall, res.AllocsPerOp(), res.AllocedBytesPerOp(), float64(benchHeap)/(1<<20))
+	if cpu > 10*time.Millisecond {
+		t.Errorf("a frame takes %v of CPU, budget 10ms", cpu)
 	}
 }
 
