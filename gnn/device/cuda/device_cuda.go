@@ -66,6 +66,7 @@ type Device struct {
 	compute, copyS, history, timing cu.Stream
 	mods                            []cu.Module
 	fns                             map[string]cu.Function
+	params                          map[string][]string // PTX parameter types per kernel
 
 	evMu       sync.Mutex
 	syncEvents []*evt // idle events without timing
@@ -144,7 +145,7 @@ func Open(ordinal int, opt Options) (d *Device, err error) {
 		return nil, fmt.Errorf("cuda: device %d: making the context current: %w", ordinal, err)
 	}
 	d = &Device{ordinal: ordinal, name: fmt.Sprintf("cuda:%d", ordinal), cdev: cdev, ctx: ctx,
-		async: opt.AsyncTransfer, threads: opt.HostThreads, fns: map[string]cu.Function{}, marks: map[uint64]markRec{}}
+		async: opt.AsyncTransfer, threads: opt.HostThreads, fns: map[string]cu.Function{}, params: map[string][]string{}, marks: map[uint64]markRec{}}
 	defer func() {
 		if err != nil {
 			d.release()
@@ -223,6 +224,7 @@ func (d *Device) load() error {
 		}
 		d.mods = append(d.mods, mod)
 		for _, name := range kernelNames[m.Name] {
+			d.params[name] = m.Params[name]
 			fn, err := mod.Function(name)
 			if err != nil {
 				return fmt.Errorf("cuda: %s: kernel %s: %w", d.name, name, err)
@@ -614,6 +616,9 @@ func (d *Device) launch(name string, gx, gy, gz int, s cu.Stream, a *kargs) {
 	fn, ok := d.fns[name]
 	if !ok {
 		panic("cuda: unknown kernel " + name)
+	}
+	if err := a.check(name, d.params[name]); err != nil {
+		panic(err.Error())
 	}
 	d.must("launching "+name, fn.Launch(gx, gy, gz, blockThreads, 1, 1, 0, s, a.list()))
 }

@@ -23,6 +23,9 @@ type Module struct {
 	PTX     string      // the PTX text, header included
 	Sources []SourceSum // the sources it was compiled from, with checksums
 	Entries []string    // the kernels it defines (.entry names), sorted
+	// Params lists each kernel's parameter types as PTX declares them
+	// (".u32" for int, ".u64" for pointers and long long, ".f32", ".f64").
+	Params map[string][]string
 }
 
 // SourceSum is a source file named in a PTX header with its SHA-256.
@@ -42,7 +45,8 @@ var kernelNames = map[string][]string{
 
 var (
 	sourceRE = regexp.MustCompile(`(?m)^// source (\S+) sha256 ([0-9a-f]{64})$`)
-	entryRE  = regexp.MustCompile(`(?m)^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+	entryRE  = regexp.MustCompile(`(?m)^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)`)
+	paramRE  = regexp.MustCompile(`\.param\s+(\.[a-z0-9]+)\s`)
 )
 
 // Modules returns the embedded kernel modules, sorted by name, after
@@ -94,8 +98,14 @@ func parseModule(name, ptx string) (Module, error) {
 	if len(m.Sources) == 0 {
 		return m, fmt.Errorf("cuda: kernels/%s.ptx names no sources", name)
 	}
+	m.Params = map[string][]string{}
 	for _, e := range entryRE.FindAllStringSubmatch(ptx, -1) {
 		m.Entries = append(m.Entries, e[1])
+		var ps []string
+		for _, p := range paramRE.FindAllStringSubmatch(e[2], -1) {
+			ps = append(ps, p[1])
+		}
+		m.Params[e[1]] = ps
 	}
 	sort.Strings(m.Entries)
 	return m, nil
