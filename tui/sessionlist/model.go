@@ -582,12 +582,22 @@ func sessionsDir(store *sessions.Store, id string) string {
 	return filepath.Join(store.Root(), "sessions", id)
 }
 
-// statusText is a run's or a session's status, with the epoch progress
-// of a running run.
+// statusText is a run's status, with the epoch progress of a running run
+// ("running 12/50").
 func (m *Model) statusText(status string, r *Run) string {
 	text := status
 	if status == sessions.StatusRunning && r != nil && r.Epochs > 0 {
 		text = fmt.Sprintf("running %d/%d", r.Epoch, r.Epochs)
+	}
+	return m.statusStyle(status).Render(text)
+}
+
+// sessionStatusText is a session's status in the list's narrow column,
+// with the running run's progress in percent ("running 24%").
+func (m *Model) sessionStatusText(status string, r *Run) string {
+	text := status
+	if status == sessions.StatusRunning && r != nil && r.Epochs > 0 {
+		text = fmt.Sprintf("running %d%%", min(100*r.Epoch/r.Epochs, 100))
 	}
 	return m.statusStyle(status).Render(text)
 }
@@ -676,7 +686,7 @@ func (m *Model) columns() []column {
 			if e.Imported {
 				s += "*"
 			}
-			return m.statusText(s, progress(e))
+			return m.sessionStatusText(s, progress(e))
 		}},
 		{"DATA", 10, 3, false, func(e *Entry) string { return dash(e.Data) }},
 		{"MODEL", 5, 4, false, func(e *Entry) string { return dash(e.Model) }},
@@ -817,7 +827,7 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 				branch = "`-"
 			}
 		}
-		parts := []string{"  " + branch + common.PadRight(run.Name, 16), common.PadRight(m.statusText(run.Status, run), 14)}
+		parts := []string{"  " + branch + common.PadRight(run.Name, 16), common.PadRight(m.statusText(run.Status, run), 18)}
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}

@@ -362,7 +362,7 @@ func TestLivePoll(t *testing.T) {
 	if opt == nil || opt.Status != "running" || opt.Epoch != 1 || opt.Epochs != 5 {
 		t.Fatalf("running run after a poll: %+v", opt)
 	}
-	if !strings.Contains(ansi.Strip(hs.m.View()), "running 1/5") {
+	if v := ansi.Strip(hs.m.View()); !strings.Contains(v, "running 1/5") || !strings.Contains(v, "running 20%") {
 		t.Errorf("the list does not show the progress:\n%s", hs.m.View())
 	}
 	// the run ends: the next poll describes the session anew
