@@ -47,7 +47,7 @@ func TestWrite(t *testing.T) {
 	if got := Summary(wrote); got != "wrote compare.csv, trace.json, a.tar.gz in "+out {
 		t.Errorf("summary %q", got)
 	}
-	if got := Summary([]string{"/a/x", "/b/y"}); got != "wrote /a/x, /b/y" {
+	if got := Summary([]string{"/a/x", "/a/z", "/b/y"}); got != "wrote x, z in /a; y in /b" {
 		t.Errorf("summary across folders %q", got)
 	}
 }

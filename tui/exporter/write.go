@@ -155,21 +155,25 @@ func Write(req Request) ([]string, error) {
 	return wrote, nil
 }
 
-// Summary says what an export wrote in one line: the files by name, and
-// the folder they are in when they share one.
+// Summary says what an export wrote in one line: the files by name,
+// folder by folder ("wrote compare.md, trace.json in DIR; ID.tar.gz in
+// DIR2").
 func Summary(wrote []string) string {
 	if len(wrote) == 0 {
 		return "wrote nothing"
 	}
+	var groups []string
+	var names []string
 	dir := filepath.Dir(wrote[0])
-	names := make([]string, len(wrote))
-	for i, p := range wrote {
-		if filepath.Dir(p) != dir {
-			return "wrote " + strings.Join(wrote, ", ")
+	for _, p := range wrote {
+		if d := filepath.Dir(p); d != dir {
+			groups = append(groups, strings.Join(names, ", ")+" in "+dir)
+			dir, names = d, nil
 		}
-		names[i] = filepath.Base(p)
+		names = append(names, filepath.Base(p))
 	}
-	return "wrote " + strings.Join(names, ", ") + " in " + dir
+	groups = append(groups, strings.Join(names, ", ")+" in "+dir)
+	return "wrote " + strings.Join(groups, "; ")
 }
 
 // checkDir makes sure the export folder exists.
