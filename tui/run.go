@@ -67,11 +67,11 @@ func Run(ctx context.Context, opts Options) error {
 		if out == nil {
 			out = os.Stdout
 		}
-		what := "session is"
+		what, it := "session is", "it"
 		if n > 1 {
-			what = "sessions are"
+			what, it = "sessions are", "them"
 		}
-		fmt.Fprintf(out, "%d %s still running in the background; gnnscope reopens the workbench and follows them.\n", n, what)
+		fmt.Fprintf(out, "%d %s still running in the background; run gnnscope again to follow %s.\n", n, what, it)
 	}
 	return nil
 }
