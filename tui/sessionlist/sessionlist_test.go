@@ -450,3 +450,44 @@ func TestProgressiveLoad(t *testing.T) {
 		t.Error("a describe of an older load replaced an entry")
 	}
 }
+
+// TestTicksOnlyWhileLive checks that the list schedules timers only while
+// a session runs, one at a time, at the poll interval.
+func TestTicksOnlyWhileLive(t *testing.T) {
+	st := fixture.Store(t)
+	fixture.Add(t, st, fixture.Session{ID: "20260102-030400-aaaa", Variants: []string{"baseline", "optimized"},
+		Runs: []fixture.Run{fixture.Baseline, fixture.Optimized}})
+	c := fixture.Common(st, 80, 24, nil)
+	var ticks []time.Duration
+	c.Tick = func(d time.Duration, _ func(time.Time) tea.Msg) tea.Cmd {
+		ticks = append(ticks, d)
+		return nil
+	}
+	m := New(c)
+	m.SetSize(80, 24)
+	defer m.Close()
+	drive := func(cmd tea.Cmd) {
+		fixture.Drain(func(msg tea.Msg) tea.Cmd {
+			var c tea.Cmd
+			m, c = m.Update(msg)
+			return c
+		}, cmd)
+	}
+	drive(m.Init())
+	drive(m.Focus())
+	if len(ticks) != 0 {
+		t.Fatalf("an idle list scheduled %d timers", len(ticks))
+	}
+	running := fixture.Optimized
+	running.Status = ""
+	fixture.Add(t, st, fixture.Session{ID: "20260102-040000-bbbb", Variants: []string{"optimized"}, Runs: []fixture.Run{running}})
+	drive(m.Poll())
+	drive(m.Poll()) // a second poll while the tick is pending schedules no second tick
+	if len(ticks) != 1 || ticks[0] != PollInterval {
+		t.Fatalf("timers while a session runs: %v, want one of %v", ticks, PollInterval)
+	}
+	drive(func() tea.Msg { return tickMsg{} })
+	if len(ticks) != 2 {
+		t.Fatalf("after the tick's poll: %d timers, want the next one", len(ticks))
+	}
+}
