@@ -36,7 +36,7 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	sock := filepath.Join(dir, "tmux.sock")
 	tm := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command(tmux, append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		out, err := exec.Command(tmux, append([]string{"-u", "-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -47,7 +47,7 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	shell := "env GNNSCOPE_HOME=" + shellQuote(home) + " TERM=xterm-256color " + shellQuote(bin) +
 		"; echo gnnscope-exit=$?; sleep 600"
 	tm("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", shell)
-	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	t.Cleanup(func() { exec.Command(tmux, "-u", "-S", sock, "kill-server").Run() })
 	t.Cleanup(func() { stopSessions(t, home) })
 
 	screen := func() string { return tm("capture-pane", "-p", "-t", "e2e") }
@@ -84,7 +84,7 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	// the dashboard of the new session: the stage timeline (its title and
 	// legend) and the memory chart
 	waitScreen("the dashboard's timeline and memory chart", 90*time.Second,
-		has("gnnscope › Run ", "Timeline", "sample", "train", "Memory", "peak"))
+		has("gnnscope", "Run ", "Timeline", "sample", "train", "Memory", "peak"))
 
 	st, err := sessions.Open(home)
 	if err != nil {
