@@ -674,3 +674,7 @@ func (v driver) elapsedMs(from, to fence) (float64, error) {
 }
 
 func (v driver) releaseEvent(ev fence) { v.d.putEvent(ev.(*evt)) }
+
+// ReservedBytes returns the bytes the caching allocator holds from the
+// driver (tensors, cache and scratch, rounded).
+func (d *Device) ReservedBytes() int64 { return d.pool.stats().Reserved }
