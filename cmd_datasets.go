@@ -100,7 +100,7 @@ folder, or a .gsd cache file. Cache folder: %s
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the presets as JSON")
-	cmd.AddCommand(newDatasetsStatsCmd(), newDatasetsGenerateCmd())
+	cmd.AddCommand(newDatasetsStatsCmd(), newDatasetsGenerateCmd(), newDatasetsExportCmd())
 	return cmd
 }
 
