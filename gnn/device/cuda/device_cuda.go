@@ -72,8 +72,9 @@ type Device struct {
 	syncEvents []*evt // idle events without timing
 	timeEvents []*evt // idle events with timing
 
-	blkMu  sync.Mutex
-	blocks *lru[*graph.Block, *devBlock]
+	blkMu   sync.Mutex
+	blocks  *lru[*graph.Block, *devBlock]
+	evicted []*devBlock // evicted while blkMu is held, freed after the launch
 
 	pinMu  sync.RWMutex
 	pinned []pinnedRange // sorted by start
@@ -166,7 +167,7 @@ func Open(ordinal int, opt Options) (d *Device, err error) {
 	if limit <= 0 {
 		limit = min(1<<30, d.info.Memory/8)
 	}
-	d.blocks = newLRU(limit, func(_ *graph.Block, b *devBlock) { d.freeDevBlock(b) })
+	d.blocks = newLRU(limit, func(_ *graph.Block, b *devBlock) { d.evicted = append(d.evicted, b) })
 	for _, s := range []*cu.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
 		if *s, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return nil, fmt.Errorf("cuda: %s: creating a stream: %w", d.name, err)
@@ -260,6 +261,7 @@ func (d *Device) Close() error {
 	d.drainSpans(true)
 	d.blkMu.Lock()
 	d.blocks.clear()
+	d.freeEvicted()
 	d.blkMu.Unlock()
 	if perr := d.pool.emptyCache(); err == nil {
 		err = perr

@@ -49,14 +49,16 @@ func keyOf(b *graph.Block) blockKey {
 
 // blockOnDevice returns the device copy of b, uploading it (on the compute
 // stream) unless a copy made from the same arrays is cached. A block must
-// not be changed in place after its first use on the device.
+// not be changed in place after its first use on the device. The caller
+// holds d.blkMu until it has queued the kernels that read the copy, then
+// calls freeEvicted: copies the cache evicted meanwhile are freed only
+// then, so that no other goroutine reuses their memory before those
+// kernels are queued.
 func (d *Device) blockOnDevice(b *graph.Block) *devBlock {
 	if len(b.Indptr) != b.NumDst+1 || int64(len(b.Indices)) != b.Indptr[b.NumDst] {
 		panic(fmt.Sprintf("cuda: block %d←%d: %d indptr entries, %d indices", b.NumDst, b.NumSrc, len(b.Indptr), len(b.Indices)))
 	}
 	k := keyOf(b)
-	d.blkMu.Lock()
-	defer d.blkMu.Unlock()
 	if db, ok := d.blocks.get(b); ok && db.key == k {
 		return db
 	}
@@ -74,14 +76,18 @@ func (d *Device) blockOnDevice(b *graph.Block) *devBlock {
 	return db
 }
 
-// freeDevBlock returns a block copy's memory (the work using it was queued
-// on the compute stream before).
-func (d *Device) freeDevBlock(db *devBlock) {
-	for _, b := range []*block{db.indptr, db.indices, db.weights} {
-		if b != nil {
-			d.freeScratch(b)
+// freeEvicted returns the memory of evicted block copies (d.blkMu held;
+// the work using them was queued on the compute stream before).
+func (d *Device) freeEvicted() {
+	for _, db := range d.evicted {
+		for _, b := range []*block{db.indptr, db.indices, db.weights} {
+			if b != nil {
+				d.freeScratch(b)
+			}
 		}
 	}
+	clear(d.evicted)
+	d.evicted = d.evicted[:0]
 }
 
 func ptrOf(b *block) uintptr {
@@ -163,12 +169,15 @@ func (d *Device) SpMM(out *tensor.Tensor, blk *graph.Block, x *tensor.Tensor, ag
 	d.enter()
 	defer d.leave()
 	d.use(out, x)
+	d.blkMu.Lock()
+	defer d.blkMu.Unlock()
 	db := d.blockOnDevice(blk)
 	var w uintptr
 	if agg == device.AggWeighted {
 		w = ptrOf(db.weights)
 	}
 	d.spmm(out, db, w, 0, x, agg == device.AggMean)
+	d.freeEvicted()
 }
 
 func (d *Device) spmm(out *tensor.Tensor, db *devBlock, w, scale uintptr, x *tensor.Tensor, mean bool) {
@@ -198,6 +207,8 @@ func (d *Device) SpMMT(dx *tensor.Tensor, blk *graph.Block, dout *tensor.Tensor,
 	d.enter()
 	defer d.leave()
 	d.use(dx, dout)
+	d.blkMu.Lock()
+	defer d.blkMu.Unlock()
 	tb := d.blockOnDevice(t)
 	var w, scale uintptr
 	switch agg {
@@ -207,6 +218,7 @@ func (d *Device) SpMMT(dx *tensor.Tensor, blk *graph.Block, dout *tensor.Tensor,
 		scale = d.blockOnDevice(blk).indptr.ptr
 	}
 	d.spmm(dx, tb, w, scale, dout, false)
+	d.freeEvicted()
 }
 
 // checkRows panics unless every index is a row of a rows-row matrix.
