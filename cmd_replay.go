@@ -131,6 +131,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	if math.IsInf(speed, 1) {
 		r.Seek(r.Duration()) // everything is due at once
 	} else if f.from > 0 {

@@ -181,51 +181,84 @@ func ScanJournal(r io.Reader, fn func(e *profile.Event) error) (ReadStats, error
 
 // scanInto is ScanJournal decoding every event into *e.
 func scanInto(r io.Reader, e *profile.Event, fn func(e *profile.Event) error) (ReadStats, error) {
-	var st ReadStats
-	br := bufio.NewReaderSize(r, 256<<10)
-	var long []byte // a line longer than the reader's buffer
-	inLong := false
+	jr := newJournalReader(r)
 	for {
-		chunk, err := br.ReadSlice('\n')
+		ok, err := jr.next(e)
+		if err != nil || !ok {
+			return jr.st, err
+		}
+		if err := fn(e); err != nil {
+			return jr.st, err
+		}
+	}
+}
+
+// journalReader reads a journal's events one at a time: the pull form of
+// ScanJournal, with the same rules for malformed, blank and torn lines.
+type journalReader struct {
+	br     *bufio.Reader
+	long   []byte // a line longer than the reader's buffer
+	inLong bool
+	eof    bool
+	st     ReadStats // what was read so far
+}
+
+// journalReadBuffer is the size of a journalReader's buffer.
+const journalReadBuffer = 256 << 10
+
+func newJournalReader(r io.Reader) *journalReader {
+	return &journalReader{br: bufio.NewReaderSize(r, journalReadBuffer)}
+}
+
+// reset makes jr read r from its start, keeping its buffer.
+func (jr *journalReader) reset(r io.Reader) {
+	jr.br.Reset(r)
+	jr.long, jr.inLong, jr.eof, jr.st = jr.long[:0], false, false, ReadStats{}
+}
+
+// next decodes the next event into e; it returns false at the end of the
+// input, and an error only when reading fails.
+func (jr *journalReader) next(e *profile.Event) (bool, error) {
+	st := &jr.st
+	for !jr.eof {
+		chunk, err := jr.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
-			inLong = true
+			jr.long = append(jr.long, chunk...)
+			jr.inLong = true
 			continue
 		}
 		line := chunk
-		if inLong {
-			long = append(long, chunk...)
-			line = long
+		if jr.inLong {
+			jr.long = append(jr.long, chunk...)
+			line = jr.long
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return st, fmt.Errorf("read journal: %w", err)
+			return false, fmt.Errorf("read journal: %w", err)
 		}
+		jr.eof = err != nil
 		complete := len(line) > 0 && line[len(line)-1] == '\n'
+		ok := false
 		if len(line) > 0 && !blank(line) {
-			if complete {
-				if st.line(line, e) {
-					if ferr := fn(e); ferr != nil {
-						return st, ferr
-					}
-				}
-			} else if profile.DecodeEvent(line, e) == nil {
+			switch {
+			case complete:
+				ok = st.line(line, e)
+			case profile.DecodeEvent(line, e) == nil:
 				st.Lines++
 				st.Events++
-				if ferr := fn(e); ferr != nil {
-					return st, ferr
-				}
-			} else {
+				ok = true
+			default:
 				st.Torn = true
 			}
 		}
 		if complete || (!st.Torn && len(line) > 0) {
 			st.Bytes += int64(len(line))
 		}
-		long, inLong = long[:0], false
-		if err != nil { // io.EOF
-			return st, nil
+		jr.long, jr.inLong = jr.long[:0], false
+		if ok {
+			return true, nil
 		}
 	}
+	return false, nil
 }
 
 // estimateEvents guesses how many events a journal of size bytes holds
@@ -251,7 +284,9 @@ func estimateEvents(f *os.File, size int64) int {
 
 // ReadJournal reads a whole journal file. It tolerates a torn last line (a
 // crash mid-write) and skips malformed lines, counting both in the stats;
-// only failing to read the file is an error.
+// only failing to read the file is an error. It holds every event (over
+// 400 bytes each): to aggregate a journal use SummarizeJournal, to replay
+// it OpenReplay, which do not.
 func ReadJournal(path string) ([]profile.Event, ReadStats, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,16 +91,24 @@ type ReplayOptions struct {
 // first event; the first event delivered after that has Restart set, and
 // each run's run_start comes again.
 //
+// A replay of journals (OpenReplay, Session.Replay) does not hold their
+// events: opening it reads each journal once to count its events and time
+// them, and delivery decodes them again one at a time as they become due,
+// so its memory does not grow with the journals. It keeps a journal open
+// while some of its events are still to be delivered; Close releases them
+// early.
+//
 // Controls may be called from any goroutine, also while Next waits; Next
 // itself is meant for one goroutine.
 type Replay struct {
 	clock  Clock
-	tracks []Track
-	order  []replayRef // every event, in delivery order
-	dur    time.Duration
+	tracks []*replayTrack
+	n      int           // events in all tracks
+	dur    time.Duration // time of the last event
 
 	mu      sync.Mutex
-	next    int           // index of the next event to deliver
+	next    int           // events delivered since the start or the last restart
+	lastAt  time.Duration // time of the last event delivered
 	base    time.Duration // position at anchor
 	anchor  time.Time     // clock time base was taken at
 	started bool          // anchor set (the first Next, or a control)
@@ -111,20 +118,130 @@ type Replay struct {
 	wake    chan struct{} // closed and replaced when the schedule changes
 }
 
-var _ Source = (*Replay)(nil)
+var (
+	_ Source    = (*Replay)(nil)
+	_ io.Closer = (*Replay)(nil)
+)
 
-// replayRef places one event of a track on the timeline (the events stay
-// in their tracks: a reference is much smaller than an event).
-type replayRef struct {
-	at    time.Duration
-	track int32
-	index int32
+// replayTrack is one run's events and a cursor over them: the events are
+// either in memory (a Track given to NewReplay) or in a journal file,
+// decoded as they are reached. The cursor holds the track's next event
+// (head), so merging the tracks needs nothing per event.
+type replayTrack struct {
+	run    string
+	offset time.Duration
+	n      int             // events in the track
+	evs    []profile.Event // the events, for a track in memory
+	path   string          // the journal, for a track on disk
+	size   int64           // bytes of the journal that hold the n events
+
+	f  *os.File       // the open journal (nil until needed, and once read)
+	jr *journalReader // reads f up to size
+
+	read   int           // events read so far, head included
+	prev   int64         // EventTime of the last event read
+	head   profile.Event // the next event to deliver, if has
+	headAt time.Duration // head's place on the timeline
+	has    bool
+}
+
+// rewind moves the cursor back to the first event.
+func (tr *replayTrack) rewind() {
+	tr.read, tr.prev, tr.has, tr.head = 0, 0, false, profile.Event{}
+	if tr.f != nil {
+		tr.jr.reset(io.NewSectionReader(tr.f, 0, tr.size))
+	}
+}
+
+// fill reads the track's next event into head, if it has one left.
+func (tr *replayTrack) fill() error {
+	if tr.has || tr.read >= tr.n {
+		return nil
+	}
+	if tr.evs != nil {
+		tr.head = tr.evs[tr.read]
+	} else if err := tr.readNext(); err != nil {
+		return err
+	}
+	tr.read++
+	tr.prev = EventTime(&tr.head, tr.prev)
+	tr.headAt = tr.offset + time.Duration(tr.prev)
+	tr.has = true
+	if tr.read == tr.n {
+		return tr.close() // all read: the journal is no longer needed
+	}
+	return nil
+}
+
+// readNext decodes the journal's next event into head, opening the
+// journal (again) where needed.
+func (tr *replayTrack) readNext() error {
+	if tr.f == nil {
+		f, err := os.Open(tr.path)
+		if err != nil {
+			return fmt.Errorf("replay %s: %w", tr.run, err)
+		}
+		tr.f = f
+		// skip what was read before the file was closed
+		sr := io.NewSectionReader(f, 0, tr.size)
+		if tr.jr == nil {
+			tr.jr = newJournalReader(sr)
+		} else {
+			tr.jr.reset(sr)
+		}
+		for range tr.read {
+			if err := tr.decode(); err != nil {
+				return err
+			}
+		}
+	}
+	return tr.decode()
+}
+
+// decode decodes the next event of the open journal into head.
+func (tr *replayTrack) decode() error {
+	ok, err := tr.jr.next(&tr.head)
+	if err != nil {
+		return fmt.Errorf("replay %s: %s: %w", tr.run, tr.path, err)
+	}
+	if !ok {
+		return fmt.Errorf("replay %s: journal %s has %d events, %d when the replay opened it: it was replaced", tr.run, tr.path, tr.jr.st.Events, tr.n)
+	}
+	return nil
+}
+
+// close closes the journal file, if open.
+func (tr *replayTrack) close() error {
+	if tr.f == nil {
+		return nil
+	}
+	err := tr.f.Close()
+	tr.f = nil
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", tr.run, err)
+	}
+	return nil
 }
 
 // NewReplay returns a replay of the tracks' events merged in time order
 // (ties: earlier tracks first, then journal order). It keeps the tracks'
 // event slices (do not modify them afterwards).
 func NewReplay(tracks []Track, opts ReplayOptions) (*Replay, error) {
+	rts := make([]*replayTrack, len(tracks))
+	for i, tr := range tracks {
+		rt := &replayTrack{run: tr.Run, offset: tr.Offset, n: len(tr.Events), evs: tr.Events}
+		if rt.evs == nil {
+			rt.evs = []profile.Event{}
+		}
+		rts[i] = rt
+	}
+	return newReplay(rts, opts)
+}
+
+// newReplay checks the options and the tracks (whose n is set) and times
+// them: the duration is the time of the last event of the track ending
+// last (each track is in time order).
+func newReplay(tracks []*replayTrack, opts ReplayOptions) (*Replay, error) {
 	if opts.Clock == nil {
 		opts.Clock = SystemClock{}
 	}
@@ -134,36 +251,23 @@ func NewReplay(tracks []Track, opts ReplayOptions) (*Replay, error) {
 	if err := checkSpeed(opts.Speed); err != nil {
 		return nil, err
 	}
-	n := 0
+	r := &Replay{clock: opts.Clock, tracks: tracks, speed: opts.Speed, paused: opts.Paused, wake: make(chan struct{})}
 	for i, tr := range tracks {
-		if tr.Offset < 0 {
-			return nil, fmt.Errorf("replay: track %d (%s) has a negative offset %v", i, tr.Run, tr.Offset)
+		if tr.offset < 0 {
+			return nil, fmt.Errorf("replay: track %d (%s) has a negative offset %v", i, tr.run, tr.offset)
 		}
-		if len(tr.Events) > math.MaxInt32 || len(tracks) > math.MaxInt32 {
-			return nil, fmt.Errorf("replay: track %d (%s) is too long", i, tr.Run)
+		r.n += tr.n
+		if tr.evs != nil {
+			var prev int64
+			for j := range tr.evs {
+				prev = EventTime(&tr.evs[j], prev)
+			}
+			tr.prev = prev
 		}
-		n += len(tr.Events)
-	}
-	r := &Replay{clock: opts.Clock, tracks: tracks, order: make([]replayRef, 0, n), speed: opts.Speed, paused: opts.Paused, wake: make(chan struct{})}
-	for i, tr := range tracks {
-		var prev int64
-		for j := range tr.Events {
-			prev = EventTime(&tr.Events[j], prev)
-			r.order = append(r.order, replayRef{at: tr.Offset + time.Duration(prev), track: int32(i), index: int32(j)})
+		if tr.n > 0 {
+			r.dur = max(r.dur, tr.offset+time.Duration(tr.prev))
 		}
-	}
-	// each track is already in time order: a stable sort merges them
-	slices.SortStableFunc(r.order, func(a, b replayRef) int {
-		switch {
-		case a.at < b.at:
-			return -1
-		case a.at > b.at:
-			return 1
-		}
-		return int(a.track - b.track)
-	})
-	if len(r.order) > 0 {
-		r.dur = r.order[len(r.order)-1].at
+		tr.prev = 0
 	}
 	return r, nil
 }
@@ -179,19 +283,57 @@ func checkSpeed(f float64) error {
 	return nil
 }
 
+// journalTrack reads the journal at path once, without keeping its
+// events: it counts them, takes the time of the last one (in prev) and
+// the bytes that hold them, and returns the track (named run) open on the
+// journal with its first event, which says the run's name and start.
+func journalTrack(path, run string) (*replayTrack, profile.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, profile.Event{}, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	tr := &replayTrack{run: run, path: path, f: f, jr: newJournalReader(f)}
+	var first, e profile.Event
+	for {
+		ok, err := tr.jr.next(&e)
+		if err != nil {
+			f.Close()
+			return nil, first, fmt.Errorf("read journal %s: %w", path, err)
+		}
+		if !ok {
+			break
+		}
+		if tr.n == 0 {
+			first = e
+		}
+		tr.n++
+		tr.prev = EventTime(&e, tr.prev)
+	}
+	tr.size = tr.jr.st.Bytes
+	if tr.n == 0 {
+		return tr, first, tr.close()
+	}
+	tr.jr.reset(io.NewSectionReader(f, 0, tr.size))
+	return tr, first, nil
+}
+
 // OpenReplay returns a replay of one journal file (as it is now: a replay
 // does not follow a journal that is still being written; use Live for
 // that). The track is named after run_start's run, else the file.
 func OpenReplay(path string, opts ReplayOptions) (*Replay, error) {
-	evs, _, err := ReadJournal(path)
+	tr, first, err := journalTrack(path, strings.TrimSuffix(filepath.Base(path), journalExt))
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	run := strings.TrimSuffix(filepath.Base(path), journalExt)
-	if len(evs) > 0 && evs[0].T == profile.TypeRunStart && evs[0].Run != "" {
-		run = evs[0].Run
+	if first.T == profile.TypeRunStart && first.Run != "" {
+		tr.run = first.Run
 	}
-	return NewReplay([]Track{{Run: run, Events: evs}}, opts)
+	r, err := newReplay([]*replayTrack{tr}, opts)
+	if err != nil {
+		tr.close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // Replay returns a replay of some runs of the session (all runs with a
@@ -215,38 +357,64 @@ func (s *Session) Replay(runs []string, opts ReplayOptions) (*Replay, error) {
 			return nil, fmt.Errorf("replay session %s: no run has a journal yet", s.ID())
 		}
 	}
-	tracks := make([]Track, 0, len(runs))
+	tracks := make([]*replayTrack, 0, len(runs))
+	closeAll := func() {
+		for _, tr := range tracks {
+			tr.close()
+		}
+	}
 	walls := make([]time.Time, 0, len(runs))
 	var first time.Time
 	for _, run := range runs {
 		if err := ValidName(run); err != nil {
+			closeAll()
 			return nil, fmt.Errorf("replay session %s: %w", s.ID(), err)
 		}
-		evs, _, err := ReadJournal(s.JournalPath(run))
+		tr, ev, err := journalTrack(s.JournalPath(run), run)
 		if err != nil {
+			closeAll()
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("replay session %s: run %s has no journal: %w", s.ID(), run, os.ErrNotExist)
 			}
 			return nil, fmt.Errorf("replay session %s: %w", s.ID(), err)
 		}
 		var wall time.Time
-		if len(evs) > 0 && evs[0].T == profile.TypeRunStart {
-			if w, err := evs[0].WallTime(); err == nil {
+		if ev.T == profile.TypeRunStart {
+			if w, err := ev.WallTime(); err == nil {
 				wall = w
 				if first.IsZero() || w.Before(first) {
 					first = w
 				}
 			}
 		}
-		tracks = append(tracks, Track{Run: run, Events: evs})
+		tracks = append(tracks, tr)
 		walls = append(walls, wall)
 	}
 	for i, w := range walls {
 		if !w.IsZero() {
-			tracks[i].Offset = w.Sub(first)
+			tracks[i].offset = w.Sub(first)
 		}
 	}
-	return NewReplay(tracks, opts)
+	r, err := newReplay(tracks, opts)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close releases the journals the replay holds open. The replay stays
+// usable: delivering events it has yet to deliver opens them again.
+func (r *Replay) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var first error
+	for _, tr := range r.tracks {
+		if err := tr.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Next returns the next event once it is due (see Replay); io.EOF after
@@ -261,7 +429,7 @@ func (r *Replay) Next(ctx context.Context) (profile.Event, error) {
 func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 	for {
 		r.mu.Lock()
-		if r.next >= len(r.order) {
+		if r.next >= r.n {
 			r.mu.Unlock()
 			return ReplayEvent{}, io.EOF
 		}
@@ -269,12 +437,18 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		if !r.started {
 			r.started, r.anchor = true, now
 		}
-		ref := r.order[r.next]
+		i, err := r.headLocked()
+		if err != nil {
+			r.mu.Unlock()
+			return ReplayEvent{}, err
+		}
+		tr := r.tracks[i]
 		pos := r.positionLocked(now)
-		if ref.at <= pos {
+		if tr.headAt <= pos {
 			r.next++
-			tr := &r.tracks[ref.track]
-			ev := ReplayEvent{Run: tr.Run, Track: int(ref.track), At: ref.at, Restart: r.restart, Event: tr.Events[ref.index]}
+			r.lastAt = tr.headAt
+			ev := ReplayEvent{Run: tr.run, Track: i, At: tr.headAt, Restart: r.restart, Event: tr.head}
+			tr.head, tr.has = profile.Event{}, false
 			r.restart = false
 			r.mu.Unlock()
 			return ev, nil
@@ -287,7 +461,7 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		var timer Timer
 		var fire <-chan time.Time
 		if !r.paused {
-			wait := time.Duration(math.Ceil(float64(ref.at-pos) / r.speed))
+			wait := time.Duration(math.Ceil(float64(tr.headAt-pos) / r.speed))
 			timer = r.clock.NewTimer(max(wait, 1))
 			fire = timer.C()
 		}
@@ -301,6 +475,24 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 			timer.Stop()
 		}
 	}
+}
+
+// headLocked returns the track whose next event comes first: the earliest
+// (ties: the earlier track). Some event must be left to deliver.
+func (r *Replay) headLocked() (int, error) {
+	best := -1
+	for i, tr := range r.tracks {
+		if err := tr.fill(); err != nil {
+			return -1, err
+		}
+		if tr.has && (best < 0 || tr.headAt < r.tracks[best].headAt) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1, fmt.Errorf("replay: %d of %d events delivered and none left", r.next, r.n)
+	}
+	return best, nil
 }
 
 // positionLocked returns the position at clock time now.
@@ -390,9 +582,12 @@ func (r *Replay) Seek(t time.Duration) {
 	t = min(max(t, 0), r.dur)
 	r.rebaseLocked()
 	r.base = t
-	if r.next > 0 && r.order[r.next-1].at > t {
-		r.next = 0
+	if r.next > 0 && r.lastAt > t {
+		r.next, r.lastAt = 0, 0
 		r.restart = true
+		for _, tr := range r.tracks {
+			tr.rewind()
+		}
 	}
 	r.wakeLocked()
 }
@@ -408,7 +603,7 @@ func (r *Replay) Position() time.Duration {
 func (r *Replay) Duration() time.Duration { return r.dur }
 
 // Len returns the number of events in the replay.
-func (r *Replay) Len() int { return len(r.order) }
+func (r *Replay) Len() int { return r.n }
 
 // Delivered returns the number of events Next has delivered since the
 // start (or since the last restart).

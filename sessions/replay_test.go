@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -395,5 +397,137 @@ func TestSessionReplayMergesRuns(t *testing.T) {
 	}
 	if _, err := s.Replay([]string{"c"}, ReplayOptions{}); err == nil {
 		t.Error("unknown run accepted")
+	}
+}
+
+// drainDue returns the events of a paused replay that are due at its
+// position, stopping at the first one that is not.
+func drainDue(t *testing.T, r *Replay) []ReplayEvent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out []ReplayEvent
+	for {
+		ev, err := r.NextEvent(ctx)
+		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+}
+
+// TestJournalReplayMatchesMemory replays two journals of a session from
+// their files and from memory (ReadJournal) through the same seeks,
+// backward ones and a Close included: both deliver the same events at the
+// same times.
+func TestJournalReplayMatchesMemory(t *testing.T) {
+	st := newStore(t)
+	s, err := st.Create(SessionMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSyntheticJournal(t, s.JournalPath("a"), 3000)
+	writeSyntheticJournal(t, s.JournalPath("b"), 2000)
+	fromFile, err := s.Replay([]string{"a", "b"}, ReplayOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromFile.Close()
+	var tracks []Track
+	for _, run := range []string{"a", "b"} {
+		evs, _, err := ReadJournal(s.JournalPath(run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tracks = append(tracks, Track{Run: run, Events: evs})
+	}
+	fromMem, err := NewReplay(tracks, ReplayOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromFile.Len() != 5000 || fromMem.Len() != 5000 || fromFile.Duration() != fromMem.Duration() {
+		t.Fatalf("len %d and %d, duration %v and %v", fromFile.Len(), fromMem.Len(), fromFile.Duration(), fromMem.Duration())
+	}
+	d := fromFile.Duration()
+	total := 0
+	for i, at := range []time.Duration{d / 2, d / 3, d / 4, -1, d / 4 * 3, 0, d} {
+		if at < 0 { // drop the open journals in the middle of the replay
+			if err := fromFile.Close(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		fromFile.Seek(at)
+		fromMem.Seek(at)
+		got, want := drainDue(t, fromFile), drainDue(t, fromMem)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seek %d to %v: %d events from the journals, %d from memory", i, at, len(got), len(want))
+		}
+		if fromFile.Delivered() != fromMem.Delivered() {
+			t.Fatalf("seek %d: delivered %d and %d", i, fromFile.Delivered(), fromMem.Delivered())
+		}
+		total += len(got)
+	}
+	if fromFile.Delivered() != 5000 || total <= 5000 {
+		t.Errorf("delivered %d at the end, %d in all", fromFile.Delivered(), total)
+	}
+}
+
+// TestJournalReplaySnapshot replays a journal as it was when the replay
+// opened it: lines appended later and a torn last line are not part of it,
+// and a journal replaced by a shorter one is an error, not a short replay.
+func TestJournalReplaySnapshot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	evs := replayEvents()
+	writeReplayJournal(t, path, evs[:5])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"t":"span","name":"sam`); err != nil { // torn
+		t.Fatal(err)
+	}
+	f.Close()
+	r, err := OpenReplay(path, ReplayOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Len() != 5 || r.Duration() != 30*time.Millisecond {
+		t.Fatalf("len %d, duration %v", r.Len(), r.Duration())
+	}
+	r.Seek(r.Duration())
+	if got := drainDue(t, r); len(got) != 5 || got[0].Run != "r" {
+		t.Fatalf("%d events", len(got))
+	}
+	// the writer goes on: a replay from the start still ends where it did
+	writeReplayJournal(t, path, evs[5:])
+	r.Seek(0)
+	r.Seek(time.Hour)
+	if got := drainDue(t, r); len(got) != 5 || !got[0].Restart || got[4].Event.T != evs[4].T {
+		t.Fatalf("after the journal grew: %d events", len(got))
+	}
+
+	// replaced by a shorter journal while the replay reads it
+	writeReplayJournal(t, path, evs)
+	r, err = OpenReplay(path, ReplayOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Seek(r.Duration())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = r.Next(ctx)
+	for err == nil {
+		_, err = r.Next(ctx)
+	}
+	if !strings.Contains(err.Error(), "replaced") {
+		t.Errorf("replaced journal: %v", err)
 	}
 }

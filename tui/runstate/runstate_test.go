@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -295,4 +298,42 @@ func TestSetReplayRestart(t *testing.T) {
 		t.Errorf("after restart: same run %v, version %d (was %d), %d spans", run == s.Runs()[0], run.Version(), v, run.Spans.Len())
 	}
 	s.Unlock()
+}
+
+// TestSetReplayError: a replay whose journal is replaced under it stops,
+// and every run says why.
+func TestSetReplayError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	var buf []byte
+	for i := range int64(10) {
+		e := profile.Event{T: profile.TypeSpan, Name: "train", Lane: "compute", Start: i * 100 * ms, Dur: 100 * ms}
+		buf = profile.AppendLine(buf, &e)
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rp, err := sessions.OpenReplay(path, sessions.ReplayOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf[:len(buf)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSet([]string{"r"})
+	defer s.Close()
+	if err := s.StartReplay(rp); err != nil {
+		t.Fatal(err)
+	}
+	rp.Seek(rp.Duration())
+	waitFor(t, func() bool {
+		s.Lock()
+		defer s.Unlock()
+		return s.Runs()[0].Err != nil
+	})
+	waitFor(t, func() bool { return !s.Active() })
+	s.Lock()
+	defer s.Unlock()
+	if r := s.Runs()[0]; r.Events != 5 || !strings.Contains(r.Err.Error(), "replaced") {
+		t.Errorf("%d events, error %v", r.Events, r.Err)
+	}
 }

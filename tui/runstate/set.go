@@ -117,11 +117,14 @@ func (s *Set) feedLive(i int, src sessions.Source) {
 // StartReplay feeds the runs from a replay whose track i is run i. A
 // backward seek (ReplayEvent.Restart) empties every run before the
 // replayed events come again. At the replay's end the feeder waits for
-// Poke (call it after a control such as Seek, so that it reads on).
+// Poke (call it after a control such as Seek, so that it reads on). An
+// error reading the replay stops it and is kept in every run's Err. Close
+// closes the replay.
 func (s *Set) StartReplay(r *sessions.Replay) error {
 	if err := s.start(); err != nil {
 		return err
 	}
+	s.closers = append(s.closers, r)
 	s.busy.Add(1)
 	s.wg.Add(1)
 	go s.feedReplay(r)
@@ -153,7 +156,16 @@ func (s *Set) feedReplay(r *sessions.Replay) {
 			continue
 		}
 		if err != nil {
-			return // only ctx's error: Close
+			if s.ctx.Err() == nil { // not Close: the replay cannot go on
+				s.mu.Lock()
+				for _, run := range s.runs {
+					run.Err = err
+					run.version++
+				}
+				s.mu.Unlock()
+				s.version.Add(1)
+			}
+			return
 		}
 		s.mu.Lock()
 		if ev.Restart {
