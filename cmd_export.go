@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -82,14 +79,6 @@ are skipped and counted.`,
 	return cmd
 }
 
-// traceSummary is what export trace reports.
-type traceSummary struct {
-	Runs      int
-	Spans     int
-	Malformed int
-	Bytes     int64
-}
-
 func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) error {
 	store, err := sessions.Open(f.store)
 	if err != nil {
@@ -99,96 +88,28 @@ func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) erro
 	if err != nil {
 		return err
 	}
-	tr, sum, err := buildTrace(refs, f.wallClock)
+	tr, sum, err := sessions.BuildTrace(refs, sessions.TraceOptions{WallClock: f.wallClock})
+	if errors.Is(err, sessions.ErrNoJournal) {
+		return fmt.Errorf("nothing to export: %w", err)
+	}
 	if err != nil {
 		return err
 	}
+	var written int64
 	err = writeOutput(cmd.OutOrStdout(), f.output, func(w io.Writer) error {
 		n, err := tr.WriteTo(w)
-		sum.Bytes = n
+		written = n
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if !f.quiet && f.output != "-" && f.output != "" {
-		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", f.output, sum.Runs, sum.Spans, sessions.HumanBytes(sum.Bytes))
+		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", f.output, sum.Runs, sum.Spans, sessions.HumanBytes(written))
 		if sum.Malformed > 0 {
 			msg += fmt.Sprintf(" (%d damaged journal lines skipped)", sum.Malformed)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s\nopen it at https://ui.perfetto.dev or in chrome://tracing\n", msg)
 	}
 	return nil
-}
-
-// buildTrace reads each run's journal into a trace, one event at a time.
-// Runs without a journal are skipped; none at all is an error.
-func buildTrace(refs []sessions.RunRef, wallClock bool) (*profile.Trace, traceSummary, error) {
-	tr := profile.NewTrace()
-	var sum traceSummary
-	type started struct {
-		run  *profile.TraceRun
-		wall time.Time
-	}
-	var runs []started
-	var missing []string
-	for _, ref := range refs {
-		path := ref.Session.JournalPath(ref.Run)
-		file, err := os.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			missing = append(missing, ref.Label())
-			continue
-		}
-		if err != nil {
-			return nil, sum, fmt.Errorf("run %s: %w", ref.Label(), err)
-		}
-		r := tr.NewRun(ref.Run, "", ref.Session.ID())
-		var wall time.Time
-		st, err := sessions.ScanJournal(file, func(e *profile.Event) error {
-			if e.T == profile.TypeRunStart && wall.IsZero() {
-				wall, _ = e.WallTime()
-			}
-			r.Add(e)
-			return nil
-		})
-		file.Close()
-		if err != nil {
-			return nil, sum, fmt.Errorf("run %s: %s: %w", ref.Label(), path, err)
-		}
-		sum.Runs++
-		sum.Spans += r.Spans()
-		sum.Malformed += st.Malformed
-		runs = append(runs, started{r, wall})
-	}
-	if sum.Runs == 0 {
-		return nil, sum, fmt.Errorf("nothing to export: no journal for %s (not started yet?)", listNames(missing))
-	}
-	if wallClock {
-		var first time.Time
-		for _, r := range runs {
-			if !r.wall.IsZero() && (first.IsZero() || r.wall.Before(first)) {
-				first = r.wall
-			}
-		}
-		for _, r := range runs {
-			if !r.wall.IsZero() {
-				r.run.Offset = r.wall.Sub(first).Nanoseconds()
-			}
-		}
-	}
-	return tr, sum, nil
-}
-
-func listNames(names []string) string {
-	if len(names) > 4 {
-		return fmt.Sprintf("%s, %s, %s and %d more", names[0], names[1], names[2], len(names)-3)
-	}
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }

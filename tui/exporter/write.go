@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -221,26 +220,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 // starting at zero (as `gnnscope export trace` without --wall-clock).
 // Runs without a journal are left out; none at all is an error.
 func writeTrace(path string, refs []sessions.RunRef) error {
-	tr := profile.NewTrace()
-	n := 0
-	for _, ref := range refs {
-		f, err := os.Open(ref.Session.JournalPath(ref.Run))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("run %s: %w", ref.Label(), err)
-		}
-		r := tr.NewRun(ref.Run, "", ref.Session.ID())
-		_, err = sessions.ScanJournal(f, func(e *profile.Event) error { r.Add(e); return nil })
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("run %s: %w", ref.Label(), err)
-		}
-		n++
-	}
-	if n == 0 {
-		return errors.New("no run has a journal yet")
+	tr, _, err := sessions.BuildTrace(refs, sessions.TraceOptions{})
+	if err != nil {
+		return err
 	}
 	return writeFile(path, func(w io.Writer) error {
 		_, err := tr.WriteTo(w)
