@@ -177,7 +177,7 @@ func TestReplayControls(t *testing.T) {
 		t.Fatal("p did not pause")
 	}
 	if v := m.View(); !strings.Contains(v, "paused  1x  0:01.0 / 0:10.0") {
-		t.Errorf("title bar while paused:\n%s", firstLine(v))
+		t.Errorf("replay bar while paused:\n%s", firstLine(v))
 	}
 	clock.Advance(5 * time.Second)
 	time.Sleep(20 * time.Millisecond)
@@ -191,7 +191,7 @@ func TestReplayControls(t *testing.T) {
 	clock.Advance(time.Second) // 2 s of replay at 2x
 	waitEvents(t, m, 4)
 	if v := m.View(); !strings.Contains(v, "playing  2x  0:03.0 / 0:10.0") {
-		t.Errorf("title bar while playing:\n%s", firstLine(v))
+		t.Errorf("replay bar while playing:\n%s", firstLine(v))
 	}
 
 	m.Update(press("]")) // +10 % of 10 s
@@ -220,7 +220,7 @@ func TestReplayControls(t *testing.T) {
 	}
 	waitEvents(t, m, int64(len(evs)))
 	if v := m.View(); !strings.Contains(v, "end  0.5x  0:10.0 / 0:10.0") {
-		t.Errorf("title bar at the end:\n%s", firstLine(v))
+		t.Errorf("replay bar at the end:\n%s", firstLine(v))
 	}
 	// at the end the feeder waits; seeking back wakes it
 	m.Update(press("["))

@@ -64,7 +64,12 @@ func (m *Model) render() string {
 		return ""
 	}
 	runs := m.set.Runs()
-	lines := []string{m.titleBar(W)}
+	// the root's header names the screen (Title); a replay adds a line
+	// with its position and controls
+	var lines []string
+	if m.replay != nil || m.status != "" {
+		lines = append(lines, m.replayBar(W))
+	}
 	// the table: a header and a line per run, at most a third of the
 	// height once the screen is short
 	th := min(1+len(runs), max(H/3, 2))
@@ -163,12 +168,11 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	return out
 }
 
-// titleBar shows the session, live or replay with its position, speed
-// and state, and the last control's note.
-func (m *Model) titleBar(w int) string {
+// replayBar shows a replay's state, speed and position, and the last
+// control's note.
+func (m *Model) replayBar(w int) string {
 	st := m.c.Styles
 	var b strings.Builder
-	b.WriteString(st.Title.Render(m.Title()))
 	if m.replay != nil {
 		pos, dur := m.replay.Position(), m.replay.Duration()
 		state := "playing"
@@ -178,7 +182,7 @@ func (m *Model) titleBar(w int) string {
 		case pos >= dur:
 			state = "end"
 		}
-		b.WriteString("  " + state + "  " + strconv.FormatFloat(m.replay.Speed(), 'g', 4, 64) + "x  " +
+		b.WriteString(state + "  " + strconv.FormatFloat(m.replay.Speed(), 'g', 4, 64) + "x  " +
 			draw.Clock(pos) + " / " + draw.Clock(dur))
 		if bw := min(20, w-draw.Width(b.String())-3); bw >= 4 && dur > 0 {
 			full := int(float64(bw) * float64(pos) / float64(dur))
@@ -187,7 +191,10 @@ func (m *Model) titleBar(w int) string {
 		}
 	}
 	if m.status != "" {
-		b.WriteString("  " + st.Error.Render(m.status))
+		if b.Len() > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(st.Error.Render(m.status))
 	}
 	return draw.Cut(b.String(), w, st.Glyphs.Ellipsis)
 }
