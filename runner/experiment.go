@@ -86,7 +86,7 @@ func (e Experiment) SplitSeed() uint64 {
 }
 
 // Validate checks the experiment's settings (not whether the dataset
-// exists; see load.Resolve).
+// exists; see CheckDataset).
 func (e Experiment) Validate() error {
 	if strings.TrimSpace(e.Data) == "" {
 		return errors.New("experiment: no dataset (data)")

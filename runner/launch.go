@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/train"
@@ -88,7 +87,7 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 			return nil, fmt.Errorf("variant %q: %w", r.Name, backend.ErrNoCUDA)
 		}
 	}
-	if _, err := load.Resolve(exp.Data); err != nil {
+	if err := CheckDataset(exp.Data); err != nil {
 		return nil, err
 	}
 	exe := opts.Executable

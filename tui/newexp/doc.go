@@ -6,7 +6,7 @@
 // memory guard, GNNAutoScale).
 //
 // Every change is checked with the rules `gnnscope run` applies (dataset
-// references by load.Resolve, the training config by
+// references by runner.CheckDataset, the training config by
 // runner.ConfigFromKeys, each variant by runner.Resolve), and errors show
 // inline next to the field they concern. Launching saves the experiment
 // (session.json, plus spec.toml for `gnnscope run --spec`) and starts the

@@ -14,8 +14,6 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gnnscope/gnnscope/gnn/data/load"
-	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/tui/common"
 )
@@ -122,10 +120,11 @@ func New(c *common.Common) *Model {
 	}
 	exp, _ := common.DefaultExperiment()
 	cfg := exp.Train
+	models := runner.Models()
 	m.fields = []*field{
 		in(FieldName, "Name", "", "", "optional: how the list names it"),
 		in(FieldData, "Dataset", exp.Data, "", "preset, .npz, OGB folder or .gsd"),
-		{key: FieldModel, label: "Model", kind: choice, choices: slices.Clone(nn.Kinds), choice: slices.Index(nn.Kinds, cfg.Model), help: "←/→ change; resets sampler, fanouts"},
+		{key: FieldModel, label: "Model", kind: choice, choices: models, choice: slices.Index(models, cfg.Model), help: "←/→ change; resets sampler, fanouts"},
 		{key: FieldSampler, label: "Sampler", kind: choice, choices: []string{"full", "neighbor", "gas"}, help: "full batch, neighbor or GAS parts"},
 		in(FieldFanouts, "Fanouts", "", "", "one per layer, -1 = all"),
 		in(FieldBatch, "Batch size", "", "", "target nodes per batch"),
@@ -278,7 +277,7 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	exp := runner.Experiment{Name: m.value(FieldName), Data: m.value(FieldData), Split: runner.DefaultSplit()}
 	if exp.Data == "" {
 		errs[FieldData] = "give a dataset (a preset such as synth-tiny, or a file)"
-	} else if _, err := load.Resolve(exp.Data); err != nil {
+	} else if err := runner.CheckDataset(exp.Data); err != nil {
 		errs[FieldData] = firstLine(err.Error())
 	}
 	keys := m.trainKeys(errs)
