@@ -64,7 +64,8 @@ With --wait it shows progress on stderr (run, epoch, loss, accuracy, ETA)
 and ends with the comparison table on stdout, or with --json one JSON
 object {"session", "dir", "runs": [...]}; it exits non-zero if a run did not
 end ok. Ctrl-C stops waiting only; the runs go on. --attach ID waits for an
-existing session the same way; --cancel ID stops a session's runs.
+existing session the same way; --cancel ID stops a session's runs. ID is a
+session id, a unique prefix of it, or "last" (the newest session).
 
 Columns: epoch wall time (mean, sample sd, min, median, max) from the
 recorded spans; stage totals over all lanes; data wait (time the trainer
@@ -97,7 +98,8 @@ starts.`,
   gnnscope run --data cora.npz --model sage --fanout 25,10 --variants baseline,optimized --wait --json
   gnnscope run --spec sage.toml --variants baseline,workers-only --parallel
   gnnscope run --attach 20261122-153045-ab12
-  gnnscope run --cancel 20261122-153045-ab12`,
+  gnnscope run --cancel 20261122-153045-ab12
+  gnnscope run --cancel last`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRun(cmd, f)
@@ -146,7 +148,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return runCancel(cmd, store, f)
 	}
 	if f.attach != "" {
-		s, err := store.Get(f.attach)
+		s, err := store.MatchSession(f.attach)
 		if err != nil {
 			return err
 		}
@@ -252,13 +254,13 @@ func runExperiment(fl *pflag.FlagSet, f *runFlags) (runner.Experiment, []runner.
 
 // runCancel cancels a session and waits (a while) for its runs to end.
 func runCancel(cmd *cobra.Command, store *sessions.Store, f *runFlags) error {
-	rep, err := runner.Cancel(store, f.cancel)
-	if rep == nil {
+	s, err := store.MatchSession(f.cancel)
+	if err != nil {
 		return err
 	}
-	s, gerr := store.Get(f.cancel)
-	if gerr != nil {
-		return gerr
+	rep, err := runner.Cancel(store, s.ID())
+	if rep == nil {
+		return err
 	}
 	errw := cmd.ErrOrStderr()
 	if !f.quiet && !f.json {

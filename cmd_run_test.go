@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -251,11 +252,15 @@ func TestRunCancel(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
 	s := startLong(t, home)
-	out, stderr, err := runCLI(t, "run", "--cancel", s.ID())
+	// an unknown session is refused before anything is canceled
+	if _, _, err := runCLI(t, "run", "--cancel", "nosuch"); !errors.Is(err, sessions.ErrNoMatch) {
+		t.Errorf("--cancel nosuch: %v", err)
+	}
+	out, stderr, err := runCLI(t, "run", "--cancel", "last") // as every command names the newest session
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(out, "canceled") || !strings.Contains(stderr, "baseline") {
+	if !strings.Contains(out, "session "+s.ID()+" canceled") || !strings.Contains(stderr, "baseline") {
 		t.Errorf("cancel output %q, %q", out, stderr)
 	}
 	states, err := runner.RunStates(s)

@@ -25,11 +25,14 @@ type CancelReport struct {
 // every running worker (which stop training and end their journals with
 // status canceled), and marks runs that have not started canceled. It does
 // not wait for the workers to finish; RunStates tells when they have.
-func Cancel(store *sessions.Store, id string) (*CancelReport, error) {
-	s, err := store.Get(id)
+// ref names the session as every command does: its id, a unique prefix of
+// it, or "last" (see sessions.Store.MatchSession).
+func Cancel(store *sessions.Store, ref string) (*CancelReport, error) {
+	s, err := store.MatchSession(ref)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cancel: %w", err)
 	}
+	id := s.ID()
 	rep := &CancelReport{Session: s.ID(), Signaled: []string{}, Marked: []string{}, Finished: []string{}}
 	stamp := []byte(time.Now().UTC().Format(time.RFC3339Nano) + "\n")
 	if err := os.WriteFile(filepath.Join(s.Dir(), canceledFile), stamp, 0o644); err != nil {
