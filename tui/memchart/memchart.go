@@ -27,11 +27,7 @@ type Model struct {
 	w, h   int
 	pens   []draw.Pen
 
-	cRun *runstate.Run
-	cVer uint64
-	cW   int
-	cH   int
-	out  string
+	cache runstate.ViewCache
 }
 
 // New returns a memory chart drawing with c's styles and options.
@@ -46,15 +42,7 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // View draws the chart (cached while nothing changed).
 func (m *Model) View(r *runstate.Run) string {
-	if r == nil || m.w <= 0 || m.h <= 0 {
-		return ""
-	}
-	if r == m.cRun && r.Version() == m.cVer && m.w == m.cW && m.h == m.cH {
-		return m.out
-	}
-	m.out = strings.Join(draw.Block(m.render(r), m.w, m.h), "\n")
-	m.cRun, m.cVer, m.cW, m.cH = r, r.Version(), m.w, m.h
-	return m.out
+	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
 }
 
 // Top returns the value at the top of the chart for a run: 10 % above

@@ -17,11 +17,7 @@ type Model struct {
 	ascii  bool
 	w, h   int
 
-	cRun *runstate.Run
-	cVer uint64
-	cW   int
-	cH   int
-	out  string
+	cache runstate.ViewCache
 }
 
 // New returns a staleness chart drawing with c's styles and options.
@@ -38,15 +34,7 @@ func Height(r *runstate.Run) int { return 2 + len(layers(r)) }
 
 // View draws the chart (cached while nothing changed).
 func (m *Model) View(r *runstate.Run) string {
-	if r == nil || m.w <= 0 || m.h <= 0 {
-		return ""
-	}
-	if r == m.cRun && r.Version() == m.cVer && m.w == m.cW && m.h == m.cH {
-		return m.out
-	}
-	m.out = strings.Join(draw.Block(m.render(r), m.w, m.h), "\n")
-	m.cRun, m.cVer, m.cW, m.cH = r, r.Version(), m.w, m.h
-	return m.out
+	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
 }
 
 // layers returns the indexes of the layers that have stale or hist_err

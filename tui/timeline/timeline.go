@@ -38,12 +38,7 @@ type Model struct {
 
 	pens map[string]draw.Pen
 
-	cRun  *runstate.Run
-	cVer  uint64
-	cW    int
-	cH    int
-	cZoom int
-	out   string
+	cache runstate.ViewCache
 
 	cov []int64 // scratch: coverage per lane row, cell and stage slot
 }
@@ -100,15 +95,7 @@ func (m *Model) faint() string {
 
 // View draws the run's timeline (cached while nothing changed).
 func (m *Model) View(r *runstate.Run) string {
-	if r == nil || m.w <= 0 || m.h <= 0 {
-		return ""
-	}
-	if r == m.cRun && r.Version() == m.cVer && m.w == m.cW && m.h == m.cH && m.zoom == m.cZoom {
-		return m.out
-	}
-	m.out = strings.Join(m.render(r), "\n")
-	m.cRun, m.cVer, m.cW, m.cH, m.cZoom = r, r.Version(), m.w, m.h, m.zoom
-	return m.out
+	return m.cache.View(r, m.w, m.h, m.zoom, func() string { return strings.Join(m.render(r), "\n") })
 }
 
 // LaneOrder returns the lane ids of a run in display order: compute,
