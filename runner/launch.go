@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,7 +126,11 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 	if err != nil {
 		return s, fmt.Errorf("launch: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(s.Dir(), launchFile), append(b, '\n')); err != nil {
+	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o644, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+	if err != nil {
 		return s, fmt.Errorf("launch: %w", err)
 	}
 	root := store.Root()

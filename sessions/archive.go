@@ -279,30 +279,21 @@ func completeLines(p string, size int64) (int64, error) {
 // temporary file in the same folder and a rename, so p is either the
 // complete archive or untouched.
 func (s *Session) ExportFile(p string, opts ExportOptions) (ExportReport, error) {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return ExportReport{ID: s.ID()}, fmt.Errorf("export session %s: %w", s.ID(), err)
-	}
-	tmp := f.Name()
-	rep, err := s.Export(f, opts)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	rep := ExportReport{ID: s.ID()}
+	var exportErr error
+	err := WriteFileAtomic(p, 0o644, func(w io.Writer) error {
+		rep, exportErr = s.Export(w, opts)
+		return exportErr
+	})
+	switch {
+	case exportErr != nil:
+		err = exportErr
 		if !strings.HasPrefix(err.Error(), "export session") {
 			err = fmt.Errorf("export session %s to %s: %w", s.ID(), p, err)
 		}
 		return rep, err
+	case err != nil:
+		return rep, fmt.Errorf("export session %s: %w", s.ID(), err)
 	}
 	return rep, nil
 }

@@ -206,34 +206,6 @@ func (s *Session) Save() error {
 	return writeFileAtomic(filepath.Join(s.dir, metaFile), append(b, '\n'))
 }
 
-// writeFileAtomic writes a file through a temporary file and a rename, so
-// readers see the old or the new content, never a part.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
 // Get opens an existing session.
 func (st *Store) Get(id string) (*Session, error) {
 	if err := ValidName(id); err != nil {

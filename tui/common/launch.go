@@ -63,25 +63,15 @@ func LastingExecutable(exe, root string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".gnnscope-*")
+	err = sessions.WriteFileAtomic(dst, 0o755, func(w io.Writer) error {
+		if _, err := src.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		_, err := io.Copy(w, src)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
-	}
-	if _, err = src.Seek(0, io.SeekStart); err == nil {
-		_, err = io.Copy(tmp, src)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o755)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("copy the gnnscope executable to %s: %w", dst, err)
 	}
 	return dst, nil
 }

@@ -195,25 +195,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return sessions.WriteFileAtomic(path, 0o644, write)
 }
 
 // writeTrace writes the runs' journals as one Chrome trace, every run
