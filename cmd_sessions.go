@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -124,61 +123,6 @@ func getSession(store *sessions.Store, ref string) (*sessions.Session, error) {
 	return store.Get(id)
 }
 
-const notStartedBeforeExport = "not started before the session was exported"
-
-// sessionStates returns the states of a session's runs (runner.RunStates:
-// launched runs that have not started are pending). In an imported
-// session nothing will start them any more: they read as crashed.
-func sessionStates(s *sessions.Session) ([]sessions.RunState, error) {
-	states, err := runner.RunStates(s)
-	if info, _ := s.ImportInfo(); info != nil {
-		for i := range states {
-			if states[i].Status == runner.StatusPending {
-				states[i].Status, states[i].Error = sessions.StatusCrashed, notStartedBeforeExport
-			}
-		}
-	}
-	return states, err
-}
-
-// sessionCompare is runner.Compare with the states of sessionStates.
-func sessionCompare(s *sessions.Session) (runner.Table, error) {
-	t, err := runner.Compare(s)
-	if info, _ := s.ImportInfo(); info != nil {
-		for i := range t.Runs {
-			if t.Runs[i].Status == runner.StatusPending {
-				t.Runs[i].Status, t.Runs[i].Error = sessions.StatusCrashed, notStartedBeforeExport
-			}
-		}
-	}
-	return t, err
-}
-
-// sessionStatus is the status of a session from its runs' statuses:
-// running if one is running or pending; else the first of crashed, oom,
-// failed, canceled, unknown that a run has; else ok ("empty" without runs).
-func sessionStatus(statuses []string) string {
-	if len(statuses) == 0 {
-		return "empty"
-	}
-	for _, st := range statuses {
-		if st == sessions.StatusRunning || st == runner.StatusPending {
-			return sessions.StatusRunning
-		}
-	}
-	for _, bad := range []string{sessions.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled, sessions.StatusUnknown} {
-		if slices.Contains(statuses, bad) {
-			return bad
-		}
-	}
-	for _, st := range statuses {
-		if st != profile.StatusOK {
-			return st
-		}
-	}
-	return profile.StatusOK
-}
-
 // sessionEntry is one session of `sessions ls`.
 type sessionEntry struct {
 	ID       string    `json:"id"`
@@ -222,7 +166,7 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) sessionEn
 	if exp, _, err := runner.LoadSession(s); err == nil {
 		e.Data, e.Model = exp.Data, exp.Train.Model
 	}
-	t, err := sessionCompare(s)
+	t, err := runner.Compare(s)
 	if err != nil && e.Error == "" {
 		e.Error = err.Error()
 	}
@@ -234,7 +178,7 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) sessionEn
 			e.Variants = append(e.Variants, r.Run)
 		}
 	}
-	e.Status = sessionStatus(statuses)
+	e.Status = runner.SessionStatus(statuses)
 	e.Baseline = t.Baseline
 	best := -1
 	for i, r := range t.Runs {
@@ -384,17 +328,17 @@ func sessionsShow(cmd *cobra.Command, f *sessionsFlags, ref string) error {
 	if v.Imported, err = s.ImportInfo(); err != nil {
 		return err
 	}
-	if v.Runs, err = sessionStates(s); err != nil {
+	if v.Runs, err = runner.RunStates(s); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
-	if v.Comparison, err = sessionCompare(s); err != nil {
+	if v.Comparison, err = runner.Compare(s); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	statuses := make([]string, len(v.Runs))
 	for i, r := range v.Runs {
 		statuses[i] = r.Status
 	}
-	v.Status = sessionStatus(statuses)
+	v.Status = runner.SessionStatus(statuses)
 	if exp, resolved, err := runner.LoadSession(s); err == nil {
 		v.Experiment, v.Variants = &exp, resolved
 	}
@@ -575,7 +519,7 @@ func sessionsRm(cmd *cobra.Command, f *sessionsFlags, refs []string, yes bool) e
 			continue
 		}
 		if s, err := store.Get(id); err == nil {
-			states, err := sessionStates(s)
+			states, err := runner.RunStates(s)
 			if err != nil {
 				return fmt.Errorf("session %s: %w", id, err)
 			}
@@ -656,7 +600,7 @@ func sessionsExport(cmd *cobra.Command, f *sessionsFlags, ref, out string, force
 	if err != nil {
 		return err
 	}
-	states, err := sessionStates(s)
+	states, err := runner.RunStates(s)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
@@ -742,7 +686,7 @@ func sessionsImport(cmd *cobra.Command, f *sessionsFlags, file string, force boo
 		return err
 	}
 	opts := sessions.ImportOptions{Replace: force, CanReplace: func(old *sessions.Session) error {
-		states, err := sessionStates(old)
+		states, err := runner.RunStates(old)
 		if err != nil {
 			return err
 		}
@@ -767,7 +711,7 @@ func sessionsImport(cmd *cobra.Command, f *sessionsFlags, file string, force boo
 		}
 		return err
 	}
-	states, serr := sessionStates(s)
+	states, serr := runner.RunStates(s)
 	if f.json {
 		return writeJSON(cmd.OutOrStdout(), struct {
 			sessions.ImportReport

@@ -237,6 +237,16 @@ func markNotStarted(s *sessions.Session, run, status string, cause error) (bool,
 	return true, err
 }
 
+// NotStartedBeforeExport is the error of a launched run of an imported
+// session that had not started when the session was exported.
+const NotStartedBeforeExport = "not started before the session was exported"
+
+// imported reports whether the session was imported from an archive.
+func imported(s *sessions.Session) bool {
+	info, _ := s.ImportInfo()
+	return info != nil
+}
+
 // canceled reports whether the session was canceled.
 func canceled(s *sessions.Session) bool {
 	_, err := os.Stat(filepath.Join(s.Dir(), canceledFile))
@@ -281,7 +291,9 @@ func LoadSession(s *sessions.Session) (Experiment, []Resolved, error) {
 // a journal or a pid file, and for launched runs that have neither:
 // pending while their sequencer (or, for a parallel launch, the launcher)
 // is alive, canceled once the session was canceled, crashed ("not
-// started") when the process that was to start them is gone.
+// started") when the process that was to start them is gone, and crashed
+// (NotStartedBeforeExport) in an imported session, where nothing will
+// start them.
 func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 	states, err := s.RunStates()
 	if err != nil {
@@ -307,6 +319,8 @@ func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 			rs.Status, rs.Error = profile.StatusCanceled, errCanceledBeforeStart.Error()
 		case !starterAlive(s, st):
 			rs.Status, rs.Error = sessions.StatusCrashed, "not started: the process that was to start it is gone"
+		case imported(s):
+			rs.Status, rs.Error = sessions.StatusCrashed, NotStartedBeforeExport
 		}
 		out = append(out, rs)
 	}

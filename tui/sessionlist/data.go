@@ -61,36 +61,6 @@ type Entry struct {
 // Running reports whether a run of the session may still change.
 func (e *Entry) Running() bool { return e.Status == sessions.StatusRunning }
 
-// notStartedBeforeExport explains a run of an imported session that had
-// not started when the session was exported.
-const notStartedBeforeExport = "not started before the session was exported"
-
-// sessionStatus is a session's status from its runs' statuses, as
-// `gnnscope sessions` reports it: running if one is running or pending;
-// else the first of crashed, oom, failed, canceled, unknown that a run
-// has; else ok ("empty" without runs).
-func sessionStatus(statuses []string) string {
-	if len(statuses) == 0 {
-		return "empty"
-	}
-	for _, st := range statuses {
-		if st == sessions.StatusRunning || st == runner.StatusPending {
-			return sessions.StatusRunning
-		}
-	}
-	for _, bad := range []string{sessions.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled, sessions.StatusUnknown} {
-		if slices.Contains(statuses, bad) {
-			return bad
-		}
-	}
-	for _, st := range statuses {
-		if st != profile.StatusOK {
-			return st
-		}
-	}
-	return profile.StatusOK
-}
-
 // header reads what a session says of itself (session.json) and
 // returns the session, or an entry with the error.
 func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
@@ -127,9 +97,6 @@ func glance(store *sessions.Store, id string) Entry {
 	}
 	for _, st := range states {
 		run := Run{Name: st.Run, Status: st.Status, Error: st.Error}
-		if e.Imported && run.Status == runner.StatusPending {
-			run.Status, run.Error = sessions.StatusCrashed, notStartedBeforeExport
-		}
 		e.Runs = append(e.Runs, run)
 		if len(s.Meta.Variants) == 0 {
 			e.Variants = append(e.Variants, st.Run)
@@ -152,9 +119,6 @@ func describe(store *sessions.Store, id string) Entry {
 	}
 	for _, r := range t.Runs {
 		run := Run{Name: r.Run, Status: r.Status, Error: r.Error, EpochS: r.EpochMeanS, Speedup: r.Speedup, TestAcc: r.TestAcc}
-		if e.Imported && run.Status == runner.StatusPending {
-			run.Status, run.Error = sessions.StatusCrashed, notStartedBeforeExport
-		}
 		e.Runs = append(e.Runs, run)
 		if len(s.Meta.Variants) == 0 {
 			e.Variants = append(e.Variants, r.Run)
@@ -172,7 +136,7 @@ func (e *Entry) finish() {
 		statuses[i] = r.Status
 	}
 	if e.Status != "error" {
-		e.Status = sessionStatus(statuses)
+		e.Status = runner.SessionStatus(statuses)
 	}
 	if e.Baseline == "" {
 		for _, r := range e.Runs {

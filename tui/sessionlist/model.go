@@ -609,7 +609,7 @@ func (m *Model) statusStyle(status string) lipgloss.Style {
 		return st.OK
 	case sessions.StatusRunning, runner.StatusPending:
 		return st.Warn
-	case profile.StatusCanceled, "empty", sessions.StatusUnknown:
+	case profile.StatusCanceled, runner.StatusEmpty, sessions.StatusUnknown:
 		return st.Muted
 	}
 	return st.Error
