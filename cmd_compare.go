@@ -127,23 +127,7 @@ func compareRuns(store *sessions.Store, args []string, baseline string) (*sessio
 		}
 		baseline = b[0].Label()
 	}
-	states := map[string][]sessions.RunState{}
-	for i := range refs {
-		s := refs[i].Session
-		if _, ok := states[s.ID()]; !ok {
-			st, err := runner.RunStates(s)
-			if err != nil {
-				st = nil // fall back to what sessions tells
-			}
-			states[s.ID()] = st
-		}
-		for j := range states[s.ID()] {
-			if st := &states[s.ID()][j]; st.Run == refs[i].Run {
-				refs[i].State = st
-			}
-		}
-	}
-	c, err := sessions.Compare(refs, sessions.CompareOptions{Baseline: baseline})
+	c, err := runner.CompareRuns(refs, sessions.CompareOptions{Baseline: baseline})
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}

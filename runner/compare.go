@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -207,4 +208,30 @@ func sec(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.3f", v)
+}
+
+// CompareRuns puts runs of one or several sessions side by side with
+// sessions.Compare, each run in the state RunStates gives it (so runs a
+// launch has not started yet read as pending, canceled or not started,
+// not as missing). refs is not modified. A session whose states cannot be
+// read falls back to what sessions tells of its runs.
+func CompareRuns(refs []sessions.RunRef, opts sessions.CompareOptions) (*sessions.Comparison, error) {
+	refs = slices.Clone(refs)
+	states := map[string][]sessions.RunState{}
+	for i := range refs {
+		s := refs[i].Session
+		if _, ok := states[s.ID()]; !ok {
+			st, err := RunStates(s)
+			if err != nil {
+				st = nil // fall back to what sessions tells
+			}
+			states[s.ID()] = st
+		}
+		for j := range states[s.ID()] {
+			if st := &states[s.ID()][j]; st.Run == refs[i].Run {
+				refs[i].State = st
+			}
+		}
+	}
+	return sessions.Compare(refs, opts)
 }

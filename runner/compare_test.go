@@ -154,3 +154,33 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareRuns: runs a launch has not started yet are compared in the
+// state RunStates gives them, not reported missing.
+func TestCompareRuns(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: "cmp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRun(t, s, "baseline", []float64{2, 2}, profile.StatusOK, &train.Result{TestAcc: 0.5})
+	ls := launchState{Mode: ModeSequential, Runs: []string{"baseline", "optimized"}, Launcher: thisProc(os.Getpid())}
+	b, _ := json.Marshal(ls)
+	if err := os.WriteFile(filepath.Join(s.Dir(), launchFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refs := []sessions.RunRef{{Session: s, Run: "baseline"}, {Session: s, Run: "optimized"}}
+	c, err := CompareRuns(refs, sessions.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 2 || c.Runs[0].Status != profile.StatusOK || c.Runs[1].Status != StatusPending || c.Baseline == "" {
+		t.Errorf("comparison: baseline %q, runs %+v", c.Baseline, c.Runs)
+	}
+	if refs[0].State != nil || refs[1].State != nil {
+		t.Error("CompareRuns changed its refs")
+	}
+}

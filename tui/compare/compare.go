@@ -69,7 +69,10 @@ func (m *Model) Init() tea.Cmd { return m.compute() }
 func (m *Model) compute() tea.Cmd {
 	refs, id := m.refs, m.id
 	return func() tea.Msg {
-		c, err := exporter.Compare(refs)
+		c, err := runner.CompareRuns(refs, sessions.CompareOptions{})
+		if err != nil {
+			err = fmt.Errorf("compare: %w", err)
+		}
 		return computedMsg{id, c, err}
 	}
 }

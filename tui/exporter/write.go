@@ -75,35 +75,6 @@ type Request struct {
 	ArchivePath string
 }
 
-// Compare puts runs side by side as `gnnscope compare` does: runs that a
-// launch has not started yet are reported as runner sees them (pending,
-// canceled or not started), and the baseline is the run of variant
-// baseline, else the first.
-func Compare(refs []sessions.RunRef) (*sessions.Comparison, error) {
-	states := map[string][]sessions.RunState{}
-	refs = append([]sessions.RunRef(nil), refs...)
-	for i := range refs {
-		s := refs[i].Session
-		if _, ok := states[s.ID()]; !ok {
-			st, err := runner.RunStates(s)
-			if err != nil {
-				st = nil // fall back to what sessions tells
-			}
-			states[s.ID()] = st
-		}
-		for j := range states[s.ID()] {
-			if st := &states[s.ID()][j]; st.Run == refs[i].Run {
-				refs[i].State = st
-			}
-		}
-	}
-	c, err := sessions.Compare(refs, sessions.CompareOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
-	}
-	return c, nil
-}
-
 // Write writes the requested files and returns their paths, in the order
 // of Kinds. It writes each file through a temporary file renamed once
 // complete, and goes on after a failure, reporting every error.
@@ -122,7 +93,7 @@ func Write(req Request) ([]string, error) {
 			return nil, errors.New("export: no runs to compare")
 		}
 		var err error
-		if c, err = Compare(req.Refs); err != nil {
+		if c, err = runner.CompareRuns(req.Refs, sessions.CompareOptions{}); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 	}
