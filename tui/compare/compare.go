@@ -150,15 +150,11 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		if m.export == nil {
 			return m, nil
 		}
-		if msg.Err != nil && len(msg.Wrote) == 0 {
-			m.export, _ = m.export.Update(msg)
+		open, st := m.export.Done(msg)
+		if open {
 			return m, nil
 		}
 		m.export = nil
-		st := common.StatusMsg{Text: exporter.Summary(msg.Wrote)}
-		if msg.Err != nil {
-			st = common.StatusMsg{Text: st.Text + "; " + msg.Err.Error(), Err: true}
-		}
 		return m, func() tea.Msg { return st }
 	case exporter.ClosedMsg:
 		m.export = nil

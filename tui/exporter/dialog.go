@@ -124,6 +124,22 @@ func (m *Model) Request() Request {
 	return req
 }
 
+// Done takes the DoneMsg of the export the dialog started. When nothing
+// was written and there is an error, the dialog stays open showing it
+// (open is true); otherwise the dialog is done and st says what was
+// written, and what failed if anything did.
+func (m *Model) Done(msg DoneMsg) (open bool, st common.StatusMsg) {
+	if msg.Err != nil && len(msg.Wrote) == 0 {
+		m.Update(msg)
+		return true, st
+	}
+	st.Text = Summary(msg.Wrote)
+	if msg.Err != nil {
+		st.Text, st.Err = st.Text+"; "+msg.Err.Error(), true
+	}
+	return false, st
+}
+
 // Update handles a key; the dialog captures every key while open.
 func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {

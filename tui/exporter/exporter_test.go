@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,25 @@ func TestDialog(t *testing.T) {
 	press("esc")
 	if _, ok := msgs[len(msgs)-1].(ClosedMsg); !ok {
 		t.Errorf("esc sent %T", msgs[len(msgs)-1])
+	}
+}
+
+func TestDone(t *testing.T) {
+	st := fixture.Standard(t)
+	refs, _ := st.SelectRuns([]string{"20260102-030400-aaaa"})
+	m := New(fixture.Common(st, 80, 24, nil), Target{Title: "x", Refs: refs, Checked: []Kind{Markdown}})
+	m.SetWidth(80)
+	// nothing written: the dialog stays open with the error
+	if open, s := m.Done(DoneMsg{Err: errors.New("disk full")}); !open || s.Text != "" || !strings.Contains(m.View(), "disk full") {
+		t.Errorf("failure: open %v, status %+v\n%s", open, s, m.View())
+	}
+	dir := filepath.Join("out", "x")
+	open, s := m.Done(DoneMsg{Wrote: []string{filepath.Join(dir, "compare.md")}, Err: errors.New("trace: no run has a journal yet")})
+	if open || !s.Err || s.Text != "wrote compare.md in "+dir+"; trace: no run has a journal yet" {
+		t.Errorf("partial: open %v, status %+v", open, s)
+	}
+	open, s = m.Done(DoneMsg{Wrote: []string{filepath.Join(dir, "compare.md")}})
+	if open || s.Err || s.Text != "wrote compare.md in "+dir {
+		t.Errorf("success: open %v, status %+v", open, s)
 	}
 }

@@ -305,12 +305,12 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		if m.export == nil {
 			return m, nil
 		}
-		if msg.Err != nil && len(msg.Wrote) == 0 {
-			m.export, _ = m.export.Update(msg)
+		open, st := m.export.Done(msg)
+		if open {
 			return m, nil
 		}
 		m.export = nil
-		return m, status(exportStatus(msg))
+		return m, status(st)
 	case exporter.ClosedMsg:
 		m.export = nil
 		return m, nil
@@ -318,15 +318,6 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m.key(msg)
 	}
 	return m, nil
-}
-
-// exportStatus is the status line after an export.
-func exportStatus(msg exporter.DoneMsg) common.StatusMsg {
-	text := exporter.Summary(msg.Wrote)
-	if msg.Err != nil {
-		return common.StatusMsg{Text: text + "; " + msg.Err.Error(), Err: true}
-	}
-	return common.StatusMsg{Text: text}
 }
 
 func status(st common.StatusMsg) tea.Cmd { return func() tea.Msg { return st } }
