@@ -12,6 +12,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/compare"
 	"github.com/gnnscope/gnnscope/tui/dashboard"
+	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/newexp"
 	"github.com/gnnscope/gnnscope/tui/sessionlist"
 )
@@ -378,7 +379,7 @@ func (m *Model) render() string {
 			body = p.cmp.View()
 		}
 	}
-	body = common.Fit(body, bw, bh)
+	body = draw.Fit(body, bw, bh)
 	if n := common.Lines(body); n < bh {
 		body += strings.Repeat("\n", bh-n)
 	}
@@ -389,7 +390,7 @@ func (m *Model) render() string {
 	if h >= 3 {
 		out += "\n" + m.statusBar(w)
 	}
-	return common.Fit(out, w, h)
+	return draw.Fit(out, w, h)
 }
 
 // header is the top line: the program, the screen, and what runs.
@@ -412,7 +413,7 @@ func (m *Model) header(w int) string {
 	}
 	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if right == "" || gap < 1 {
-		return common.Truncate(left, w, st.Glyphs.Ellipsis)
+		return draw.Cut(left, w, st.Glyphs.Ellipsis)
 	}
 	return left + strings.Repeat(" ", gap) + right
 }
@@ -424,9 +425,9 @@ func (m *Model) statusBar(w int) string {
 	if m.status.Text != "" {
 		text := strings.ReplaceAll(m.status.Text, "\n", " ")
 		if m.status.Err {
-			return common.Truncate(st.Error.Render(text), w, st.Glyphs.Ellipsis)
+			return draw.Cut(st.Error.Render(text), w, st.Glyphs.Ellipsis)
 		}
-		return common.Truncate(st.StatusBar.Render(text), w, st.Glyphs.Ellipsis)
+		return draw.Cut(st.StatusBar.Render(text), w, st.Glyphs.Ellipsis)
 	}
 	bindings := m.shortHelp()
 	if m.help {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
 )
 
 // helpView draws every binding of the keymap, section by section, in as
@@ -25,7 +25,7 @@ func (m *Model) helpView(w, h int) string {
 	for _, sec := range m.c.Keys.All() {
 		lines := []string{st.Header.Render(sec.Title)}
 		for _, b := range sec.Bindings {
-			l := "  " + st.HelpKey.Render(common.PadRight(m.c.KeyName(b), keyW)) + "  " + st.HelpDesc.Render(b.Help().Desc)
+			l := "  " + st.HelpKey.Render(draw.PadRight(m.c.KeyName(b), keyW)) + "  " + st.HelpDesc.Render(b.Help().Desc)
 			colW = max(colW, ansi.StringWidth(l))
 			lines = append(lines, l)
 		}
@@ -66,7 +66,7 @@ func (m *Model) helpView(w, h int) string {
 				cell = c[r]
 			}
 			if i < len(cols)-1 {
-				cell = common.PadRight(cell, colW)
+				cell = draw.PadRight(cell, colW)
 			}
 			b.WriteString(cell)
 		}
@@ -74,5 +74,5 @@ func (m *Model) helpView(w, h int) string {
 	}
 	m.helpOffset = min(m.helpOffset, max(len(lines)-h, 0))
 	lines = lines[m.helpOffset:]
-	return common.Fit(strings.Join(lines, "\n"), w, h)
+	return draw.Fit(strings.Join(lines, "\n"), w, h)
 }

@@ -53,25 +53,7 @@ func TestLastingExecutable(t *testing.T) {
 	}
 }
 
-func TestLayout(t *testing.T) {
-	if got := Truncate("abcdef", 4, "…"); got != "abc…" {
-		t.Errorf("Truncate: %q", got)
-	}
-	if got := Truncate("abc", 0, "…"); got != "" {
-		t.Errorf("Truncate to 0: %q", got)
-	}
-	if got := PadRight("ab", 4); got != "ab  " {
-		t.Errorf("PadRight: %q", got)
-	}
-	if got := PadLeft("ab", 4); got != "  ab" {
-		t.Errorf("PadLeft: %q", got)
-	}
-	if got := Fit("abcdef\nxy\nz", 3, 2); got != "abc\nxy" {
-		t.Errorf("Fit: %q", got)
-	}
-	if got := Fit("abc", 0, 5); got != "" {
-		t.Errorf("Fit to width 0: %q", got)
-	}
+func TestLines(t *testing.T) {
 	if Lines("") != 0 || Lines("a\nb") != 2 {
 		t.Error("Lines")
 	}

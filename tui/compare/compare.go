@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/exporter"
 )
 
@@ -381,9 +382,9 @@ func (m *Model) View() string {
 	if m.cmp == nil {
 		switch {
 		case m.err != "":
-			return common.Fit(st.Error.Render(m.err), w, h)
+			return draw.Fit(st.Error.Render(m.err), w, h)
 		default:
-			return common.Fit(st.Muted.Render(fmt.Sprintf("reading %d journals...", len(m.refs))), w, h)
+			return draw.Fit(st.Muted.Render(fmt.Sprintf("reading %d journals...", len(m.refs))), w, h)
 		}
 	}
 	header, rows, sepRow := m.table()
@@ -414,10 +415,10 @@ func (m *Model) View() string {
 	}
 	line := func(cells []string, style func(j int, s string) string) string {
 		var b strings.Builder
-		b.WriteString(common.PadRight(common.Truncate(cells[0], labelW, st.Glyphs.Ellipsis), labelW))
+		b.WriteString(draw.PadRight(draw.Cut(cells[0], labelW, st.Glyphs.Ellipsis), labelW))
 		for j := first; j < last; j++ {
 			b.WriteString("  ")
-			cell := common.PadLeft(common.Truncate(cells[j], colW[j], st.Glyphs.Ellipsis), colW[j])
+			cell := draw.PadLeft(draw.Cut(cells[j], colW[j], st.Glyphs.Ellipsis), colW[j])
 			b.WriteString(style(j, cell))
 		}
 		return b.String()
@@ -463,5 +464,5 @@ func (m *Model) View() string {
 	if m.export != nil {
 		out = append(out, "", m.export.View())
 	}
-	return common.Fit(strings.Join(out, "\n"), w, h)
+	return draw.Fit(strings.Join(out, "\n"), w, h)
 }

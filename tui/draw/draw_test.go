@@ -44,6 +44,12 @@ func TestPadCut(t *testing.T) {
 	if got := Fit("abc\ndefgh\ni", 3, 2); got != "abc\ndef" {
 		t.Errorf("Fit: %q", got)
 	}
+	if got := Cut("abc", 0, "…"); got != "" {
+		t.Errorf("Cut to 0: %q", got)
+	}
+	if got := Fit("abc", 0, 5); got != "" {
+		t.Errorf("Fit to width 0: %q", got)
+	}
 	b := Block([]string{"x"}, 2, 2)
 	if strings.Join(b, "|") != "x |  " {
 		t.Errorf("Block: %q", b)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
 )
 
 // Field keys.
@@ -588,26 +589,26 @@ func (m *Model) lines() ([]string, []int) {
 		var widget string
 		switch f.kind {
 		case text:
-			widget = "[" + common.PadRight(f.input.View(), inW) + "]"
+			widget = "[" + draw.PadRight(f.input.View(), inW) + "]"
 		case choice:
 			l, r := "‹", "›"
 			if m.c.Opts.ASCII {
 				l, r = "<", ">"
 			}
-			widget = common.PadRight(l+" "+f.choices[f.choice]+" "+r, inW+2)
+			widget = draw.PadRight(l+" "+f.choices[f.choice]+" "+r, inW+2)
 		case toggle:
 			box := "[ ]"
 			if f.on {
 				box = "[x]"
 			}
-			widget = box + " " + common.PadRight(f.label, inW-2)
+			widget = box + " " + draw.PadRight(f.label, inW-2)
 		case button:
-			widget = common.PadRight(st.Title.Render("[ Launch ]"), inW+2)
+			widget = draw.PadRight(st.Title.Render("[ Launch ]"), inW+2)
 			if m.busy {
-				widget = common.PadRight(st.Muted.Render("launching..."), inW+2)
+				widget = draw.PadRight(st.Muted.Render("launching..."), inW+2)
 			}
 		}
-		label := common.PadRight(f.label, labelW)
+		label := draw.PadRight(f.label, labelW)
 		if f.kind == toggle || f.kind == button {
 			label = strings.Repeat(" ", labelW)
 		}
@@ -668,5 +669,5 @@ func (m *Model) View() string {
 	h := max(m.height-1, 1)
 	off := min(m.offset, max(len(lines)-h, 0))
 	lines = lines[off:min(off+h, len(lines))]
-	return common.Fit(head+"\n"+strings.Join(lines, "\n"), m.width, m.height)
+	return draw.Fit(head+"\n"+strings.Join(lines, "\n"), m.width, m.height)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/exporter"
 )
 
@@ -734,7 +735,7 @@ func (m *Model) View() string {
 		return ""
 	}
 	if !m.loaded {
-		return common.Fit(st.Muted.Render("reading sessions from "+m.c.Store.Root()+"..."), w, h)
+		return draw.Fit(st.Muted.Render("reading sessions from "+m.c.Store.Root()+"..."), w, h)
 	}
 	if len(m.entries) == 0 {
 		msg := []string{
@@ -748,7 +749,7 @@ func (m *Model) View() string {
 		if m.loadErr != "" {
 			msg = append(msg, st.Error.Render(m.loadErr))
 		}
-		return common.Fit(strings.Join(msg, "\n"), w, h)
+		return draw.Fit(strings.Join(msg, "\n"), w, h)
 	}
 	const prefix = 3 // cursor, selection mark, space
 	cols := fitColumns(m.columns(), w-prefix)
@@ -759,9 +760,9 @@ func (m *Model) View() string {
 			hdr += " "
 		}
 		if c.right {
-			hdr += common.PadLeft(c.title, c.width)
+			hdr += draw.PadLeft(c.title, c.width)
 		} else {
-			hdr += common.PadRight(c.title, c.width)
+			hdr += draw.PadRight(c.title, c.width)
 		}
 	}
 	b.WriteString(st.Header.Render(strings.TrimRight(hdr, " ")))
@@ -776,9 +777,9 @@ func (m *Model) View() string {
 			b.WriteString("\n")
 		}
 		b.WriteString("\n\n")
-		b.WriteString(common.Fit(foot, w, max(h-2-lh, 0)))
+		b.WriteString(draw.Fit(foot, w, max(h-2-lh, 0)))
 	}
-	return common.Fit(b.String(), w, h)
+	return draw.Fit(b.String(), w, h)
 }
 
 func (m *Model) renderRow(i int, cols []column, w int) string {
@@ -798,11 +799,11 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 			if j > 0 {
 				line += " "
 			}
-			cell := common.Truncate(c.cell(e), c.width, st.Glyphs.Ellipsis)
+			cell := draw.Cut(c.cell(e), c.width, st.Glyphs.Ellipsis)
 			if c.right {
-				cell = common.PadLeft(cell, c.width)
+				cell = draw.PadLeft(cell, c.width)
 			} else {
-				cell = common.PadRight(cell, c.width)
+				cell = draw.PadRight(cell, c.width)
 			}
 			line += cell
 		}
@@ -818,7 +819,7 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 				branch = "`-"
 			}
 		}
-		parts := []string{"  " + branch + common.PadRight(run.Name, 16), common.PadRight(m.statusText(run.Status, run), 18)}
+		parts := []string{"  " + branch + draw.PadRight(run.Name, 16), draw.PadRight(m.statusText(run.Status, run), 18)}
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}
@@ -832,7 +833,7 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 	}
 	line = strings.TrimRight(line, " ")
 	if i == m.cursor {
-		line = st.Selected.Render(common.PadRight(ansi.Strip(line), w))
+		line = st.Selected.Render(draw.PadRight(ansi.Strip(line), w))
 	}
-	return common.Truncate(line, w, "")
+	return draw.Cut(line, w, "")
 }
