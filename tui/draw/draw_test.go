@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,24 @@ func TestFormats(t *testing.T) {
 	}
 	if Secs(0) != "-" || Secs(0.5) != "0.500" || Secs(12.345) != "12.35" || Secs(1234) != "1234" {
 		t.Error("Secs")
+	}
+}
+
+func TestBresenham(t *testing.T) {
+	type pt struct{ x, y int }
+	for _, c := range []struct {
+		x0, y0, x1, y1 int
+		want           []pt
+	}{
+		{0, 0, 3, 1, []pt{{0, 0}, {1, 0}, {2, 1}, {3, 1}}},
+		{2, 2, 2, 2, []pt{{2, 2}}},
+		{1, 3, 1, 0, []pt{{1, 3}, {1, 2}, {1, 1}, {1, 0}}},
+		{3, 0, 0, 3, []pt{{3, 0}, {2, 1}, {1, 2}, {0, 3}}},
+	} {
+		var got []pt
+		bresenham(c.x0, c.y0, c.x1, c.y1, func(x, y int) { got = append(got, pt{x, y}) })
+		if !slices.Equal(got, c.want) {
+			t.Errorf("(%d,%d)-(%d,%d): %v, want %v", c.x0, c.y0, c.x1, c.y1, got, c.want)
+		}
 	}
 }

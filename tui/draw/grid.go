@@ -77,37 +77,21 @@ func (g *Grid) VDots(px, py0, py1 int, p int) {
 	}
 }
 
-// Line draws a line of dots from (x0, y0) to (x1, y1) (Bresenham).
+// Line draws a line of dots from (x0, y0) to (x1, y1).
 func (g *Grid) Line(x0, y0, x1, y1 int, p int) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := 1, 1
-	if x0 > x1 {
-		sx = -1
-	}
-	if y0 > y1 {
-		sy = -1
-	}
-	e := dx + dy
-	for n := 0; n < 1<<16; n++ {
-		g.Dot(x0, y0, p)
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		e2 := 2 * e
-		if e2 >= dy {
-			e += dy
-			x0 += sx
-		}
-		if e2 <= dx {
-			e += dx
-			y0 += sy
-		}
-	}
+	bresenham(x0, y0, x1, y1, func(x, y int) { g.Dot(x, y, p) })
 }
 
 // CellLine draws a line of runes r from cell (x0, y0) to (x1, y1), for
 // charts without braille.
 func (g *Grid) CellLine(x0, y0, x1, y1 int, r rune, p int) {
+	bresenham(x0, y0, x1, y1, func(x, y int) { g.Set(x, y, r, p) })
+}
+
+// bresenham calls plot with every point of the line from (x0, y0) to
+// (x1, y1), both ends included (Bresenham's algorithm; at most 65536
+// points).
+func bresenham(x0, y0, x1, y1 int, plot func(x, y int)) {
 	dx, dy := abs(x1-x0), -abs(y1-y0)
 	sx, sy := 1, 1
 	if x0 > x1 {
@@ -118,7 +102,7 @@ func (g *Grid) CellLine(x0, y0, x1, y1 int, r rune, p int) {
 	}
 	e := dx + dy
 	for n := 0; n < 1<<16; n++ {
-		g.Set(x0, y0, r, p)
+		plot(x0, y0)
 		if x0 == x1 && y0 == y1 {
 			return
 		}
