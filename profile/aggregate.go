@@ -319,16 +319,25 @@ func (a *Aggregator) Summary() Summary {
 }
 
 func epochStats(epochs []EpochTime) EpochStats {
-	n := len(epochs)
+	w := make([]float64, len(epochs))
+	for i, e := range epochs {
+		w[i] = e.WallS
+	}
+	return Spread(w)
+}
+
+// Spread returns the spread of epoch times w, in seconds: mean, sample
+// standard deviation (n−1), min, median and max. w is not modified.
+func Spread(w []float64) EpochStats {
+	n := len(w)
 	if n == 0 {
 		return EpochStats{}
 	}
-	w := make([]float64, n)
 	sum := 0.0
-	for i, e := range epochs {
-		w[i] = e.WallS
-		sum += e.WallS
+	for _, x := range w {
+		sum += x
 	}
+	w = slices.Clone(w)
 	slices.Sort(w)
 	st := EpochStats{N: n, MinS: w[0], MaxS: w[n-1], MeanS: sum / float64(n)}
 	if n%2 == 1 {

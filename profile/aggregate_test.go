@@ -236,3 +236,22 @@ func TestSummarySetupOutsideEpochs(t *testing.T) {
 	near(t, "epoch 1", s.Epochs[0].WallS, 0.050) // 50 .. 100
 	near(t, "setup", s.Stage(StageSetup), 0.050)
 }
+
+func TestSpread(t *testing.T) {
+	w := []float64{3, 1, 2}
+	if got, want := Spread(w), (EpochStats{N: 3, MeanS: 2, MinS: 1, MedianS: 2, MaxS: 3, StdS: 1}); got != want {
+		t.Errorf("odd: %+v, want %+v", got, want)
+	}
+	if w[0] != 3 || w[1] != 1 {
+		t.Errorf("Spread sorted its argument: %v", w)
+	}
+	if got := Spread([]float64{4, 1, 2, 3}); got.MedianS != 2.5 || got.MeanS != 2.5 {
+		t.Errorf("even: %+v", got)
+	}
+	if got := Spread([]float64{5}); got != (EpochStats{N: 1, MeanS: 5, MinS: 5, MedianS: 5, MaxS: 5}) {
+		t.Errorf("one: %+v", got)
+	}
+	if got := Spread(nil); got != (EpochStats{}) {
+		t.Errorf("none: %+v", got)
+	}
+}

@@ -542,7 +542,7 @@ func (f *RunFigures) fromResult(raw json.RawMessage) {
 		for i, h := range res.History {
 			w[i] = h.TrainS + h.EvalS
 		}
-		f.setEpochs(Spread(w), "summary")
+		f.setEpochs(profile.Spread(w), "summary")
 	}
 	if len(res.StageS) == 0 && (res.Overlap == nil || *res.Overlap <= 0) {
 		return // no stage figures (the engine writes zeros without a recorder)
@@ -558,35 +558,6 @@ func (f *RunFigures) fromResult(raw json.RawMessage) {
 			*p.dst = *p.src
 		}
 	}
-}
-
-// Spread returns the mean, sample standard deviation (n−1), min, median and
-// max of epoch times, as profile.EpochStats defines them.
-func Spread(w []float64) profile.EpochStats {
-	n := len(w)
-	if n == 0 {
-		return profile.EpochStats{}
-	}
-	w = slices.Clone(w)
-	slices.Sort(w)
-	sum := 0.0
-	for _, x := range w {
-		sum += x
-	}
-	st := profile.EpochStats{N: n, MinS: w[0], MaxS: w[n-1], MeanS: sum / float64(n)}
-	if n%2 == 1 {
-		st.MedianS = w[n/2]
-	} else {
-		st.MedianS = (w[n/2-1] + w[n/2]) / 2
-	}
-	if n > 1 {
-		ss := 0.0
-		for _, x := range w {
-			ss += (x - st.MeanS) * (x - st.MeanS)
-		}
-		st.StdS = math.Sqrt(ss / float64(n-1))
-	}
-	return st
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
