@@ -29,7 +29,7 @@ func archiveSession(t *testing.T, st *Store) *Session {
 	for _, run := range []string{"baseline", "optimized"} {
 		evs := replayEvents()
 		evs[0].Run, evs[0].Session, evs[0].Variant = run, s.ID(), run
-		writeReplayJournal(t, s.JournalPath(run), evs)
+		writeJournal(t, s.JournalPath(run), evs)
 		if err := os.WriteFile(filepath.Join(s.RunsDir(), run+".log"), []byte("log of "+run+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func runningSession(t *testing.T, st *Store) *Session {
 		t.Fatal(err)
 	}
 	evs := replayEvents()
-	writeReplayJournal(t, s.JournalPath("live"), evs[:3])
+	writeJournal(t, s.JournalPath("live"), evs[:3])
 	f, _ := os.OpenFile(s.JournalPath("live"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"t":"span","name":"tr`)
 	f.Close()

@@ -38,20 +38,6 @@ func replayEvents() []profile.Event {
 
 var replayAt = []int64{0, 10, 30, 30, 30, 45, 45, 100, 100} // ms
 
-func writeReplayJournal(t *testing.T, path string, evs []profile.Event) {
-	t.Helper()
-	w, err := OpenJournal(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteEvents(evs); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func newTestReplay(t *testing.T, clock Clock, speed float64) *Replay {
@@ -297,7 +283,7 @@ func TestReplayBadInput(t *testing.T) {
 func TestLiveAndReplaySameEvents(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	evs := replayEvents()
-	writeReplayJournal(t, path, evs[:4])
+	writeJournal(t, path, evs[:4])
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	live := NewLive(NewTailer(path, TailOptions{Interval: time.Millisecond}))
@@ -313,7 +299,7 @@ func TestLiveAndReplaySameEvents(t *testing.T) {
 		}
 	}
 	read(4)
-	writeReplayJournal(t, path, evs[4:]) // the writer goes on
+	writeJournal(t, path, evs[4:]) // the writer goes on
 	read(len(evs) - 4)
 	if _, err := live.Next(ctx); !errors.Is(err, io.EOF) {
 		t.Fatalf("live after run_end: %v", err)
@@ -345,17 +331,23 @@ func TestLiveAndReplaySameEvents(t *testing.T) {
 	}
 }
 
-func TestSessionReplayMergesRuns(t *testing.T) {
-	st := newStore(t)
-	s, err := st.Create(SessionMeta{})
+// twoRunSession returns a new session and the events of its two runs, a
+// and b: replayEvents, b starting 20 ms after a. It writes no journal.
+func twoRunSession(t *testing.T) (s *Session, a, b []profile.Event) {
+	t.Helper()
+	s, err := newStore(t).Create(SessionMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := replayEvents()
-	b := replayEvents()
-	b[0].Run, b[0].Wall = "b", "2026-11-22T15:30:45.02Z" // starts 20 ms after a
-	writeReplayJournal(t, s.JournalPath("a"), a)
-	writeReplayJournal(t, s.JournalPath("b"), b)
+	a, b = replayEvents(), replayEvents()
+	b[0].Run, b[0].Wall = "b", "2026-11-22T15:30:45.02Z"
+	return s, a, b
+}
+
+func TestSessionReplayMergesRuns(t *testing.T) {
+	s, a, b := twoRunSession(t)
+	writeJournal(t, s.JournalPath("a"), a)
+	writeJournal(t, s.JournalPath("b"), b)
 	c := NewFakeClock(t0)
 	c.SetAutoAdvance(true)
 	r, err := s.Replay(nil, ReplayOptions{Clock: c})
@@ -482,7 +474,7 @@ func TestJournalReplayMatchesMemory(t *testing.T) {
 func TestJournalReplaySnapshot(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	evs := replayEvents()
-	writeReplayJournal(t, path, evs[:5])
+	writeJournal(t, path, evs[:5])
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -503,7 +495,7 @@ func TestJournalReplaySnapshot(t *testing.T) {
 		t.Fatalf("%d events", len(got))
 	}
 	// the writer goes on: a replay from the start still ends where it did
-	writeReplayJournal(t, path, evs[5:])
+	writeJournal(t, path, evs[5:])
 	r.Seek(0)
 	r.Seek(time.Hour)
 	if got := drainDue(t, r); len(got) != 5 || !got[0].Restart || got[4].Event.T != evs[4].T {
@@ -511,7 +503,7 @@ func TestJournalReplaySnapshot(t *testing.T) {
 	}
 
 	// replaced by a shorter journal while the replay reads it
-	writeReplayJournal(t, path, evs)
+	writeJournal(t, path, evs)
 	r, err = OpenReplay(path, ReplayOptions{Paused: true})
 	if err != nil {
 		t.Fatal(err)

@@ -13,16 +13,9 @@ import (
 // TestBuildTrace builds a trace of two runs of a session (one with a
 // damaged line) and one without a journal, at zero and on the wall clock.
 func TestBuildTrace(t *testing.T) {
-	st := newStore(t)
-	s, err := st.Create(SessionMeta{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := replayEvents()
-	b := replayEvents()
-	b[0].Run, b[0].Wall = "b", "2026-11-22T15:30:45.02Z" // starts 20 ms after a
-	writeReplayJournal(t, s.JournalPath("a"), a)
-	writeReplayJournal(t, s.JournalPath("b"), b[:3])
+	s, a, b := twoRunSession(t) // b starts 20 ms after a
+	writeJournal(t, s.JournalPath("a"), a)
+	writeJournal(t, s.JournalPath("b"), b[:3])
 	f, err := os.OpenFile(s.JournalPath("b"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +24,7 @@ func TestBuildTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	writeReplayJournal(t, s.JournalPath("b"), b[3:])
+	writeJournal(t, s.JournalPath("b"), b[3:])
 	refs := []RunRef{{Session: s, Run: "a"}, {Session: s, Run: "b"}, {Session: s, Run: "c"}}
 
 	// firstSpan returns the start of each process's first slice, in us.
