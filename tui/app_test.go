@@ -37,23 +37,20 @@ func newHarness(t *testing.T, st *sessions.Store, w, h int, opts common.Options)
 	return hs
 }
 
-func (hs *harness) run(cmd tea.Cmd) {
-	hs.msgs = append(hs.msgs, fixture.Drain(func(msg tea.Msg) tea.Cmd {
-		_, c := hs.m.Update(msg)
-		return c
-	}, cmd)...)
+// update is the root's Update for fixture.Drive: the root stays itself.
+func update(m *Model, msg tea.Msg) (*Model, tea.Cmd) {
+	_, cmd := m.Update(msg)
+	return m, cmd
 }
+
+func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, update, cmd) }
 
 func (hs *harness) send(msg tea.Msg) {
 	_, cmd := hs.m.Update(msg)
 	hs.run(cmd)
 }
 
-func (hs *harness) press(names ...string) {
-	for _, k := range fixture.Keys(names...) {
-		hs.send(k)
-	}
-}
+func (hs *harness) press(names ...string) { fixture.Press(&hs.m, &hs.msgs, update, names...) }
 
 func (hs *harness) view() string { return hs.m.View().Content }
 

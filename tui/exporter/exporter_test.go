@@ -93,17 +93,7 @@ func TestDialog(t *testing.T) {
 	m := New(c, Target{Title: "x", Refs: refs, Checked: []Kind{Markdown}})
 	m.SetWidth(80)
 	var msgs []tea.Msg
-	press := func(names ...string) {
-		for _, k := range fixture.Keys(names...) {
-			var cmd tea.Cmd
-			m, cmd = m.Update(k)
-			msgs = append(msgs, fixture.Drain(func(msg tea.Msg) tea.Cmd {
-				var c tea.Cmd
-				m, c = m.Update(msg)
-				return c
-			}, cmd)...)
-		}
-	}
+	press := func(names ...string) { fixture.Press(&m, &msgs, (*Model).Update, names...) }
 	if strings.Contains(m.View(), "Archive") {
 		t.Error("an archive row without a session")
 	}

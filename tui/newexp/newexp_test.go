@@ -35,20 +35,10 @@ func newHarness(t *testing.T, w, h int) *harness {
 	return hs
 }
 
-func (hs *harness) run(cmd tea.Cmd) {
-	hs.msgs = append(hs.msgs, fixture.Drain(func(msg tea.Msg) tea.Cmd {
-		var c tea.Cmd
-		hs.m, c = hs.m.Update(msg)
-		return c
-	}, cmd)...)
-}
+func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, (*Model).Update, cmd) }
 
 func (hs *harness) press(names ...string) {
-	for _, k := range fixture.Keys(names...) {
-		var cmd tea.Cmd
-		hs.m, cmd = hs.m.Update(k)
-		hs.run(cmd)
-	}
+	fixture.Press(&hs.m, &hs.msgs, (*Model).Update, names...)
 }
 
 // focus moves the focus to a field with tab.

@@ -43,21 +43,11 @@ func newHarness(t *testing.T, st *sessions.Store, w, h int) *harness {
 	return hs
 }
 
-func (hs *harness) run(cmd tea.Cmd) {
-	hs.msgs = append(hs.msgs, fixture.Drain(func(msg tea.Msg) tea.Cmd {
-		var c tea.Cmd
-		hs.m, c = hs.m.Update(msg)
-		return c
-	}, cmd)...)
-}
+func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, (*Model).Update, cmd) }
 
 // press sends keys one by one, running what each one starts.
 func (hs *harness) press(names ...string) {
-	for _, k := range fixture.Keys(names...) {
-		var cmd tea.Cmd
-		hs.m, cmd = hs.m.Update(k)
-		hs.run(cmd)
-	}
+	fixture.Press(&hs.m, &hs.msgs, (*Model).Update, names...)
 }
 
 // sent returns the messages of type T the list sent (for the root).
@@ -431,11 +421,8 @@ func TestProgressiveLoad(t *testing.T) {
 	}
 	fixture.Golden(t, "list_partial", m.View())
 	// the describe chain fills in the figures, newest first
-	fixture.Drain(func(msg tea.Msg) tea.Cmd {
-		var c tea.Cmd
-		m, c = m.Update(msg)
-		return c
-	}, cmd)
+	var msgs []tea.Msg
+	fixture.Drive(&m, &msgs, (*Model).Update, cmd)
 	for _, e := range m.Entries() {
 		if e.Partial {
 			t.Errorf("%s still partial", e.ID)
@@ -466,13 +453,8 @@ func TestTicksOnlyWhileLive(t *testing.T) {
 	m := New(c)
 	m.SetSize(80, 24)
 	defer m.Close()
-	drive := func(cmd tea.Cmd) {
-		fixture.Drain(func(msg tea.Msg) tea.Cmd {
-			var c tea.Cmd
-			m, c = m.Update(msg)
-			return c
-		}, cmd)
-	}
+	var msgs []tea.Msg
+	drive := func(cmd tea.Cmd) { fixture.Drive(&m, &msgs, (*Model).Update, cmd) }
 	drive(m.Init())
 	drive(m.Focus())
 	if len(ticks) != 0 {
