@@ -61,11 +61,7 @@ func TestGoldenAccuracyASCII(t *testing.T) {
 	m := accuracy(common.Options{NoColor: true, ASCII: true})
 	m.SetSize(44, 9)
 	out := m.View(handRun())
-	for _, r := range out {
-		if r > 127 {
-			t.Fatalf("non-ASCII %q:\n%s", r, out)
-		}
-	}
+	golden.ASCII(t, out)
 	golden.Check(t, "accuracy_ascii", out)
 }
 

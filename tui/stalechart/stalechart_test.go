@@ -36,6 +36,7 @@ func TestGoldenNoColor(t *testing.T) {
 func TestGoldenASCII(t *testing.T) {
 	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
 	m.SetSize(70, 5)
+	golden.ASCII(t, m.View(handRun()))
 	golden.Check(t, "hand_ascii", m.View(handRun()))
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -33,6 +34,17 @@ func Check(t testing.TB, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, show(got), show(string(want)))
+	}
+}
+
+// ASCII reports an error when view (escape sequences stripped) holds a
+// character outside 7-bit ASCII: what the plain-ASCII mode promises.
+func ASCII(t testing.TB, view string) {
+	t.Helper()
+	v := ansi.Strip(view)
+	if i := strings.IndexFunc(v, func(r rune) bool { return r > 127 }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		t.Errorf("non-ASCII %q in an ASCII view:\n%s", r, v)
 	}
 }
 
