@@ -10,7 +10,6 @@ import (
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
-	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
 	"github.com/gnnscope/gnnscope/tui/internal/synth"
 )
@@ -137,14 +136,8 @@ func TestSizes(t *testing.T) {
 		if out == "" {
 			continue
 		}
-		lines := strings.Split(out, "\n")
-		if len(lines) != sz[1] {
-			t.Fatalf("%dx%d: %d lines", sz[0], sz[1], len(lines))
-		}
-		for _, l := range lines {
-			if draw.Width(l) > sz[0] {
-				t.Fatalf("%dx%d: line %q is %d wide", sz[0], sz[1], l, draw.Width(l))
-			}
+		if n := common.Lines(out); n != sz[1] || !golden.Fits(t, "dashboard", out, sz[0], sz[1]) {
+			t.Fatalf("%dx%d: %d lines", sz[0], sz[1], n)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/tui/common"
-	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
@@ -114,18 +113,8 @@ func TestTinySizes(t *testing.T) {
 		for w := 0; w < 30; w++ {
 			for h := 0; h < 8; h++ {
 				m.SetSize(w, h)
-				out := m.View(r)
-				if out == "" {
-					continue
-				}
-				lines := strings.Split(out, "\n")
-				if len(lines) > h {
-					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-				}
-				for _, l := range lines {
-					if draw.Width(l) > w {
-						t.Fatalf("%dx%d: %q too wide", w, h, l)
-					}
+				if !golden.Fits(t, "accuracy chart", m.View(r), w, h) {
+					t.FailNow()
 				}
 			}
 		}

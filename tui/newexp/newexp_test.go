@@ -15,6 +15,7 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
+	"github.com/gnnscope/gnnscope/tui/internal/golden"
 )
 
 type harness struct {
@@ -279,13 +280,8 @@ func TestEscAndSmall(t *testing.T) {
 		for range 20 {
 			hs.press("tab")
 			v := hs.m.View()
-			if common.Lines(v) > max(sz[1], 0) {
-				t.Fatalf("%dx%d: %d lines", sz[0], sz[1], common.Lines(v))
-			}
-			for _, l := range strings.Split(v, "\n") {
-				if ansi.StringWidth(l) > sz[0] {
-					t.Fatalf("%dx%d: line %q too wide", sz[0], sz[1], l)
-				}
+			if !golden.Fits(t, "form", v, sz[0], sz[1]) {
+				t.FailNow()
 			}
 			if sz[1] > 2 && !strings.Contains(ansi.Strip(v), "▶") {
 				t.Fatalf("%dx%d: focused field %s not visible:\n%s", sz[0], sz[1], hs.m.Focused(), v)

@@ -385,15 +385,7 @@ func TestTinySizes(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 80, 24)
 	for _, sz := range [][2]int{{10, 5}, {1, 1}, {0, 0}, {3, 2}, {20, 3}} {
 		hs.m.SetSize(sz[0], sz[1])
-		v := hs.m.View()
-		for i, l := range strings.Split(v, "\n") {
-			if ansi.StringWidth(l) > sz[0] {
-				t.Errorf("%dx%d: line %d is %d wide", sz[0], sz[1], i, ansi.StringWidth(l))
-			}
-		}
-		if n := common.Lines(v); n > sz[1] {
-			t.Errorf("%dx%d: %d lines", sz[0], sz[1], n)
-		}
+		golden.Fits(t, "list", hs.m.View(), sz[0], sz[1])
 		hs.press("x", "esc", "D", "n", "down")
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/tui/common"
-	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
@@ -82,10 +81,8 @@ func TestNarrowMergesBuckets(t *testing.T) {
 	for w := 0; w < 40; w++ {
 		for h := 0; h < 6; h++ {
 			m.SetSize(w, h)
-			for _, l := range strings.Split(m.View(handRun()), "\n") {
-				if draw.Width(l) > w {
-					t.Fatalf("%dx%d: %q too wide", w, h, l)
-				}
+			if !golden.Fits(t, "staleness chart", m.View(handRun()), w, h) {
+				t.FailNow()
 			}
 		}
 	}

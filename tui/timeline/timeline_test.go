@@ -7,7 +7,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/tui/common"
-	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
 	"github.com/gnnscope/gnnscope/tui/internal/synth"
 	"github.com/gnnscope/gnnscope/tui/runstate"
@@ -165,17 +164,8 @@ func TestTinySizes(t *testing.T) {
 
 func checkBox(t *testing.T, out string, w, h int) {
 	t.Helper()
-	if out == "" {
-		return
-	}
-	lines := strings.Split(out, "\n")
-	if len(lines) > h {
-		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-	}
-	for _, l := range lines {
-		if draw.Width(l) > w {
-			t.Fatalf("%dx%d: line %q is %d wide", w, h, l, draw.Width(l))
-		}
+	if !golden.Fits(t, "timeline", out, w, h) {
+		t.FailNow()
 	}
 }
 

@@ -48,6 +48,28 @@ func ASCII(t testing.TB, view string) {
 	}
 }
 
+// Fits reports an error, and returns false, when view has more than h
+// lines or a line wider than w cells: a view must never wrap or scroll
+// the terminal. what names the view and its state in the message.
+func Fits(t testing.TB, what, view string, w, h int) bool {
+	t.Helper()
+	if view == "" {
+		return true
+	}
+	lines := strings.Split(view, "\n")
+	if len(lines) > h {
+		t.Errorf("%s at %dx%d: %d lines", what, w, h, len(lines))
+		return false
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Errorf("%s at %dx%d: line %d is %d wide: %q", what, w, h, i, n, ansi.Strip(l))
+			return false
+		}
+	}
+	return true
+}
+
 // show marks line ends so trailing spaces are visible.
 func show(s string) string {
 	return strings.ReplaceAll(s, "\n", "|\n") + "|"
