@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -103,16 +102,21 @@ func stopAll(t *testing.T, home string, s *sessions.Session) {
 
 func eventTypes(t *testing.T, path string) map[string]int {
 	t.Helper()
-	evs, _, err := sessions.ReadJournal(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	n := map[string]int{}
-	for i, e := range evs {
-		n[e.T]++
-		if i == 0 && e.T != profile.TypeRunStart {
+	_, err = sessions.ScanJournal(f, func(e *profile.Event) error {
+		if len(n) == 0 && e.T != profile.TypeRunStart {
 			t.Errorf("%s: first event %s", path, e.T)
 		}
+		n[e.T]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }
@@ -242,8 +246,9 @@ func startLong(t *testing.T, home string) *sessions.Session {
 		t.Errorf("states right after launch: %+v, %v", states, err)
 	}
 	waitFor(t, "an epoch of baseline", func() bool {
-		evs, _, err := sessions.ReadJournal(s.JournalPath("baseline"))
-		return err == nil && slices.ContainsFunc(evs, func(e profile.Event) bool { return e.T == profile.TypeMetric && e.Name == "loss" })
+		js, err := sessions.SummarizeJournal(s.JournalPath("baseline"))
+		_, ok := js.Summary.Metrics["loss"]
+		return err == nil && ok
 	})
 	return s
 }
