@@ -35,7 +35,10 @@ const (
 // [Z | X0[dst]] (NumDst×2C), so that the next step, and layer-wise inference,
 // which only passes each layer's output rows on, find X0 beside H. The first
 // step computes X0 from the raw input with its stem (the MLP or input
-// projection); the last outputs Z, or GCNII's output projection of it.
+// projection); the last outputs Z, or GCNII's output projection of it. Only
+// the destinations' X0 columns of an input are read (a halo's may be zero,
+// as under GNNAutoScale: see Model.EmbedDim). The halves of [H | X0] rows
+// move by row gathers and scatters over a 2n×C view (see halves).
 // PropConv applies its own ReLU and dropout: the model adds none between
 // these layers.
 type PropConv struct {

@@ -164,7 +164,7 @@ func Defaults(model string) Config {
 	case "appnp":
 		// APPNP paper / PyG example: K = 10 propagation steps (Layers),
 		// α = 0.1, an MLP of 64 hidden, dropout 0.5.
-		c.Layers, c.Fanouts = 10, []int{10}
+		c.Layers, c.Fanouts, c.Alpha = 10, []int{10}, 0.1
 	case "gcnii":
 		// The GCNII paper's Cora setting (Chen et al., 2020): 64 layers of
 		// 64, α = 0.1, λ = 0.5, dropout 0.6, lr 0.01, weight decay 0.01 on
