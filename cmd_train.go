@@ -88,8 +88,8 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.cfg.MemGuard, "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
 	fl.StringVar(&f.cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product, degree-cap (trim the longest neighbor lists first)")
 	fl.Float64Var(&f.cfg.EvalCut, "eval-cut", 0, "drop this fraction of every inference block's edges by --cut-rule (0 = none)")
-	fl.IntVar(&f.cfg.CutMinKeep, "cut-min-keep", 0, "neighbors every node keeps from an inference cut while other edges are left (0 = half the graph's mean degree, -1 = none)")
-	fl.StringVar(&f.cfg.CutNorm, "cut-norm", train.CutNormScale, "edge weights of cut inference blocks for gcn, appnp and gcnii: scale (full-graph weights scaled by d/k, as a sampled row), renorm (the cut graph's own degrees) or keep (full-graph weights)")
+	fl.IntVar(&f.cfg.CutMinKeep, "cut-min-keep", 0, "neighbors every node keeps from an inference cut while other edges are left (0 = automatic: with --eval-cut the largest floor that leaves enough edges to cut, else half the mean degree; -1 = none)")
+	fl.StringVar(&f.cfg.CutNorm, "cut-norm", train.CutNormRenorm, "edge weights of cut inference blocks for gcn, appnp and gcnii: renorm (the cut graph's own degrees), scale (full-graph weights scaled by d/k, as a sampled row) or keep (full-graph weights)")
 	fl.StringVar(&f.cfg.Device, "device", "cpu", "compute device: cpu, cuda or cuda:N (GPU N; needs a binary built with -tags cuda)")
 	fl.BoolVar(&f.cfg.AsyncTransfer, "async-transfer", false, "cuda: copy batch i+1's features on a copy stream while batch i computes (events order them); no effect on cpu")
 }

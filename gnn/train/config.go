@@ -116,12 +116,14 @@ type Config struct {
 	EvalCut float64 `json:"eval_cut,omitempty"`
 	// CutMinKeep is the number of neighbors (self-loops aside) every
 	// destination of an inference block keeps while the cut can take other
-	// edges (see memory.Order.MinKeep): 0 is half the graph's mean degree,
-	// rounded up, and -1 protects none.
+	// edges (see memory.Order.MinKeep); -1 protects none. 0 is automatic:
+	// with EvalCut, the largest floor that leaves enough edges beyond it
+	// to cut, so that the cut spreads over the longest rows; otherwise
+	// half the mean degree, rounded up.
 	CutMinKeep int `json:"cut_min_keep,omitempty"`
 	// CutNorm is how GCN-normalized models (gcn, appnp, gcnii) weigh the
-	// edges of cut inference blocks: CutNormScale (the default, ""),
-	// CutNormRenorm or CutNormKeep. Mean aggregation (GraphSAGE) always
+	// edges of cut inference blocks: CutNormRenorm (the default, ""),
+	// CutNormScale or CutNormKeep. Mean aggregation (GraphSAGE) always
 	// averages over the neighbors kept.
 	CutNorm string `json:"cut_norm,omitempty"`
 }

@@ -67,6 +67,10 @@ type memState struct {
 	// cutRate is the edges the guard's last cut dropped per byte it had
 	// to shed (0 before the first cut): the next cut's first estimate.
 	cutRate float64
+	// minKeep is the resolved automatic Config.CutMinKeep, once
+	// minKeepSet (see cutMinKeep).
+	minKeep    int
+	minKeepSet bool
 }
 
 // initMem sets the budget on the device, refusing one that the model alone
@@ -519,22 +523,27 @@ func (t *trainer) nextEvalChunk(m *nn.Model, scratch *sample.Scratch, lo, want i
 // the cut (self-loops included). Mean aggregation (GraphSAGE) always
 // averages over the neighbors kept.
 const (
+	// CutNormRenorm normalizes the cut graph as a graph of its own:
+	// 1/sqrt(k_i k_j). The default: on Cora it cost the least accuracy of
+	// the three (see the README).
+	CutNormRenorm = "renorm"
 	// CutNormScale weighs edge (i <- j) sqrt(d_i)/(k_i sqrt(d_j)): row i's
 	// full-graph weights scaled by d_i/k_i, exactly as a neighbor-sampled
 	// row is weighed in training, so that the row's sum estimates the full
-	// row's from the neighbors kept. The default: on Cora it costs the
-	// least accuracy of the three (see the README).
+	// row's from the neighbors kept.
 	CutNormScale = "scale"
-	// CutNormRenorm normalizes the cut graph as a graph of its own:
-	// 1/sqrt(k_i k_j).
-	CutNormRenorm = "renorm"
 	// CutNormKeep keeps every kept edge's full-graph weight
 	// 1/sqrt(d_i d_j): a row sums only what is left of it.
 	CutNormKeep = "keep"
 )
 
 // cutMinKeep returns the neighbors every inference row keeps from a cut
-// (Config.CutMinKeep, resolving 0 to half the mean degree, rounded up).
+// (Config.CutMinKeep), resolving 0 to the largest floor the cut leaves
+// room for: with EvalCut, the largest k such that the neighbors beyond the
+// first k of every row (self-loops aside) are at least the edges to cut,
+// so that the cut spreads over the longest rows and every node keeps as
+// many neighbors as any cut of that size can leave it; without EvalCut
+// (cuts only to fit the budget), half the mean degree, rounded up.
 func (t *trainer) cutMinKeep() int {
 	switch k := t.cfg.CutMinKeep; {
 	case k > 0:
@@ -542,11 +551,45 @@ func (t *trainer) cutMinKeep() int {
 	case k < 0:
 		return 0
 	}
-	g := t.ds.Graph
-	if g.N == 0 {
-		return 0
+	if t.mem.minKeepSet {
+		return t.mem.minKeep
 	}
-	return int((g.NumEdges() + 2*int64(g.N) - 1) / (2 * int64(g.N)))
+	g := t.ds.Graph
+	k := 0
+	if g.N > 0 && t.cfg.EvalCut == 0 {
+		k = int((g.NumEdges() + 2*int64(g.N) - 1) / (2 * int64(g.N)))
+	} else if g.N > 0 {
+		// rows[l] counts the rows of l neighbors; room(k) = sum over rows
+		// of max(0, l-k) falls as k grows.
+		var rows []int64
+		for v := 0; v < g.N; v++ {
+			l := 0
+			for _, u := range g.Neighbors(int32(v)) {
+				if u != int32(v) {
+					l++
+				}
+			}
+			if l >= len(rows) {
+				rows = append(rows, make([]int64, l+1-len(rows))...)
+			}
+			rows[l]++
+		}
+		target := int64(math.Ceil(t.cfg.EvalCut * float64(g.NumEdges())))
+		// Going down from the longest row: above holds the rows longer
+		// than k, room the neighbors beyond k in them.
+		var above, room int64
+		for k = len(rows) - 1; k > 0; k-- {
+			above += rows[k]
+			room += above // every row longer than k-1 has one more beyond k-1
+			if room >= target {
+				k--
+				break
+			}
+		}
+		k = max(k, 0)
+	}
+	t.mem.minKeep, t.mem.minKeepSet = k, true
+	return k
 }
 
 // prepareEvalBlocks prepares the inference chunks' blocks for model m
@@ -555,7 +598,7 @@ func (t *trainer) cutMinKeep() int {
 func (t *trainer) prepareEvalBlocks(m *nn.Model, chunks []evalChunk, cut bool) {
 	norm := t.cfg.CutNorm
 	if norm == "" {
-		norm = CutNormScale
+		norm = CutNormRenorm
 	}
 	deg := t.deg
 	if cut && norm == CutNormRenorm {

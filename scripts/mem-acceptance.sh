@@ -1,0 +1,117 @@
+#!/bin/sh
+# Memory under a budget, acceptance run: the same training without a
+# budget, under a budget with --on-oom skip, and under the budget with the
+# memory guard (one run per guard mode), side by side.
+#
+# Usage: scripts/mem-acceptance.sh [REPEATS] [BUDGET] [GUARDS]
+#   REPEATS  runs of every configuration (default 5); the configurations
+#            are interleaved (A B C ... A B C ...) so that a noisy, shared
+#            machine slows them alike
+#   BUDGET   device memory budget (default 20350000 bytes: about the 90th
+#            percentile of the unbudgeted run's batch peaks on synth-small
+#            with the default flags, so that skip loses 5-15 % of batches)
+#   GUARDS   comma-separated guard modes to run (default cut,split,resample)
+# Environment:
+#   GNNSCOPE  the gnnscope binary (default: built from this checkout into a
+#             temporary folder)
+#   TRAIN     the training flags (default: GraphSAGE on synth-small, whose
+#             power-law degrees make batch peaks vary, fanouts 15,10,
+#             batches of 1024, 20 epochs, seed 0)
+#   KEEP      a folder to keep every run's JSON in
+#
+# Prints one row per configuration: epoch time (median over the repeats and
+# its spread, min-max), the median of each repeat's epoch time over the
+# unbudgeted run's of the same repeat, training-only and evaluation time
+# per epoch, OOMs (batches skipped, and their share), guard actions, the
+# largest measured batch peak against the budget, the predictor's MAPE and
+# test accuracy; then the acceptance checks: skip loses at least 5 % of its
+# batches; a guarded run has no OOM, every batch peak within the budget, an
+# epoch time within 10 % of the unbudgeted run's and test accuracy within
+# 0.5 points. Needs python3 (standard library only).
+set -eu
+
+repeats=${1:-5}
+budget=${2:-20350000}
+guards=${3:-cut,split,resample}
+train=${TRAIN:---data synth-small --model sage --hidden 64 --fanout 15,10 --batch-size 1024 --epochs 20 --seed 0}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+gs=${GNNSCOPE:-}
+if [ -z "$gs" ]; then
+	(cd "$(dirname "$0")/.." && go build -o "$tmp/gnnscope" .)
+	gs=$tmp/gnnscope
+fi
+out=${KEEP:-$tmp/runs}
+mkdir -p "$out"
+
+configs="unbudgeted skip $(echo "$guards" | tr ',' ' ')"
+# Generate (and cache) the dataset before timing anything.
+# shellcheck disable=SC2086
+"$gs" train $train --epochs 1 -q >/dev/null
+
+r=1
+while [ "$r" -le "$repeats" ]; do
+	for c in $configs; do
+		case $c in
+		unbudgeted) flags= ;;
+		skip) flags="--mem-budget $budget --on-oom skip" ;;
+		*) flags="--mem-budget $budget --mem-guard $c" ;;
+		esac
+		echo "repeat $r/$repeats: $c" >&2
+		# shellcheck disable=SC2086
+		"$gs" train $train $flags --json -q >"$out/$c.$r.json"
+	done
+	r=$((r + 1))
+done
+
+python3 - "$out" "$budget" "$repeats" $configs <<'EOF'
+import json, statistics, sys
+
+out, budget, repeats, configs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+runs = {c: [json.load(open(f"{out}/{c}.{r}.json")) for r in range(1, repeats + 1)] for c in configs}
+for c, rs in runs.items():
+    for x in rs:
+        if x.get("status") != "ok":
+            sys.exit(f"{c}: run ended with status {x.get('status')}: {x.get('error')}")
+
+def med(v):
+    return statistics.median(v)
+
+base = runs["unbudgeted"]
+print(f"budget {budget} bytes ({budget / 2**20:.2f} MiB); {repeats} interleaved repeats; times in seconds per epoch")
+print()
+print("| run | epoch time, median (min-max) | vs unbudgeted | train | eval | OOMs (share of batches) | guard actions | max batch peak / budget | predictor MAPE | test acc |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+summary = {}
+for c in configs:
+    rs = runs[c]
+    ep = [x["epoch_s"] for x in rs]
+    ratio = med([x["epoch_s"] / b["epoch_s"] for x, b in zip(rs, base)])
+    ev = med([x["eval_s"] / x["epochs"] for x in rs])
+    tr = med([(x["train_s"] - x["eval_s"]) / x["epochs"] for x in rs])
+    x = rs[0]
+    batches = x["oom_count"] + x["steps"] if c == "skip" else None
+    ooms = f"{x['oom_count']}" + (f" ({100 * x['oom_count'] / batches:.1f} %)" if batches else "")
+    mape = x.get("predictor_mape")
+    peak = max(y["max_batch_peak_bytes"] for y in rs)
+    summary[c] = dict(ratio=ratio, peak=peak, ooms=x["oom_count"], acc=x["test_acc"], share=(x["oom_count"] / batches if batches else 0))
+    print(f"| {c} | {med(ep):.4f} ({min(ep):.4f}-{max(ep):.4f}) | {100 * (ratio - 1):+.1f} % | {tr:.4f} | {ev:.4f} | {ooms} | "
+          f"{x['guard_actions']} | {peak} / {budget if c != 'unbudgeted' else '-'} | "
+          f"{'-' if mape is None else f'{100 * mape:.4f} %'} | {x['test_acc']:.4f} |")
+print()
+ok = True
+def check(cond, what):
+    global ok
+    ok &= cond
+    print(("PASS " if cond else "FAIL ") + what)
+check(summary["skip"]["share"] >= 0.05, f"skip loses {100 * summary['skip']['share']:.1f} % of its batches (at least 5 %)")
+for c in configs[2:]:
+    s = summary[c]
+    check(s["ooms"] == 0, f"{c}: {s['ooms']} OOMs")
+    check(s["peak"] <= budget, f"{c}: max batch peak {s['peak']} within the budget {budget}")
+    check(s["ratio"] <= 1.10, f"{c}: epoch time {100 * (s['ratio'] - 1):+.1f} % of the unbudgeted run's (within 10 %)")
+    d = 100 * (s["acc"] - summary["unbudgeted"]["acc"])
+    check(abs(d) <= 0.5, f"{c}: test accuracy {d:+.2f} points from the unbudgeted run's (within 0.5)")
+sys.exit(0 if ok else 1)
+EOF
