@@ -21,10 +21,11 @@
 #
 # Prints one row per configuration: epoch time (median over the repeats and
 # its spread, min-max), the median of each repeat's epoch time over the
-# unbudgeted run's of the same repeat, training-only and evaluation time
-# per epoch, OOMs (batches skipped, and their share), guard actions, the
-# largest measured batch peak against the budget, the predictor's MAPE and
-# test accuracy; then the acceptance checks: skip loses at least 5 % of its
+# unbudgeted run's of the same repeat, training-only, evaluation and guard
+# (its decisions and actions, from the guard spans) time per epoch,
+# optimizer steps, OOMs (batches skipped, and their share), guard actions,
+# the largest measured batch peak against the budget, the predictor's MAPE
+# and test accuracy; then the acceptance checks: skip loses at least 5 % of its
 # batches; a guarded run has no OOM, every batch peak within the budget, an
 # epoch time within 10 % of the unbudgeted run's and test accuracy within
 # 0.5 points. Needs python3 (standard library only).
@@ -81,8 +82,8 @@ def med(v):
 base = runs["unbudgeted"]
 print(f"budget {budget} bytes ({budget / 2**20:.2f} MiB); {repeats} interleaved repeats; times in seconds per epoch")
 print()
-print("| run | epoch time, median (min-max) | vs unbudgeted | train | eval | OOMs (share of batches) | guard actions | max batch peak / budget | predictor MAPE | test acc |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| run | epoch time, median (min-max) | vs unbudgeted | train | eval | guard | steps | OOMs (share of batches) | guard actions | max batch peak / budget | predictor MAPE | test acc |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 summary = {}
 for c in configs:
     rs = runs[c]
@@ -90,13 +91,14 @@ for c in configs:
     ratio = med([x["epoch_s"] / b["epoch_s"] for x, b in zip(rs, base)])
     ev = med([x["eval_s"] / x["epochs"] for x in rs])
     tr = med([(x["train_s"] - x["eval_s"]) / x["epochs"] for x in rs])
+    gd = med([x.get("stage_s", {}).get("guard", 0) / x["epochs"] for x in rs])
     x = rs[0]
     batches = x["oom_count"] + x["steps"] if c == "skip" else None
     ooms = f"{x['oom_count']}" + (f" ({100 * x['oom_count'] / batches:.1f} %)" if batches else "")
     mape = x.get("predictor_mape")
     peak = max(y["max_batch_peak_bytes"] for y in rs)
     summary[c] = dict(ratio=ratio, peak=peak, ooms=x["oom_count"], acc=x["test_acc"], share=(x["oom_count"] / batches if batches else 0))
-    print(f"| {c} | {med(ep):.4f} ({min(ep):.4f}-{max(ep):.4f}) | {100 * (ratio - 1):+.1f} % | {tr:.4f} | {ev:.4f} | {ooms} | "
+    print(f"| {c} | {med(ep):.4f} ({min(ep):.4f}-{max(ep):.4f}) | {100 * (ratio - 1):+.1f} % | {tr:.4f} | {ev:.4f} | {gd:.4f} | {x['steps']} | {ooms} | "
           f"{x['guard_actions']} | {peak} / {budget if c != 'unbudgeted' else '-'} | "
           f"{'-' if mape is None else f'{100 * mape:.4f} %'} | {x['test_acc']:.4f} |")
 print()
