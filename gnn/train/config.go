@@ -215,6 +215,9 @@ func (c Config) Validate() error {
 	if c.Activation != "" && !slices.Contains(nn.Activations, c.Activation) {
 		add("activation %q is not one of %s", c.Activation, strings.Join(nn.Activations, ", "))
 	}
+	if c.Activation != "" && c.Activation != nn.ActReLU && (c.Model == "appnp" || c.Model == "gcnii") {
+		add("%s applies its own ReLU: activation %q is for gcn, sage and gat", c.Model, c.Activation)
+	}
 	if c.Alpha < 0 || c.Alpha > 1 {
 		add("alpha must be in [0, 1] (0 = the model's default), got %g", c.Alpha)
 	}

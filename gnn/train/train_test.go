@@ -122,6 +122,11 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("error %v does not mention %s", err, want)
 		}
 	}
+	cfg = Defaults("appnp")
+	cfg.Activation = "elu"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "own ReLU") {
+		t.Errorf("appnp with elu: %v", err)
+	}
 	if err := Defaults("gcn").Validate(); err != nil {
 		t.Fatal(err)
 	}
