@@ -8,12 +8,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -33,6 +36,12 @@ type runFlags struct {
 }
 
 func newRunCmd() *cobra.Command {
+	cmd, _ := newRunCmdFlags()
+	return cmd
+}
+
+// newRunCmdFlags builds the run command and returns the flags it fills.
+func newRunCmdFlags() (*cobra.Command, *runFlags) {
 	f := &runFlags{trainFlags: trainFlags{cfg: runner.NewExperiment("", "sage").Train}}
 	cmd := &cobra.Command{
 		Use:   "run [train flags] [--spec FILE] [--variants LIST] [--parallel] [--wait [--json]]",
@@ -115,17 +124,40 @@ starts.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output")
 	fl.StringVar(&f.cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
 	fl.StringVar(&f.attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
-	return cmd
+	return cmd, f
 }
 
-// flagKeys maps the training flags to train config keys.
-var flagKeys = map[string]string{
-	"model": "model", "layers": "layers", "hidden": "hidden", "epochs": "epochs", "lr": "lr",
-	"weight-decay": "weight_decay", "dropout": "dropout", "sampler": "sampler", "fanout": "fanouts",
-	"batch-size": "batch_size", "seed": "seed", "threads": "threads", "features": "features",
-	"eval-every": "eval_every", "eval-chunk": "eval_chunk",
-	"heads": "heads", "attn-dropout": "attn_dropout", "act": "activation", "alpha": "alpha", "theta": "theta",
-	"wd-conv": "wd_conv", "wd-out": "wd_out", "clip-norm": "clip_norm", "patience": "patience", "parts": "parts", "parts-per-batch": "parts_per_batch",
+// flagKeyExceptions names the train config keys of the training flags whose
+// key is not the flag's name with dashes turned into underscores.
+var flagKeyExceptions = map[string]string{"fanout": "fanouts", "act": "activation"}
+
+// flagConfigKey returns the train config key a training flag sets, or ""
+// when the flag is not a config key (--data, --split, --json ...).
+func flagConfigKey(name string) string {
+	key, ok := flagKeyExceptions[name]
+	if !ok {
+		key = strings.ReplaceAll(name, "-", "_")
+	}
+	if !slices.Contains(runner.ConfigKeys(), key) {
+		return ""
+	}
+	return key
+}
+
+// configValues returns every field of cfg by its config key, zero values
+// included (the JSON form omits some of those).
+func configValues(cfg train.Config) map[string]any {
+	v := reflect.ValueOf(cfg)
+	t := v.Type()
+	out := make(map[string]any, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" || !t.Field(i).IsExported() {
+			continue
+		}
+		out[name] = v.Field(i).Interface()
+	}
+	return out
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
@@ -224,27 +256,26 @@ func runExperiment(fl *pflag.FlagSet, f *runFlags) (runner.Experiment, []runner.
 	exp.Split = f.trainFlags.experimentSplit(fl, exp.Split)
 	// train flags set on the command line override the spec's [train]
 	over := map[string]any{}
-	var all map[string]any
-	b, err := json.Marshal(f.cfg)
-	if err == nil {
-		err = json.Unmarshal(b, &all)
-	}
-	if err != nil {
-		return exp, nil, err
-	}
-	for flag, key := range flagKeys {
-		if !fl.Changed(flag) {
-			continue
+	all := configValues(f.cfg)
+	var ferr error
+	fl.Visit(func(flag *pflag.Flag) {
+		key := flagConfigKey(flag.Name)
+		if key == "" || ferr != nil {
+			return
 		}
-		if flag == "fanout" {
+		if flag.Name == "fanout" {
 			fan, err := parseInts(f.fanout)
 			if err != nil {
-				return exp, nil, fmt.Errorf("--fanout: %w", err)
+				ferr = fmt.Errorf("--fanout: %w", err)
+				return
 			}
 			over[key] = fan
-			continue
+			return
 		}
 		over[key] = all[key]
+	})
+	if ferr != nil {
+		return exp, nil, ferr
 	}
 	if exp.Train, err = runner.ApplyOverrides(exp.Train, over); err != nil {
 		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", f.spec, err)
