@@ -37,6 +37,7 @@ const (
 	StageCache       = "cache"        // feature cache lookups and fills
 	StageGuard       = "guard"        // memory guard: prediction, re-sampling, splitting, cutting
 	StageWait        = "wait"         // the trainer blocked waiting for a prepared batch
+	StageMemWait     = "mem.wait"     // a training batch or inference chunk waited for device memory held by the other (memory gate)
 	StageSetup       = "setup"        // one-time work before the first epoch (e.g. building inference blocks)
 
 	// Device-side spans of an asynchronous backend (CUDA), timed with

@@ -218,6 +218,12 @@ func (l Linear) Fits(pred, room int64) bool {
 	return float64(pred)*(1+l.Margin) <= float64(room)
 }
 
+// Need returns the bytes a batch predicted to need pred bytes is given
+// with the safety margin: the least room Fits accepts it in.
+func (l Linear) Need(pred int64) int64 {
+	return int64(math.Ceil(float64(pred) * (1 + l.Margin)))
+}
+
 // Slopes returns the fitted bytes per node of node list i and per edge of
 // block i for shapes with the layout of s (zeros when it does not match).
 func (l Linear) Slopes(s Shape, i int) (perNode, perEdge float64) {

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -33,8 +34,40 @@ import (
 // The guard predicts "input + step peak" (the batch's own bytes) from the
 // batch's shape and keeps predicted*(1+margin) under the room left on the
 // device: budget - (live - the batch's input). In the baseline schedule
-// that room is exactly budget - resident; with sampler workers it also
-// leaves room for the batches prefetched at that moment.
+// that room is exactly budget - resident; with sampler workers the guard
+// has workers only sample, so it is budget - resident too.
+//
+// Overlapped evaluation under the guard. The evaluation of epoch e runs
+// while epoch e+1 trains, on the same device: the room a training batch
+// sees when the guard decides says nothing of the inference chunk that
+// allocates a moment later, and inference chunks are sized to the budget
+// without regard to the training batch. The two consumers therefore share
+// the budget through a memory gate (memory.Gate), a first-come-first-served
+// semaphore over bytes:
+//
+//   - the gate's capacity is budget - resident - snapshot (the evaluated
+//     copy of the weights, allocated between epochs while nothing else is
+//     in flight, and counted as held for the whole run so that the
+//     capacity, and with it every guard decision, is the same whatever
+//     the timing: the same seed gives the same batches and weights);
+//   - the guard keeps each training batch's predicted bytes, with the
+//     safety margin, under that capacity, and the trainer acquires them
+//     from the gate before it gathers the batch's features (every batch
+//     is sampled lazily, so nothing is on the device before) and releases
+//     them once the step has freed its tensors;
+//   - the evaluator sizes its chunks to the same capacity and acquires each
+//     chunk's analytic peak (evalPeak, exact for GCN and GraphSAGE; or the
+//     chunk's measured peak in an earlier evaluation, if larger) before
+//     the chunk allocates.
+//
+// Grants that fit together run together; when they do not, the later one
+// waits (a mem.wait span on its lane) until the earlier one is done. A
+// training batch thus waits for at most the one inference chunk granted
+// before it, and is never split or cut because an evaluation happens to be
+// in flight. Near a tight budget, where a training batch alone takes most
+// of the room, training and inference take turns chunk by chunk; with room
+// to spare they overlap fully. Each batch's and chunk's own peak is still
+// measured by its Scope and recorded as above.
 
 const (
 	// calibBatches is the number of calibration measurements before the
@@ -57,6 +90,13 @@ type memState struct {
 	budget   int64 // 0 = unlimited
 	resident int64 // parameters, gradients and optimizer moments
 	pred     *memory.Predictor
+	// gate shares the room beyond the resident bytes and the evaluated
+	// snapshot between training batches and an overlapped evaluation's
+	// chunks (guard and overlapped evaluation only; nil otherwise).
+	gate *memory.Gate
+	// evalSeen is each inference chunk's largest measured peak in earlier
+	// evaluations (guarded by evalMu), which its gate grant covers too.
+	evalSeen []int64
 
 	mu        sync.Mutex
 	peaks     []int64 // training batch peaks
@@ -86,9 +126,73 @@ func (t *trainer) initMem() error {
 		return fmt.Errorf("memory budget %s is smaller than the model's parameters, gradients and optimizer state (%s on the device)",
 			memory.FormatSize(b), memory.FormatSize(live))
 	}
+	if t.cfg.MemGuard != "" && t.cfg.OverlapEval {
+		if b <= t.evalResident() {
+			return fmt.Errorf("memory budget %s leaves no room beside the model's parameters, gradients and optimizer state and the evaluated snapshot of its weights (%s)",
+				memory.FormatSize(b), memory.FormatSize(t.evalResident()))
+		}
+		t.mem.gate = memory.NewGate(b - t.evalResident())
+	}
 	t.dev.Mem().SetBudget(b)
 	t.mem.budget = b
 	return nil
+}
+
+// acquire takes n bytes of the memory gate for the work of (epoch, batch)
+// on lane, recording the time it waited as a mem.wait span, and returns
+// the function that releases them. Without a gate it does nothing.
+func (t *trainer) acquire(n int64, lane string, epoch, batch int) func() {
+	g := t.mem.gate
+	if g == nil {
+		return func() {}
+	}
+	t0 := t.rec.Now()
+	// Never canceled: every holder releases once its step or chunk ends,
+	// so a wait lasts at most as long as the work granted before it.
+	got, waited, _ := g.Acquire(context.Background(), n)
+	if waited {
+		t.rec.Span(profile.StageMemWait, lane, epoch, batch, t0, t.rec.Now()-t0)
+	}
+	return func() { g.Release(got) }
+}
+
+// trainGrant is the gate grant of a training batch: the guard's prediction
+// of its own bytes with the safety margin, or the gate's whole capacity
+// when the guard made none.
+func (t *trainer) trainGrant(p *prepared) int64 {
+	if p.need > 0 {
+		return p.need
+	}
+	return t.mem.gate.Capacity()
+}
+
+// evalGrant is the gate grant of inference chunk i of model m: its
+// analytic peak, or its largest measured peak in earlier evaluations if
+// that is larger.
+func (t *trainer) evalGrant(m *nn.Model, i int, ch evalChunk) int64 {
+	n := evalPeak(m, ch.blk.NumSrc, ch.blk.NumDst)
+	t.evalMu.Lock()
+	if i < len(t.mem.evalSeen) {
+		n = max(n, t.mem.evalSeen[i])
+	}
+	t.evalMu.Unlock()
+	return n
+}
+
+// sawEval records the chunks' measured peaks of an evaluation for later
+// grants (see evalGrant).
+func (t *trainer) sawEval(peaks []int64) {
+	if t.mem.gate == nil {
+		return
+	}
+	t.evalMu.Lock()
+	defer t.evalMu.Unlock()
+	if len(t.mem.evalSeen) != len(peaks) {
+		t.mem.evalSeen = make([]int64, len(peaks))
+	}
+	for i, p := range peaks {
+		t.mem.evalSeen[i] = max(t.mem.evalSeen[i], p)
+	}
 }
 
 func (t *trainer) oomAction() string {
@@ -236,8 +340,12 @@ func (t *trainer) guardWorker() *sample.Worker {
 }
 
 // room returns the bytes a batch whose input of in bytes is already on the
-// device may use: the budget minus everything else live.
+// device may use: the budget minus everything else live, or, with the
+// memory gate, the gate's capacity (the batch waits for its share there).
 func (t *trainer) room(in int64) int64 {
+	if t.mem.gate != nil {
+		return t.mem.gate.Capacity()
+	}
 	return t.mem.budget - (t.dev.Mem().Stats().Live - in)
 }
 
@@ -245,10 +353,14 @@ func (t *trainer) room(in int64) int64 {
 // before its features are gathered: the guard is on and the batch is
 // predicted not to fit the budget even with nothing but the model on the
 // device. The guard then replaces it without having gathered (and freed)
-// its input.
+// its input. With the memory gate every batch is deferred: its features
+// are gathered only once the gate has granted its bytes.
 func (t *trainer) deferLoad(b *sample.Batch) bool {
 	if t.cfg.MemGuard == "" {
 		return false
+	}
+	if t.mem.gate != nil {
+		return true
 	}
 	lm, ok := t.mem.pred.Model()
 	if !ok {
@@ -281,7 +393,7 @@ func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 	}
 	pred, _ := lm.Predict(shapeOf(p.raw))
 	if p.err == nil && lm.Fits(pred, t.room(p.inBytes())) {
-		p.predicted = pred
+		p.predicted, p.need = pred, lm.Need(pred)
 		return []*prepared{p}, nil
 	}
 	rec := t.rec
@@ -295,7 +407,7 @@ func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 	var out []*prepared
 	action := ""
 	lazy := func(b *sample.Batch, pr int64) *prepared {
-		return &prepared{epoch: epoch, index: index, raw: b, predicted: pr, lazy: true}
+		return &prepared{epoch: epoch, index: index, raw: b, predicted: pr, need: lm.Need(pr), lazy: true}
 	}
 	switch t.cfg.MemGuard {
 	case GuardResample:
@@ -352,7 +464,7 @@ func (t *trainer) splitBatch(w *sample.Worker, lm memory.Linear, epoch, index in
 		}
 		bp, _ := lm.Predict(shapeOf(b))
 		if len(part) == 1 || lm.Fits(bp, room) {
-			out = append(out, &prepared{epoch: epoch, index: index, raw: b, predicted: bp, lazy: true})
+			out = append(out, &prepared{epoch: epoch, index: index, raw: b, predicted: bp, need: lm.Need(bp), lazy: true})
 			continue
 		}
 		if out, err = t.splitBatch(w, lm, epoch, index, part, bp, room, next, out); err != nil {

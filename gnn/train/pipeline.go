@@ -21,6 +21,7 @@ type prepared struct {
 	x            *tensor.Tensor
 	labels       []int32
 	predicted    int64 // the guard's prediction of the batch's own peak (0 = none)
+	need         int64 // predicted with the guard's safety margin: its memory gate grant (0 = none)
 	lazy         bool  // sampled by the guard; blocks and features not loaded yet
 	err          error
 }

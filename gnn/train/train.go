@@ -331,8 +331,13 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			pending = &st
 			evalDone = make(chan evalResult, 1)
 			go func(epoch int) {
-				evalDone <- t.evaluate(t.dev, snap, profile.LaneEval, epoch)
+				// The snapshot is freed before the result is delivered,
+				// so that the next epoch's snapshot never coexists with
+				// it (the memory gate counts one) and a finished run has
+				// nothing left on the device.
+				r := t.evaluate(t.dev, snap, profile.LaneEval, epoch)
 				snap.Free(t.dev)
+				evalDone <- r
 			}(epoch)
 			rec.Flush()
 			continue
@@ -580,6 +585,12 @@ func (a *epochAcc) train(t *trainer, p *prepared) error {
 // trainOne trains one prepared batch and frees it, measuring its peak; an
 // out-of-memory error is recorded and, with OnOOM skip, skips the batch.
 func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
+	if t.mem.gate != nil {
+		// Overlapped evaluation under the guard: the batch's predicted
+		// bytes are granted before its features are gathered.
+		release := t.acquire(t.trainGrant(p), profile.LaneCompute, p.epoch, p.index)
+		defer release()
+	}
 	if p.lazy {
 		q := t.load(p.raw, p.epoch, p.index, profile.LaneCompute, t.rec.Now())
 		q.predicted = p.predicted
@@ -702,18 +713,23 @@ func (t *trainer) inputAggregate(dev device.Device, m *nn.Model, chunks []evalCh
 	agg := make([]float32, t.ds.NumNodes()*f)
 	c := &nn.Context{Dev: dev}
 	for _, ch := range chunks {
+		release := t.acquire(4*int64(f)*int64(len(ch.src)+ch.hi-ch.lo), profile.LaneEval, 0, ch.lo)
 		x, err := dev.Alloc(len(ch.src), f)
 		if err != nil {
+			release()
 			return nil, err
 		}
 		dev.GatherHost(x, t.x, ch.src)
 		a, err := p.Aggregate(c, ch.blk, x)
 		dev.Free(x)
+		if err == nil {
+			dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
+			dev.Free(a)
+		}
+		release()
 		if err != nil {
 			return nil, err
 		}
-		dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
-		dev.Free(a)
 	}
 	t.agg0 = agg
 	return agg, nil
@@ -722,38 +738,50 @@ func (t *trainer) inputAggregate(dev device.Device, m *nn.Model, chunks []evalCh
 // inferFirstFromAggregate runs the first layer of layer-wise inference from
 // the precomputed input aggregate: per chunk, only the destinations' own
 // rows and their aggregate move to the device, and no aggregation runs.
-func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool, peaks []int64) error {
+func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, epoch int, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool, peaks []int64) error {
 	f := t.ds.NumFeatures
 	for i, ch := range chunks {
-		scope := device.NewScope()
-		dev := device.Scoped(dev0, scope)
-		c := &nn.Context{Dev: dev}
-		n := ch.hi - ch.lo
-		a, err := dev.Alloc(n, f)
+		release := t.acquire(t.evalGrant(m, i, ch), profile.LaneEval, epoch, i)
+		err := t.inferFirstChunk(dev0, m, ch, agg, f, out, next, preds, last, &peaks[i])
+		release()
 		if err != nil {
 			return err
 		}
-		xd, err := dev.Alloc(n, f)
-		if err != nil {
-			dev.Free(a)
-			return err
-		}
-		dev.CopyFromHost(a, agg[ch.lo*f:ch.hi*f])
-		dev.CopyFromHost(xd, t.x[ch.lo*f:ch.hi*f])
-		y, err := m.FromAggregate(c, 0, a, xd)
-		dev.Free(a)
-		dev.Free(xd)
-		if err != nil {
-			return fmt.Errorf("layer 1: %w", err)
-		}
-		if last {
-			dev.Argmax(preds[ch.lo:ch.hi], y)
-		} else {
-			dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
-		}
-		dev.Free(y)
-		peaks[i] = max(peaks[i], scope.Peak())
 	}
+	return nil
+}
+
+// inferFirstChunk is inferFirstFromAggregate for one chunk, raising *peak
+// to the chunk's own peak.
+func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk, agg []float32, f, out int, next []float32, preds []int32, last bool, peak *int64) error {
+	scope := device.NewScope()
+	dev := device.Scoped(dev0, scope)
+	c := &nn.Context{Dev: dev}
+	n := ch.hi - ch.lo
+	a, err := dev.Alloc(n, f)
+	if err != nil {
+		return err
+	}
+	xd, err := dev.Alloc(n, f)
+	if err != nil {
+		dev.Free(a)
+		return err
+	}
+	dev.CopyFromHost(a, agg[ch.lo*f:ch.hi*f])
+	dev.CopyFromHost(xd, t.x[ch.lo*f:ch.hi*f])
+	y, err := m.FromAggregate(c, 0, a, xd)
+	dev.Free(a)
+	dev.Free(xd)
+	if err != nil {
+		return fmt.Errorf("layer 1: %w", err)
+	}
+	if last {
+		dev.Argmax(preds[ch.lo:ch.hi], y)
+	} else {
+		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
+	}
+	dev.Free(y)
+	*peak = max(*peak, scope.Peak())
 	return nil
 }
 
@@ -795,6 +823,7 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 		if err != nil {
 			return
 		}
+		t.sawEval(peaks)
 		res := t.evalResident()
 		for i, ch := range chunks {
 			var pred int64
@@ -817,7 +846,7 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 				return nil, err
 			}
 			if agg != nil {
-				if err = t.inferFirstFromAggregate(dev0, m, chunks, agg, out, next, preds, l == last, peaks); err != nil {
+				if err = t.inferFirstFromAggregate(dev0, m, epoch, chunks, agg, out, next, preds, l == last, peaks); err != nil {
 					return nil, err
 				}
 				h, dim = next, out
@@ -830,26 +859,12 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 			}
 		}
 		for i, ch := range chunks {
-			scope := device.NewScope()
-			dev := device.Scoped(dev0, scope)
-			c := &nn.Context{Dev: dev}
-			x, err := dev.Alloc(len(ch.src), dim)
+			release := t.acquire(t.evalGrant(m, i, ch), profile.LaneEval, epoch, i)
+			err := inferChunk(dev0, m, l, ch, h, dim, out, next, preds, l == last, &peaks[i])
+			release()
 			if err != nil {
 				return nil, err
 			}
-			dev.GatherHost(x, h, ch.src)
-			y, err := m.ForwardLayer(c, l, ch.blk, x)
-			dev.Free(x)
-			if err != nil {
-				return nil, fmt.Errorf("layer %d: %w", l+1, err)
-			}
-			if l < last {
-				dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
-			} else {
-				dev.Argmax(preds[ch.lo:ch.hi], y)
-			}
-			dev.Free(y)
-			peaks[i] = max(peaks[i], scope.Peak())
 		}
 		h, dim = next, out
 		if keep != nil && l < last {
@@ -859,4 +874,31 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 		}
 	}
 	return preds, nil
+}
+
+// inferChunk runs layer l of layer-wise inference on one chunk, from the
+// layer's input h (dim columns, on the host) into next (out columns) or,
+// at the last layer, preds, raising *peak to the chunk's own peak.
+func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float32, dim, out int, next []float32, preds []int32, last bool, peak *int64) error {
+	scope := device.NewScope()
+	dev := device.Scoped(dev0, scope)
+	c := &nn.Context{Dev: dev}
+	x, err := dev.Alloc(len(ch.src), dim)
+	if err != nil {
+		return err
+	}
+	dev.GatherHost(x, h, ch.src)
+	y, err := m.ForwardLayer(c, l, ch.blk, x)
+	dev.Free(x)
+	if err != nil {
+		return fmt.Errorf("layer %d: %w", l+1, err)
+	}
+	if last {
+		dev.Argmax(preds[ch.lo:ch.hi], y)
+	} else {
+		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
+	}
+	dev.Free(y)
+	*peak = max(*peak, scope.Peak())
+	return nil
 }
