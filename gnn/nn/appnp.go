@@ -415,16 +415,10 @@ type Linear struct {
 
 // NewLinear allocates a linear layer with Glorot-initialized weights.
 func NewLinear(dev device.Device, name string, in, out int, r *rng.Rand) (*Linear, error) {
-	w, err := newParam(dev, name+".weight", in, out, true)
+	w, b, err := newWeightBias(dev, name, in, out, r)
 	if err != nil {
 		return nil, err
 	}
-	b, err := newParam(dev, name+".bias", 1, out, false)
-	if err != nil {
-		w.free(dev)
-		return nil, err
-	}
-	glorot(dev, w, r)
 	return &Linear{In: in, Out: out, W: w, B: b}, nil
 }
 

@@ -21,16 +21,10 @@ type GCNConv struct {
 
 // NewGCNConv allocates a GCN layer with Glorot-initialized weights.
 func NewGCNConv(dev device.Device, name string, in, out int, r *rng.Rand) (*GCNConv, error) {
-	w, err := newParam(dev, name+".weight", in, out, true)
+	w, b, err := newWeightBias(dev, name, in, out, r)
 	if err != nil {
 		return nil, err
 	}
-	b, err := newParam(dev, name+".bias", 1, out, false)
-	if err != nil {
-		w.free(dev)
-		return nil, err
-	}
-	glorot(dev, w, r)
 	w.Conv = true
 	return &GCNConv{In: in, Out: out, W: w, B: b}, nil
 }
@@ -76,14 +70,7 @@ func (l *GCNConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*tens
 		dev.Gemm(false, false, 1, mid, l.W.W, 0, y)
 	}
 	dev.AddBias(y, l.B.W)
-	if c.Train {
-		l.s = saved{blk: blk, x: x, live: true}
-		if mid != nil {
-			l.s.own = []*tensor.Tensor{mid}
-		}
-	} else if mid != nil {
-		dev.Free(mid)
-	}
+	l.s.keep(c, blk, x, mid)
 	return y, nil
 }
 
@@ -93,45 +80,8 @@ func (l *GCNConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 		return nil, fmt.Errorf("gcn: backward without a training forward")
 	}
 	defer l.s.release(c)
-	dev, blk, x := c.Dev, l.s.blk, l.s.x
-	dev.SumRows(l.B.G, dy)
-	if l.transformFirst() {
-		// y = Â (X W): dH = Âᵀ dy; dW = Xᵀ dH; dX = dH Wᵀ.
-		dh, err := dev.Alloc(blk.NumSrc, l.Out)
-		if err != nil {
-			return nil, err
-		}
-		defer dev.Free(dh)
-		dev.SpMMT(dh, blk, dy, device.AggWeighted)
-		dev.Gemm(true, false, 1, x, dh, 0, l.W.G)
-		if !needDX {
-			return nil, nil
-		}
-		dx, err := dev.Alloc(blk.NumSrc, l.In)
-		if err != nil {
-			return nil, err
-		}
-		dev.Gemm(false, true, 1, dh, l.W.W, 0, dx)
-		return dx, nil
-	}
-	// y = (Â X) W: dW = (ÂX)ᵀ dy; dA = dy Wᵀ; dX = Âᵀ dA.
-	a := l.s.own[0]
-	dev.Gemm(true, false, 1, a, dy, 0, l.W.G)
-	if !needDX {
-		return nil, nil
-	}
-	da, err := dev.Alloc(blk.NumDst, l.In)
-	if err != nil {
-		return nil, err
-	}
-	defer dev.Free(da)
-	dev.Gemm(false, true, 1, dy, l.W.W, 0, da)
-	dx, err := dev.Alloc(blk.NumSrc, l.In)
-	if err != nil {
-		return nil, err
-	}
-	dev.SpMMT(dx, blk, da, device.AggWeighted)
-	return dx, nil
+	c.Dev.SumRows(l.B.G, dy)
+	return l.s.backwardAggLinear(c.Dev, dy, l.W, device.AggWeighted, l.transformFirst(), needDX)
 }
 
 // Release frees state kept for a backward pass that will not come.
@@ -142,12 +92,7 @@ func (l *GCNConv) AggregatesFirst() bool { return !l.transformFirst() }
 
 // Aggregate returns Â X over blk.
 func (l *GCNConv) Aggregate(c *Context, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
-	a, err := c.Dev.Alloc(blk.NumDst, x.Cols)
-	if err != nil {
-		return nil, err
-	}
-	c.Dev.SpMM(a, blk, x, device.AggWeighted)
-	return a, nil
+	return aggregateBlock(c, blk, x, device.AggWeighted)
 }
 
 // FromAggregate returns (Â X) W + b; GCN does not use xdst.

@@ -134,3 +134,19 @@ func (o *Optimizer) Step(dev device.Device, params []*Param) {
 		dev.Adam(p.W, p.G, p.M, p.V, o.step, o.LR, o.Beta1, o.Beta2, o.Eps, wd)
 	}
 }
+
+// newWeightBias allocates an in×out weight, Glorot-initialized and decayed,
+// and a 1×out bias named name+".weight" and name+".bias".
+func newWeightBias(dev device.Device, name string, in, out int, r *rng.Rand) (w, b *Param, err error) {
+	w, err = newParam(dev, name+".weight", in, out, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err = newParam(dev, name+".bias", 1, out, false)
+	if err != nil {
+		w.free(dev)
+		return nil, nil, err
+	}
+	glorot(dev, w, r)
+	return w, b, nil
+}

@@ -81,14 +81,7 @@ func (l *SAGEConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 	}
 	dev.Gemm(false, false, 1, x.RowSlice(0, blk.NumDst), l.Wr.W, 1, y)
 	dev.AddBias(y, l.B.W)
-	if c.Train {
-		l.s = saved{blk: blk, x: x, live: true}
-		if mid != nil {
-			l.s.own = []*tensor.Tensor{mid}
-		}
-	} else if mid != nil {
-		dev.Free(mid)
-	}
+	l.s.keep(c, blk, x, mid)
 	return y, nil
 }
 
@@ -102,44 +95,13 @@ func (l *SAGEConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 	xd := x.RowSlice(0, blk.NumDst)
 	dev.SumRows(l.B.G, dy)
 	dev.Gemm(true, false, 1, xd, dy, 0, l.Wr.G)
-	var dx *tensor.Tensor
-	var err error
-	if l.transformFirst() {
-		// y = M (X Wl): dH = Mᵀ dy; dWl = Xᵀ dH; dX = dH Wlᵀ (+ root part).
-		dh, err := dev.Alloc(blk.NumSrc, l.Out)
-		if err != nil {
-			return nil, err
-		}
-		defer dev.Free(dh)
-		dev.SpMMT(dh, blk, dy, device.AggMean)
-		dev.Gemm(true, false, 1, x, dh, 0, l.Wl.G)
-		if !needDX {
-			return nil, nil
-		}
-		if dx, err = dev.Alloc(blk.NumSrc, l.In); err != nil {
-			return nil, err
-		}
-		dev.Gemm(false, true, 1, dh, l.Wl.W, 0, dx)
-	} else {
-		a := l.s.own[0]
-		dev.Gemm(true, false, 1, a, dy, 0, l.Wl.G)
-		if !needDX {
-			return nil, nil
-		}
-		da, err := dev.Alloc(blk.NumDst, l.In)
-		if err != nil {
-			return nil, err
-		}
-		defer dev.Free(da)
-		dev.Gemm(false, true, 1, dy, l.Wl.W, 0, da)
-		if dx, err = dev.Alloc(blk.NumSrc, l.In); err != nil {
-			return nil, err
-		}
-		dev.SpMMT(dx, blk, da, device.AggMean)
+	dx, err := l.s.backwardAggLinear(dev, dy, l.Wl, device.AggMean, l.transformFirst(), needDX)
+	if err != nil || dx == nil {
+		return nil, err
 	}
 	// Root term: dX[:NumDst] += dy Wrᵀ.
 	dev.Gemm(false, true, 1, dy, l.Wr.W, 1, dx.RowSlice(0, blk.NumDst))
-	return dx, err
+	return dx, nil
 }
 
 // Release frees state kept for a backward pass that will not come.
@@ -150,12 +112,7 @@ func (l *SAGEConv) AggregatesFirst() bool { return !l.transformFirst() }
 
 // Aggregate returns the mean of the neighbors' rows over blk.
 func (l *SAGEConv) Aggregate(c *Context, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error) {
-	a, err := c.Dev.Alloc(blk.NumDst, x.Cols)
-	if err != nil {
-		return nil, err
-	}
-	c.Dev.SpMM(a, blk, x, device.AggMean)
-	return a, nil
+	return aggregateBlock(c, blk, x, device.AggMean)
 }
 
 // FromAggregate returns agg·Wl + xdst·Wr + b.
