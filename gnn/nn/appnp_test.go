@@ -119,24 +119,14 @@ func TestPropLayerGradients(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var ps []mat
-				for _, p := range layer.Params() {
-					ps = append(ps, toMat(dev, p.W))
-				}
+				ps := paramMats(dev, layer.Params())
 				xm, dym := toMat(dev, x), toMat(dev, dy)
 				checkClose(t, "forward", f32to64(y, dev), refPropLayer(pl, blk, xm, ps).v, 1e-5)
 				dx, err := layer.Backward(c, dy, true)
 				if err != nil {
 					t.Fatal(err)
 				}
-				loss := func() float64 {
-					y := refPropLayer(pl, blk, xm, ps)
-					s := 0.0
-					for i := range y.v {
-						s += y.v[i] * dym.v[i]
-					}
-					return s
-				}
+				loss := func() float64 { return dot(refPropLayer(pl, blk, xm, ps), dym) }
 				checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, loss), 1e-4)
 				for pi, p := range layer.Params() {
 					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, loss), 1e-4)
@@ -150,9 +140,7 @@ func TestPropLayerGradients(t *testing.T) {
 				dev.Free(dy)
 			}
 			m.Free(dev)
-			if live := dev.Mem().Stats().Live; live != 0 {
-				t.Fatalf("%d bytes still live after freeing everything", live)
-			}
+			checkNothingLive(t, dev)
 		})
 	}
 }
@@ -212,42 +200,16 @@ func TestPropModelGradients(t *testing.T) {
 				if err := m.Backward(c, grad); err != nil {
 					t.Fatal(err)
 				}
-				var ps [][]mat
-				for _, layer := range m.Layers {
-					var lp []mat
-					for _, p := range layer.Params() {
-						lp = append(lp, toMat(dev, p.W))
-					}
-					ps = append(ps, lp)
-				}
+				ps := modelMats(dev, m)
 				xm := toMat(dev, x)
 				f := func() float64 {
 					h := xm
 					for l, blk := range blocks {
 						h = refPropLayer(m.Layers[l].(*PropConv), blk, h, ps[l])
 					}
-					loss := 0.0
-					for i := 0; i < h.r; i++ {
-						mx := math.Inf(-1)
-						for j := 0; j < h.c; j++ {
-							mx = math.Max(mx, h.at(i, j))
-						}
-						s := 0.0
-						for j := 0; j < h.c; j++ {
-							s += math.Exp(h.at(i, j) - mx)
-						}
-						loss += -(h.at(i, int(labels[i])) - mx - math.Log(s))
-					}
-					return loss / float64(h.r)
+					return refCE(h, labels)
 				}
-				if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
-					t.Fatalf("loss %.7g, reference %.7g", loss, ref)
-				}
-				for l, layer := range m.Layers {
-					for pi, p := range layer.Params() {
-						checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), 2e-4)
-					}
-				}
+				checkModelGrads(t, dev, m, ps, loss, f, 2e-4, 1e-3)
 				// A training pass with dropout runs and frees everything.
 				m.Spec.Dropout = 0.5
 				for _, layer := range m.Layers {
@@ -265,9 +227,7 @@ func TestPropModelGradients(t *testing.T) {
 				dev.Free(grad)
 				dev.Free(x)
 				m.Free(dev)
-				if live := dev.Mem().Stats().Live; live != 0 {
-					t.Fatalf("%d bytes still live after freeing everything", live)
-				}
+				checkNothingLive(t, dev)
 			})
 		}
 	}

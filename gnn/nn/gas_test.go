@@ -34,23 +34,6 @@ func refAnyLayer(m *Model, l int, blk *graph.Block, x mat, ps []mat) mat {
 	return refLayer(m.Spec.Kind, blk, x, ps)
 }
 
-// refCE is the mean softmax cross-entropy of the rows of h.
-func refCE(h mat, labels []int32) float64 {
-	loss := 0.0
-	for i := 0; i < h.r; i++ {
-		mx := math.Inf(-1)
-		for j := 0; j < h.c; j++ {
-			mx = math.Max(mx, h.at(i, j))
-		}
-		s := 0.0
-		for j := 0; j < h.c; j++ {
-			s += math.Exp(h.at(i, j) - mx)
-		}
-		loss += -(h.at(i, int(labels[i])) - mx - math.Log(s))
-	}
-	return loss / float64(h.r)
-}
-
 // TestGASGradients checks ForwardGAS and BackwardGAS of every model kind
 // against a float64 reference of a GNNAutoScale pass: every layer runs on
 // the same block (in-batch destinations first, then the halo), and after
@@ -114,14 +97,7 @@ func TestGASGradients(t *testing.T) {
 			if err := m.BackwardGAS(c, grad); err != nil {
 				t.Fatal(err)
 			}
-			var ps [][]mat
-			for _, layer := range m.Layers {
-				var lp []mat
-				for _, p := range layer.Params() {
-					lp = append(lp, toMat(dev, p.W))
-				}
-				ps = append(ps, lp)
-			}
+			ps := modelMats(dev, m)
 			xm := toMat(dev, x)
 			_, self := m.Layers[0].(*PropConv)
 			// forward returns the reference logits and each hidden layer's
@@ -159,18 +135,11 @@ func TestGASGradients(t *testing.T) {
 				panic("unreachable")
 			}
 			f := func() float64 { y, _ := forward(); return refCE(y, labels) }
-			if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
-				t.Fatalf("loss %.7g, reference %.7g", loss, ref)
-			}
 			_, embs := forward()
 			for l := range embs {
 				checkClose(t, "pushed", pushed[l].v, embs[l].v, 1e-5)
 			}
-			for l, layer := range m.Layers {
-				for pi, p := range layer.Params() {
-					checkCloseFloor(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), 2e-4, 1e-2)
-				}
-			}
+			checkModelGrads(t, dev, m, ps, loss, f, 2e-4, 1e-2)
 			// Evaluation mode: the same logits, nothing kept.
 			ev, err := m.ForwardGAS(&Context{Dev: dev}, blocks, x, halo)
 			if err != nil {
@@ -181,9 +150,7 @@ func TestGASGradients(t *testing.T) {
 				dev.Free(tt)
 			}
 			m.Free(dev)
-			if live := dev.Mem().Stats().Live; live != 0 {
-				t.Fatalf("%d bytes still live after freeing everything", live)
-			}
+			checkNothingLive(t, dev)
 		})
 	}
 }
@@ -298,14 +265,7 @@ func TestELU(t *testing.T) {
 	if err := m.Backward(c, grad); err != nil {
 		t.Fatal(err)
 	}
-	var ps [][]mat
-	for _, layer := range m.Layers {
-		var lp []mat
-		for _, p := range layer.Params() {
-			lp = append(lp, toMat(dev, p.W))
-		}
-		ps = append(ps, lp)
-	}
+	ps := modelMats(dev, m)
 	inm := toMat(dev, in)
 	f := func() float64 {
 		h := inm
@@ -320,19 +280,10 @@ func TestELU(t *testing.T) {
 		}
 		return refCE(h, labels)
 	}
-	if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
-		t.Fatalf("loss %.7g, reference %.7g", loss, ref)
-	}
-	for l, layer := range m.Layers {
-		for pi, p := range layer.Params() {
-			checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), 2e-4)
-		}
-	}
+	checkModelGrads(t, dev, m, ps, loss, f, 2e-4, 1e-3)
 	for _, tt := range []*tensor.Tensor{logits, grad, in} {
 		dev.Free(tt)
 	}
 	m.Free(dev)
-	if live := dev.Mem().Stats().Live; live != 0 {
-		t.Fatalf("%d bytes still live after freeing everything", live)
-	}
+	checkNothingLive(t, dev)
 }

@@ -117,24 +117,14 @@ func TestGATLayerGradients(t *testing.T) {
 			if (tc.drop > 0) != (mask != nil) {
 				t.Fatalf("dropout %g but mask %v", tc.drop, mask != nil)
 			}
-			var ps []mat
-			for _, p := range layer.Params() {
-				ps = append(ps, toMat(dev, p.W))
-			}
+			ps := paramMats(dev, layer.Params())
 			xm, dym := toMat(dev, x), toMat(dev, dy)
 			checkClose(t, "forward", f32to64(y, dev), refGAT(blk, xm, ps, tc.heads, tc.concat, mask).v, 1e-5)
 			dx, err := layer.Backward(c, dy, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			loss := func() float64 {
-				y := refGAT(blk, xm, ps, tc.heads, tc.concat, mask)
-				s := 0.0
-				for i := range y.v {
-					s += y.v[i] * dym.v[i]
-				}
-				return s
-			}
+			loss := func() float64 { return dot(refGAT(blk, xm, ps, tc.heads, tc.concat, mask), dym) }
 			checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, loss), 1e-4)
 			for pi, p := range layer.Params() {
 				checkCloseFloor(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, loss), 1e-4, 1e-2)
@@ -269,14 +259,7 @@ func TestGATModelGradients(t *testing.T) {
 	if err := m.Backward(c, grad); err != nil {
 		t.Fatal(err)
 	}
-	var ps [][]mat
-	for _, layer := range m.Layers {
-		var lp []mat
-		for _, p := range layer.Params() {
-			lp = append(lp, toMat(dev, p.W))
-		}
-		ps = append(ps, lp)
-	}
+	ps := modelMats(dev, m)
 	xm := toMat(dev, x)
 	f := func() float64 {
 		h := xm
@@ -289,28 +272,9 @@ func TestGATModelGradients(t *testing.T) {
 				}
 			}
 		}
-		loss := 0.0
-		for i := 0; i < h.r; i++ {
-			mx := math.Inf(-1)
-			for j := 0; j < h.c; j++ {
-				mx = math.Max(mx, h.at(i, j))
-			}
-			s := 0.0
-			for j := 0; j < h.c; j++ {
-				s += math.Exp(h.at(i, j) - mx)
-			}
-			loss += -(h.at(i, int(labels[i])) - mx - math.Log(s))
-		}
-		return loss / float64(h.r)
+		return refCE(h, labels)
 	}
-	if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
-		t.Fatalf("loss %.7g, reference %.7g", loss, ref)
-	}
-	for l, layer := range m.Layers {
-		for pi, p := range layer.Params() {
-			checkCloseFloor(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), 2e-4, 1e-2)
-		}
-	}
+	checkModelGrads(t, dev, m, ps, loss, f, 2e-4, 1e-2)
 	// Layer-wise inference agrees with the model's evaluation forward.
 	ec := &Context{Dev: dev}
 	y, err := m.Forward(ec, blocks, x)
@@ -344,7 +308,5 @@ func TestGATModelGradients(t *testing.T) {
 	dev.Free(grad)
 	dev.Free(x)
 	m.Free(dev)
-	if live := dev.Mem().Stats().Live; live != 0 {
-		t.Fatalf("%d bytes still live after freeing everything", live)
-	}
+	checkNothingLive(t, dev)
 }

@@ -161,11 +161,57 @@ func maxAbs(v []float64) float64 {
 // numeric gradient's scale.
 func checkClose(t *testing.T, what string, analytic, numeric []float64, tol float64) {
 	t.Helper()
-	scale := math.Max(maxAbs(numeric), 1e-3)
-	for i := range numeric {
-		if d := math.Abs(analytic[i] - numeric[i]); d > tol*scale {
-			t.Fatalf("%s[%d]: analytic %.6g, numeric %.6g (scale %.3g)", what, i, analytic[i], numeric[i], scale)
+	checkCloseFloor(t, what, analytic, numeric, tol, 1e-3)
+}
+
+// paramMats returns the float64 copies of params' weights.
+func paramMats(dev device.Device, params []*Param) []mat {
+	var ps []mat
+	for _, p := range params {
+		ps = append(ps, toMat(dev, p.W))
+	}
+	return ps
+}
+
+// modelMats returns paramMats of every layer of m.
+func modelMats(dev device.Device, m *Model) [][]mat {
+	var ps [][]mat
+	for _, layer := range m.Layers {
+		ps = append(ps, paramMats(dev, layer.Params()))
+	}
+	return ps
+}
+
+// dot is the inner product <y, dy>, the scalar whose finite differences
+// check a layer's backward.
+func dot(y, dy mat) float64 {
+	s := 0.0
+	for i := range y.v {
+		s += y.v[i] * dy.v[i]
+	}
+	return s
+}
+
+// checkModelGrads checks loss against the reference loss f and every
+// parameter gradient of m against central finite differences of f over ps
+// (modelMats of m), with checkCloseFloor's tol and floor.
+func checkModelGrads(t *testing.T, dev device.Device, m *Model, ps [][]mat, loss float64, f func() float64, tol, floor float64) {
+	t.Helper()
+	if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
+		t.Fatalf("loss %.7g, reference %.7g", loss, ref)
+	}
+	for l, layer := range m.Layers {
+		for pi, p := range layer.Params() {
+			checkCloseFloor(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), tol, floor)
 		}
+	}
+}
+
+// checkNothingLive fails when dev still holds allocations.
+func checkNothingLive(t *testing.T, dev device.Device) {
+	t.Helper()
+	if live := dev.Mem().Stats().Live; live != 0 {
+		t.Fatalf("%d bytes still live after freeing everything", live)
 	}
 }
 
@@ -204,27 +250,17 @@ func TestLayerGradients(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var ps []mat
-				for _, p := range layer.Params() {
-					ps = append(ps, toMat(dev, p.W))
-				}
+				ps := paramMats(dev, layer.Params())
 				xm, dym := toMat(dev, x), toMat(dev, dy)
 				checkClose(t, "forward", f32to64(y, dev), refLayer(kind, blk, xm, ps).v, 1e-5)
 				dx, err := layer.Backward(c, dy, true)
 				if err != nil {
 					t.Fatal(err)
 				}
-				loss := func(xm mat, ps []mat) float64 {
-					y := refLayer(kind, blk, xm, ps)
-					s := 0.0
-					for i := range y.v {
-						s += y.v[i] * dym.v[i]
-					}
-					return s
-				}
-				checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, func() float64 { return loss(xm, ps) }), 1e-4)
+				loss := func() float64 { return dot(refLayer(kind, blk, xm, ps), dym) }
+				checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, loss), 1e-4)
 				for pi, p := range layer.Params() {
-					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, func() float64 { return loss(xm, ps) }), 1e-4)
+					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, loss), 1e-4)
 				}
 				dev.Free(y)
 				dev.Free(dx)
@@ -245,6 +281,11 @@ func refModel(kind string, blocks []*graph.Block, x mat, ps [][]mat, labels []in
 			}
 		}
 	}
+	return refCE(h, labels)
+}
+
+// refCE is the mean softmax cross-entropy of the rows of h.
+func refCE(h mat, labels []int32) float64 {
 	loss := 0.0
 	for i := 0; i < h.r; i++ {
 		mx := math.Inf(-1)
@@ -274,13 +315,7 @@ func TestModelGradients(t *testing.T) {
 			}
 			// Nonzero biases: with zero biases an empty block row sits exactly
 			// on ReLU's kink, where finite differences are meaningless.
-			for _, p := range m.Params() {
-				if p.W.Rows == 1 {
-					b := randTensor(t, dev, r, 1, p.W.Cols)
-					dev.Copy(p.W, b)
-					dev.Free(b)
-				}
-			}
+			randomizeBiases(t, dev, r, m)
 			x := randTensor(t, dev, r, 14, 5)
 			labels := []int32{0, 2, 1, 2}
 			c := &Context{Dev: dev, Train: true}
@@ -293,31 +328,15 @@ func TestModelGradients(t *testing.T) {
 			if err := m.Backward(c, grad); err != nil {
 				t.Fatal(err)
 			}
-			var ps [][]mat
-			for _, layer := range m.Layers {
-				var lp []mat
-				for _, p := range layer.Params() {
-					lp = append(lp, toMat(dev, p.W))
-				}
-				ps = append(ps, lp)
-			}
+			ps := modelMats(dev, m)
 			xm := toMat(dev, x)
 			f := func() float64 { return refModel(kind, blocks, xm, ps, labels) }
-			if ref := f(); math.Abs(ref-loss) > 1e-5*math.Max(1, ref) {
-				t.Fatalf("loss %.7g, reference %.7g", loss, ref)
-			}
-			for l, layer := range m.Layers {
-				for pi, p := range layer.Params() {
-					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[l][pi].v, f), 2e-4)
-				}
-			}
+			checkModelGrads(t, dev, m, ps, loss, f, 2e-4, 1e-3)
 			dev.Free(logits)
 			dev.Free(grad)
 			dev.Free(x)
 			m.Free(dev)
-			if live := dev.Mem().Stats().Live; live != 0 {
-				t.Fatalf("%d bytes still live after freeing everything", live)
-			}
+			checkNothingLive(t, dev)
 		})
 	}
 }
