@@ -53,7 +53,8 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 16)")
 	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
 	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs (gcnii: 1500 by default)")
-	fl.IntVar(&f.cfg.Patience, "patience", f.cfg.Patience, "stop after N epochs without a better validation accuracy (0 = never; gcnii: 100 by default)")
+	fl.IntVar(&f.cfg.Patience, "patience", f.cfg.Patience, "stop after N epochs without a better epoch by --select (0 = never; gcnii: 100 by default)")
+	fl.StringVar(&f.cfg.Select, "select", f.cfg.Select, "epoch whose test accuracy is reported and that --patience counts from: val-acc (highest validation accuracy) or val-loss (lowest validation cross-entropy, as the GCNII paper does)")
 	fl.Float64Var(&f.cfg.LR, "lr", f.cfg.LR, "Adam learning rate")
 	fl.Float64Var(&f.cfg.WeightDecay, "weight-decay", f.cfg.WeightDecay, "L2 weight decay on weights (not biases); with --wd-conv, on the dense layers only")
 	fl.Var(optFloatFlag{&f.cfg.WDOut}, "wd-out", "L2 weight decay on the output layer's weights, overriding --weight-decay and --wd-conv there (GNNAutoScale's Cora settings: 0)")
@@ -180,7 +181,8 @@ Datasets without a split of their own get a random per-class split (20 per
 class for training, 500 validation, 1000 test) drawn from --split-seed, which
 defaults to --seed: each seed is one random split and one initialization.
 
-Test accuracy is reported at the epoch of best validation accuracy. With
+Test accuracy is reported at the epoch of best validation accuracy, or of
+lowest validation loss with --select val-loss. With
 --json, progress goes to stderr and stdout receives one JSON object.`,
 		Example: `  gnnscope train --data synth-tiny
   gnnscope train --data cora.npz --model gcn --sampler full --epochs 200
@@ -250,6 +252,9 @@ func applyModelDefaults(fl *pflag.FlagSet, cfg *train.Config, fanout *string) {
 	}
 	if !fl.Changed("patience") {
 		cfg.Patience = d.Patience
+	}
+	if !fl.Changed("select") {
+		cfg.Select = d.Select
 	}
 	if !fl.Changed("layers") && (cfg.Model == "appnp" || cfg.Model == "gcnii") {
 		cfg.Layers = d.Layers
@@ -378,7 +383,7 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		return enc.Encode(out)
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (best validation %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc)
+	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (validation accuracy %.4f, loss %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc, res.ValLoss)
 	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating; %.2fs setup before), peak device memory %s\n",
 		res.Epochs, res.TrainS, res.EpochS, res.EvalS, res.SetupS, humanBytes(res.PeakBytes))
 	if f.cfg.MemBudget > 0 || res.OOMCount > 0 || res.GuardActions > 0 {
@@ -480,7 +485,7 @@ func (p *progress) stage(stage string, frac float64) {
 func (p *progress) epoch(st train.EpochStat, total int) {
 	s := fmt.Sprintf("epoch %d/%d  loss %.4f  train %.3f", st.Epoch, total, st.Loss, st.TrainAcc)
 	if st.Evaluated {
-		s += fmt.Sprintf("  val %.3f  test %.3f", st.ValAcc, st.TestAcc)
+		s += fmt.Sprintf("  val %.3f (loss %.4f)  test %.3f", st.ValAcc, st.ValLoss, st.TestAcc)
 	}
 	s += fmt.Sprintf("  %.2fs", st.TrainS+st.EvalS)
 	p.line(st.Epoch == total, "%s", s)

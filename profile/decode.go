@@ -53,6 +53,41 @@ func (d *decoder) ws() {
 	}
 }
 
+// colon consumes a ':' between white space, reporting whether it was there
+// (if not, d.i is at the byte found instead).
+func (d *decoder) colon() bool {
+	d.ws()
+	if d.peek() != ':' {
+		return false
+	}
+	d.i++
+	d.ws()
+	return true
+}
+
+// next consumes the white space and the ',' or closer after a member or
+// element; done reports the closer. The common case, no white space, is
+// kept small enough to inline.
+func (d *decoder) next(closer byte) (done bool, err error) {
+	if d.i < len(d.b) {
+		if c := d.b[d.i]; c == closer || c == ',' {
+			d.i++
+			return c == closer, nil
+		}
+	}
+	return d.nextSlow(closer)
+}
+
+// nextSlow is next after white space, or at an error.
+func (d *decoder) nextSlow(closer byte) (bool, error) {
+	d.ws()
+	if c := d.peek(); c == closer || c == ',' {
+		d.i++
+		return c == closer, nil
+	}
+	return false, d.errf("expected ',' or %q", closer)
+}
+
 func (d *decoder) peek() byte {
 	if d.i < len(d.b) {
 		return d.b[d.i]
@@ -78,24 +113,17 @@ func (d *decoder) event(e *Event) error {
 		if err != nil {
 			return err
 		}
-		d.ws()
-		if d.peek() != ':' {
+		if !d.colon() {
 			return d.errf("expected ':' after key %q", key)
 		}
-		d.i++
-		d.ws()
 		if err := d.field(e, key, &seenT); err != nil {
 			return err
 		}
-		d.ws()
-		c := d.peek()
-		d.i++
-		if c == '}' {
+		if done, err := d.next('}'); done || err != nil {
+			if err != nil {
+				return err
+			}
 			break
-		}
-		if c != ',' {
-			d.i--
-			return d.errf("expected ',' or '}'")
 		}
 		first = false
 	}
@@ -387,6 +415,8 @@ func intern(b []byte) string {
 		return "loss"
 	case "val_acc":
 		return "val_acc"
+	case "val_loss":
+		return "val_loss"
 	case "test_acc":
 		return "test_acc"
 	case "train_acc":
@@ -579,15 +609,11 @@ func (d *decoder) ints() ([]int64, error) {
 			return nil, err
 		}
 		out = append(out, v)
-		d.ws()
-		c := d.peek()
-		d.i++
-		if c == ']' {
+		if done, err := d.next(']'); done || err != nil {
+			if err != nil {
+				return nil, err
+			}
 			return out, nil
-		}
-		if c != ',' {
-			d.i--
-			return nil, d.errf("expected ',' or ']'")
 		}
 	}
 }
@@ -612,12 +638,9 @@ func (d *decoder) host() (*Host, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.ws()
-		if d.peek() != ':' {
+		if !d.colon() {
 			return nil, d.errf("expected ':'")
 		}
-		d.i++
-		d.ws()
 		switch string(key) {
 		case "cpu":
 			h.CPU, err = d.str()
@@ -643,15 +666,11 @@ func (d *decoder) host() (*Host, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.ws()
-		c := d.peek()
-		d.i++
-		if c == '}' {
+		if done, err := d.next('}'); done || err != nil {
+			if err != nil {
+				return nil, err
+			}
 			return h, nil
-		}
-		if c != ',' {
-			d.i--
-			return nil, d.errf("expected ',' or '}'")
 		}
 	}
 }
@@ -707,25 +726,19 @@ func (d *decoder) skip(depth int) ([]byte, error) {
 				if _, err := d.keyBytes(); err != nil {
 					return nil, err
 				}
-				d.ws()
-				if d.peek() != ':' {
+				if !d.colon() {
 					return nil, d.errf("expected ':'")
 				}
-				d.i++
-				d.ws()
 			}
 			if _, err := d.skip(depth + 1); err != nil {
 				return nil, err
 			}
-			d.ws()
-			n := d.peek()
-			d.i++
-			if n == closer {
-				break
+			done, err := d.next(closer)
+			if err != nil {
+				return nil, err
 			}
-			if n != ',' {
-				d.i--
-				return nil, d.errf("expected ',' or %q", closer)
+			if done {
+				break
 			}
 		}
 	case c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I':

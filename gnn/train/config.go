@@ -46,8 +46,13 @@ type Config struct {
 	// most ClipNorm (GNNAutoScale's grad_norm; 0: no clipping).
 	ClipNorm float64 `json:"clip_norm,omitempty"`
 	// Patience stops training once this many epochs have passed since the
-	// best validation accuracy (0: train every epoch).
+	// best epoch by Select (0: train every epoch).
 	Patience int `json:"patience,omitempty"`
+	// Select is the criterion that picks the reported epoch and that
+	// Patience counts from: SelectValAcc (the highest validation accuracy,
+	// the first on ties; "" means it) or SelectValLoss (the lowest
+	// validation cross-entropy, as the GCNII paper and PyG's example do).
+	Select string `json:"select,omitempty"`
 	// Sampler is "full" (full-batch training on the whole graph),
 	// "neighbor" (mini-batches with per-layer fanouts) or "gas"
 	// (GNNAutoScale: mini-batches of whole graph parts with historical
@@ -135,6 +140,12 @@ const (
 	GuardCut      = "cut"
 	OOMAbort      = "abort"
 	OOMSkip       = "skip"
+)
+
+// Epoch selection criteria (Config.Select).
+const (
+	SelectValAcc  = "val-acc"
+	SelectValLoss = "val-loss"
 )
 
 // cutRule returns the configured cut rule or the default.
@@ -235,6 +246,11 @@ func (c Config) Validate() error {
 	}
 	if c.Patience < 0 {
 		add("patience must be non-negative, got %d", c.Patience)
+	}
+	switch c.Select {
+	case "", SelectValAcc, SelectValLoss:
+	default:
+		add("select %q is not one of %s, %s", c.Select, SelectValAcc, SelectValLoss)
 	}
 	switch c.Sampler {
 	case "full":

@@ -70,7 +70,7 @@ func (t *trainer) setupGAS() error {
 			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("initial inference: %w", err)
 	}

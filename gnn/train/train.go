@@ -25,6 +25,7 @@ type EpochStat struct {
 	TrainAcc  float64 `json:"train_acc"`
 	Evaluated bool    `json:"evaluated"`
 	ValAcc    float64 `json:"val_acc"`
+	ValLoss   float64 `json:"val_loss"` // mean cross-entropy of the validation nodes
 	TestAcc   float64 `json:"test_acc"`
 	Batches   int     `json:"batches"`
 	TrainS    float64 `json:"train_s"` // seconds spent training
@@ -33,7 +34,7 @@ type EpochStat struct {
 
 // Result summarizes a finished run.
 type Result struct {
-	TestAcc float64 `json:"test_acc"` // at the epoch of best validation accuracy
+	TestAcc float64 `json:"test_acc"` // at the selected epoch (Config.Select)
 	// Stage figures, from the recorded spans (absent without a recorder):
 	// seconds per stage, time the trainer waited for data, overlap and
 	// pipeline efficiency (see profile.Summary for the definitions).
@@ -41,16 +42,20 @@ type Result struct {
 	DataWaitS  float64            `json:"data_wait_s"`
 	Overlap    float64            `json:"overlap"`
 	Efficiency float64            `json:"efficiency"`
-	ValAcc     float64            `json:"val_acc"` // the best validation accuracy
-	BestEpoch  int                `json:"best_epoch"`
-	Epochs     int                `json:"epochs"`  // trained: fewer than configured when Patience stopped the run
-	EpochS     float64            `json:"epoch_s"` // mean wall seconds per epoch, evaluation included
-	SetupS     float64            `json:"setup_s"` // one-time setup before the first epoch (not in train_s)
-	TrainS     float64            `json:"train_s"` // wall seconds of the whole training loop
-	EvalS      float64            `json:"eval_s"`  // of which evaluating
-	PeakBytes  int64              `json:"peak_bytes"`
-	ParamBytes int64              `json:"param_bytes"`
-	Steps      int                `json:"steps"` // optimizer steps
+	// ValAcc and ValLoss are the validation accuracy and cross-entropy of
+	// the selected epoch, BestEpoch: the highest accuracy by default, the
+	// lowest loss with Select val-loss.
+	ValAcc     float64 `json:"val_acc"`
+	ValLoss    float64 `json:"val_loss"`
+	BestEpoch  int     `json:"best_epoch"`
+	Epochs     int     `json:"epochs"`  // trained: fewer than configured when Patience stopped the run
+	EpochS     float64 `json:"epoch_s"` // mean wall seconds per epoch, evaluation included
+	SetupS     float64 `json:"setup_s"` // one-time setup before the first epoch (not in train_s)
+	TrainS     float64 `json:"train_s"` // wall seconds of the whole training loop
+	EvalS      float64 `json:"eval_s"`  // of which evaluating
+	PeakBytes  int64   `json:"peak_bytes"`
+	ParamBytes int64   `json:"param_bytes"`
+	Steps      int     `json:"steps"` // optimizer steps
 	// Per-batch device memory of training batches: each batch's peak is
 	// the resident bytes (parameters, gradients, optimizer moments) plus
 	// the batch's input plus the step's own peak (see the mem events).
@@ -120,6 +125,9 @@ type trainer struct {
 	mem memState // per-batch memory accounting and the guard
 
 	gas *gasState // GNNAutoScale training (sampler gas), or nil
+
+	isVal []bool    // per node: in the validation set
+	sel   *selector // the reported epoch and early stopping
 }
 
 func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device) (*trainer, error) {
@@ -136,7 +144,11 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 			}
 		}
 	}
-	t := &trainer{cfg: cfg, ds: ds, split: split, dev: dev}
+	t := &trainer{cfg: cfg, ds: ds, split: split, dev: dev, sel: newSelector(cfg.Select, cfg.Patience)}
+	t.isVal = make([]bool, ds.NumNodes())
+	for _, v := range split.Valid {
+		t.isVal[v] = true
+	}
 	t.x = prepareFeatures(ds.X, ds.NumFeatures, cfg.Features)
 	g := ds.Graph
 	t.deg = make([]float32, g.N)
@@ -267,13 +279,8 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		return nil
 	}
 	// patienceOut reports whether Patience epochs have passed since the
-	// best validation accuracy, as of the last recorded evaluation.
-	patienceOut := func() bool {
-		if t.cfg.Patience == 0 || res.BestEpoch < 1 || len(res.History) == 0 {
-			return false
-		}
-		return res.History[len(res.History)-1].Epoch-res.BestEpoch >= t.cfg.Patience
-	}
+	// selected epoch, as of the last recorded evaluation.
+	patienceOut := t.sel.stop
 	ran := 0 // epochs trained
 	for epoch := 1; epoch <= t.cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
@@ -380,24 +387,27 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 // evalResult is the outcome of one evaluation.
 type evalResult struct {
 	val, test float64
+	valLoss   float64 // mean cross-entropy of the validation nodes
 	secs      float64
 	err       error
 }
 
 // evaluate runs layer-wise inference with model m, recording an eval span
-// on lane, and returns the validation and test accuracies.
+// on lane, and returns the validation and test accuracies and the
+// validation loss.
 func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch int) evalResult {
 	t0 := t.rec.Now()
 	w0 := time.Now()
-	preds, err := t.inferEpoch(dev, m, epoch)
+	preds, valLoss, err := t.inferEpoch(dev, m, epoch)
 	t.rec.Span(profile.StageEval, lane, epoch, 0, t0, t.rec.Now()-t0)
 	if err != nil {
 		return evalResult{err: err}
 	}
 	return evalResult{
-		val:  accuracy(preds, t.ds.Y, t.split.Valid),
-		test: accuracy(preds, t.ds.Y, t.split.Test),
-		secs: time.Since(w0).Seconds(),
+		val:     accuracy(preds, t.ds.Y, t.split.Valid),
+		test:    accuracy(preds, t.ds.Y, t.split.Test),
+		valLoss: valLoss,
+		secs:    time.Since(w0).Seconds(),
 	}
 }
 
@@ -405,12 +415,13 @@ func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch in
 // run's result.
 func (t *trainer) record(res *Result, st *EpochStat, r evalResult) {
 	st.Evaluated = true
-	st.ValAcc, st.TestAcc, st.EvalS = r.val, r.test, r.secs
+	st.ValAcc, st.ValLoss, st.TestAcc, st.EvalS = r.val, r.valLoss, r.test, r.secs
 	res.EvalS += r.secs
-	if st.ValAcc > res.ValAcc {
-		res.ValAcc, res.TestAcc, res.BestEpoch = st.ValAcc, st.TestAcc, st.Epoch
+	if t.sel.observe(st.Epoch, st.ValAcc, st.ValLoss) {
+		res.ValAcc, res.ValLoss, res.TestAcc, res.BestEpoch = st.ValAcc, st.ValLoss, st.TestAcc, st.Epoch
 	}
 	t.rec.Metric("val_acc", st.Epoch, -1, st.ValAcc)
+	t.rec.Metric("val_loss", st.Epoch, -1, st.ValLoss)
 	t.rec.Metric("test_acc", st.Epoch, -1, st.TestAcc)
 	res.History = append(res.History, *st)
 }
@@ -738,11 +749,11 @@ func (t *trainer) inputAggregate(dev device.Device, m *nn.Model, chunks []evalCh
 // inferFirstFromAggregate runs the first layer of layer-wise inference from
 // the precomputed input aggregate: per chunk, only the destinations' own
 // rows and their aggregate move to the device, and no aggregation runs.
-func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, epoch int, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool, peaks []int64) error {
+func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, epoch int, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool, ce *valCE, peaks []int64) error {
 	f := t.ds.NumFeatures
 	for i, ch := range chunks {
 		release := t.acquire(t.evalGrant(m, i, ch), profile.LaneEval, epoch, i)
-		err := t.inferFirstChunk(dev0, m, ch, agg, f, out, next, preds, last, &peaks[i])
+		err := t.inferFirstChunk(dev0, m, ch, agg, f, out, next, preds, last, ce, &peaks[i])
 		release()
 		if err != nil {
 			return err
@@ -753,7 +764,7 @@ func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, epoch
 
 // inferFirstChunk is inferFirstFromAggregate for one chunk, raising *peak
 // to the chunk's own peak.
-func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk, agg []float32, f, out int, next []float32, preds []int32, last bool, peak *int64) error {
+func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk, agg []float32, f, out int, next []float32, preds []int32, last bool, ce *valCE, peak *int64) error {
 	scope := device.NewScope()
 	dev := device.Scoped(dev0, scope)
 	c := &nn.Context{Dev: dev}
@@ -777,6 +788,7 @@ func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk,
 	}
 	if last {
 		dev.Argmax(preds[ch.lo:ch.hi], y)
+		ce.add(dev, y, ch.lo, ch.hi)
 	} else {
 		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
 	}
@@ -790,27 +802,31 @@ func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk,
 // keeping the intermediate embeddings on the host. It returns each node's
 // predicted class.
 func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
-	return t.inferEpoch(dev, m, 0)
+	preds, _, err := t.inferEpoch(dev, m, 0)
+	return preds, err
 }
 
-// inferEpoch is infer for the evaluation of epoch, recording a mem event
-// (phase eval) per chunk, and an oom event when the budget refuses one.
-func (t *trainer) inferEpoch(dev0 device.Device, m *nn.Model, epoch int) ([]int32, error) {
+// inferEpoch is infer for the evaluation of epoch, also returning the
+// validation nodes' mean cross-entropy, recording a mem event (phase eval)
+// per chunk, and an oom event when the budget refuses one.
+func (t *trainer) inferEpoch(dev0 device.Device, m *nn.Model, epoch int) ([]int32, float64, error) {
 	var keep func(l int, h []float32) error
 	if t.gas != nil && m == t.model {
 		keep = func(l int, h []float32) error { return t.gas.refresh(t, epoch, l, h) }
 	}
-	preds, err := t.inferChunks(dev0, m, epoch, keep)
+	ce := &valCE{isVal: t.isVal, y: t.ds.Y}
+	preds, err := t.inferChunks(dev0, m, epoch, keep, ce)
 	if err != nil {
 		t.recordOOM(err, epoch, -1, profile.ActionAbort)
+		return nil, 0, err
 	}
-	return preds, err
+	return preds, ce.loss(), nil
 }
 
 // inferChunks runs layer-wise inference; keep, if not nil, receives each
 // hidden layer's output (N×hidden on the host, original node order) once
-// the layer is complete.
-func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep func(l int, h []float32) error) (_ []int32, err error) {
+// the layer is complete, and ce, if not nil, the last layer's logits.
+func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep func(l int, h []float32) error, ce *valCE) (_ []int32, err error) {
 	g := t.ds.Graph
 	h, dim := t.x, t.ds.NumFeatures
 	preds := make([]int32, g.N)
@@ -846,7 +862,7 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 				return nil, err
 			}
 			if agg != nil {
-				if err = t.inferFirstFromAggregate(dev0, m, epoch, chunks, agg, out, next, preds, l == last, peaks); err != nil {
+				if err = t.inferFirstFromAggregate(dev0, m, epoch, chunks, agg, out, next, preds, l == last, ce, peaks); err != nil {
 					return nil, err
 				}
 				h, dim = next, out
@@ -860,7 +876,7 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 		}
 		for i, ch := range chunks {
 			release := t.acquire(t.evalGrant(m, i, ch), profile.LaneEval, epoch, i)
-			err := inferChunk(dev0, m, l, ch, h, dim, out, next, preds, l == last, &peaks[i])
+			err := inferChunk(dev0, m, l, ch, h, dim, out, next, preds, l == last, ce, &peaks[i])
 			release()
 			if err != nil {
 				return nil, err
@@ -878,8 +894,9 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 
 // inferChunk runs layer l of layer-wise inference on one chunk, from the
 // layer's input h (dim columns, on the host) into next (out columns) or,
-// at the last layer, preds, raising *peak to the chunk's own peak.
-func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float32, dim, out int, next []float32, preds []int32, last bool, peak *int64) error {
+// at the last layer, preds (and ce, if not nil), raising *peak to the
+// chunk's own peak.
+func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float32, dim, out int, next []float32, preds []int32, last bool, ce *valCE, peak *int64) error {
 	scope := device.NewScope()
 	dev := device.Scoped(dev0, scope)
 	c := &nn.Context{Dev: dev}
@@ -895,6 +912,7 @@ func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float3
 	}
 	if last {
 		dev.Argmax(preds[ch.lo:ch.hi], y)
+		ce.add(dev, y, ch.lo, ch.hi)
 	} else {
 		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
 	}
