@@ -66,20 +66,8 @@ func (d *decoder) colon() bool {
 }
 
 // next consumes the white space and the ',' or closer after a member or
-// element; done reports the closer. The common case, no white space, is
-// kept small enough to inline.
+// element; done reports the closer.
 func (d *decoder) next(closer byte) (done bool, err error) {
-	if d.i < len(d.b) {
-		if c := d.b[d.i]; c == closer || c == ',' {
-			d.i++
-			return c == closer, nil
-		}
-	}
-	return d.nextSlow(closer)
-}
-
-// nextSlow is next after white space, or at an error.
-func (d *decoder) nextSlow(closer byte) (bool, error) {
 	d.ws()
 	if c := d.peek(); c == closer || c == ',' {
 		d.i++
@@ -119,11 +107,17 @@ func (d *decoder) event(e *Event) error {
 		if err := d.field(e, key, &seenT); err != nil {
 			return err
 		}
-		if done, err := d.next('}'); done || err != nil {
-			if err != nil {
-				return err
-			}
+		// The separator is read here rather than by next, which does
+		// not inline: this loop is the decoder's hot path.
+		d.ws()
+		c := d.peek()
+		d.i++
+		if c == '}' {
 			break
+		}
+		if c != ',' {
+			d.i--
+			return d.errf("expected ',' or '}'")
 		}
 		first = false
 	}
