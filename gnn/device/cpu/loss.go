@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
@@ -20,20 +21,9 @@ import (
 // chunk order, so the result does not depend on the thread count.
 func (d *Device) SoftmaxCrossEntropy(logits *tensor.Tensor, labels []int32, grad *tensor.Tensor) (loss float64, correct int) {
 	rows, cols := logits.Rows, logits.Cols
-	if len(labels) != rows {
-		panic(fmt.Sprintf("cpu: SoftmaxCrossEntropy: %d labels for logits %s", len(labels), logits.Shape()))
-	}
+	counted := device.CountLabels("cpu", labels, rows, cols)
 	if grad != nil {
 		mustSame("SoftmaxCrossEntropy", grad, logits)
-	}
-	counted := 0
-	for i, l := range labels {
-		switch {
-		case l >= 0 && int(l) < cols:
-			counted++
-		case l != -1:
-			panic(fmt.Sprintf("cpu: SoftmaxCrossEntropy: label %d of row %d outside [0, %d)", l, i, cols))
-		}
 	}
 	var inv float64
 	if counted > 0 {

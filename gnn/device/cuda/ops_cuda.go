@@ -431,20 +431,9 @@ func (d *Device) Scale(alpha float32, x *tensor.Tensor) {
 // label (see the CPU backend). It waits for the result.
 func (d *Device) SoftmaxCrossEntropy(logits *tensor.Tensor, labels []int32, grad *tensor.Tensor) (loss float64, correct int) {
 	rows, cols := logits.Rows, logits.Cols
-	if len(labels) != rows {
-		panic(fmt.Sprintf("cuda: SoftmaxCrossEntropy: %d labels for logits %s", len(labels), logits.Shape()))
-	}
+	counted := device.CountLabels("cuda", labels, rows, cols)
 	if grad != nil {
 		mustSame("SoftmaxCrossEntropy", grad, logits)
-	}
-	counted := 0
-	for i, l := range labels {
-		switch {
-		case l >= 0 && int(l) < cols:
-			counted++
-		case l != -1:
-			panic(fmt.Sprintf("cuda: SoftmaxCrossEntropy: label %d of row %d outside [0, %d)", l, i, cols))
-		}
 	}
 	if rows == 0 {
 		return 0, 0
