@@ -110,34 +110,11 @@ func TestPropLayerGradients(t *testing.T) {
 			randomizeBiases(t, dev, r, m)
 			for li, layer := range m.Layers {
 				pl := layer.(*PropConv)
-				in, out := layer.Dims()
 				blk := randBlock(r, 6, 11)
-				x := randTensor(t, dev, r, blk.NumSrc, in)
-				dy := randTensor(t, dev, r, blk.NumDst, out)
-				c := &Context{Dev: dev, Train: true}
-				y, err := layer.Forward(c, blk, x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ps := paramMats(dev, layer.Params())
-				xm, dym := toMat(dev, x), toMat(dev, dy)
-				checkClose(t, "forward", f32to64(y, dev), refPropLayer(pl, blk, xm, ps).v, 1e-5)
-				dx, err := layer.Backward(c, dy, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				loss := func() float64 { return dot(refPropLayer(pl, blk, xm, ps), dym) }
-				checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, loss), 1e-4)
-				for pi, p := range layer.Params() {
-					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, loss), 1e-4)
-				}
+				checkLayerGradients(t, dev, r, layer, blk, func(x mat, ps []mat) mat { return refPropLayer(pl, blk, x, ps) })
 				if li == 0 && len(layer.Params()) == 0 {
 					t.Fatal("first layer has no parameters")
 				}
-				dev.Free(y)
-				dev.Free(dx)
-				dev.Free(x)
-				dev.Free(dy)
 			}
 			m.Free(dev)
 			checkNothingLive(t, dev)

@@ -217,6 +217,39 @@ func checkNothingLive(t *testing.T, dev device.Device) {
 
 func f32to64(t *tensor.Tensor, dev device.Device) []float64 { return toMat(dev, t).v }
 
+// checkLayerGradients runs layer forward and backward on blk with random
+// input x and upstream gradient dy, and checks the output against ref (the
+// float64 reference of the layer, given x and the parameters) and dx and
+// every parameter gradient against central finite differences of
+// L = <ref(x), dy>. It frees what it allocates.
+func checkLayerGradients(t *testing.T, dev device.Device, r *rng.Rand, layer Layer, blk *graph.Block, ref func(x mat, ps []mat) mat) {
+	t.Helper()
+	in, out := layer.Dims()
+	x := randTensor(t, dev, r, blk.NumSrc, in)
+	dy := randTensor(t, dev, r, blk.NumDst, out)
+	defer dev.Free(x)
+	defer dev.Free(dy)
+	c := &Context{Dev: dev, Train: true}
+	y, err := layer.Forward(c, blk, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free(y)
+	ps := paramMats(dev, layer.Params())
+	xm, dym := toMat(dev, x), toMat(dev, dy)
+	checkClose(t, "forward", f32to64(y, dev), ref(xm, ps).v, 1e-5)
+	dx, err := layer.Backward(c, dy, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free(dx)
+	loss := func() float64 { return dot(ref(xm, ps), dym) }
+	checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, loss), 1e-4)
+	for pi, p := range layer.Params() {
+		checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, loss), 1e-4)
+	}
+}
+
 // TestLayerGradients checks every layer's forward against the float64
 // reference and its backward against central finite differences of
 // L = <layer(x), dy> computed on that reference.
@@ -243,27 +276,7 @@ func TestLayerGradients(t *testing.T) {
 						dev.Copy(p.W, randTensor(t, dev, r, 1, p.W.Cols))
 					}
 				}
-				x := randTensor(t, dev, r, blk.NumSrc, dims[0])
-				dy := randTensor(t, dev, r, blk.NumDst, dims[1])
-				c := &Context{Dev: dev, Train: true}
-				y, err := layer.Forward(c, blk, x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ps := paramMats(dev, layer.Params())
-				xm, dym := toMat(dev, x), toMat(dev, dy)
-				checkClose(t, "forward", f32to64(y, dev), refLayer(kind, blk, xm, ps).v, 1e-5)
-				dx, err := layer.Backward(c, dy, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				loss := func() float64 { return dot(refLayer(kind, blk, xm, ps), dym) }
-				checkClose(t, "dx", f32to64(dx, dev), numericGrad(xm.v, loss), 1e-4)
-				for pi, p := range layer.Params() {
-					checkClose(t, p.Name, f32to64(p.G, dev), numericGrad(ps[pi].v, loss), 1e-4)
-				}
-				dev.Free(y)
-				dev.Free(dx)
+				checkLayerGradients(t, dev, r, layer, blk, func(x mat, ps []mat) mat { return refLayer(kind, blk, x, ps) })
 			})
 		}
 	}
