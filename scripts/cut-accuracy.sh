@@ -18,6 +18,11 @@
 #             ../shared/datasets/cora.npz, beside the repository)
 #   KEEP      a folder to keep every run's JSON in
 #
+# Columns: the median test accuracy and its points against no cut (each
+# run selects its epoch on the cut graph), and the paired points: the median
+# over seeds of each run's test accuracy minus that of the same selected
+# weights on the whole graph (test_acc_uncut), the cut's cost on one model.
+#
 # Rows: no cut; the rules degree-sum, degree-product, degree-cap and random
 # with the defaults (every node keeps the largest number of neighbors that
 # still leaves 30 % of the edges beyond it, --cut-min-keep 0; GCN
@@ -91,8 +96,8 @@ for row in rows:
     base = open(f"{out}/{row}.base").read().strip()
     print(f"{row}: gnnscope train {base} --seed S [cut flags]; test accuracy, median over seeds 0-{seeds - 1} (min-max); points against no cut")
     print()
-    print("| cut | flags | median | min-max | points | edges cut |")
-    print("|---|---|---|---|---|---|")
+    print("| cut | flags | median | min-max | points | paired points | edges cut |")
+    print("|---|---|---|---|---|---|---|")
     ref = None
     for line in open(f"{out}/{row}.cuts").read().strip().split("\n"):
         name, flags = line.split(":", 1)
@@ -102,6 +107,10 @@ for row in rows:
         if ref is None:
             ref = m
         cut = statistics.median([r.get("eval_cut_edges", 0) for r in runs])
-        print(f"| {name} | `{flags}` | {m:.4f} | {min(acc):.4f}-{max(acc):.4f} | {100 * (m - ref):+.2f} | {cut:.0f} |")
+        # Paired: each run's selected weights on the cut graph against the
+        # same weights on the whole graph (test_acc_uncut), median over seeds.
+        pairs = [100 * (r["test_acc"] - r["test_acc_uncut"]) for r in runs if "test_acc_uncut" in r]
+        paired = f"{statistics.median(pairs):+.2f}" if len(pairs) == len(runs) else ""
+        print(f"| {name} | `{flags}` | {m:.4f} | {min(acc):.4f}-{max(acc):.4f} | {100 * (m - ref):+.2f} | {paired} | {cut:.0f} |")
     print()
 EOF

@@ -170,6 +170,42 @@ func TestEvalCut(t *testing.T) {
 	}
 }
 
+// TestEvalCutUncutReference: with EvalCut, the selected weights are
+// evaluated once more on the whole graph. After one epoch (one evaluation,
+// so both runs select it, and inference does not touch training) that is
+// exactly what a run without the cut reports; the cut run's own figures
+// come from the cut graph. Without a cut, or with a budget, there is no
+// reference.
+func TestEvalCutUncutReference(t *testing.T) {
+	ds := plantedPartition(t, 900, 4, 3)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
+	for _, model := range []string{"gcn", "sage"} {
+		cfg := memConfig(model)
+		cfg.Epochs = 1
+		plain, _ := runRecorded(t, cfg, ds, split)
+		if plain.TestAccUncut != nil || plain.ValAccUncut != nil {
+			t.Fatalf("%s: uncut reference without a cut", model)
+		}
+		cfg.EvalCut, cfg.CutRule, cfg.CutMinKeep = 0.5, memory.RuleRandom, -1
+		cut, _ := runRecorded(t, cfg, ds, split)
+		if cut.TestAccUncut == nil || cut.ValAccUncut == nil {
+			t.Fatalf("%s: no uncut reference with a cut", model)
+		}
+		if *cut.TestAccUncut != plain.TestAcc || *cut.ValAccUncut != plain.ValAcc {
+			t.Fatalf("%s: uncut reference test %v val %v, the run without a cut %v %v",
+				model, *cut.TestAccUncut, *cut.ValAccUncut, plain.TestAcc, plain.ValAcc)
+		}
+		if cut.TestAcc == plain.TestAcc && cut.ValAcc == plain.ValAcc {
+			t.Fatalf("%s: cutting half the edges changed neither accuracy (%v, %v): not evaluated on the cut graph?", model, cut.TestAcc, cut.ValAcc)
+		}
+		cfg.MemBudget = 1 << 30
+		budgeted, _ := runRecorded(t, cfg, ds, split)
+		if budgeted.TestAccUncut != nil {
+			t.Fatalf("%s: uncut reference under a budget", model)
+		}
+	}
+}
+
 // TestEvalCutNormalization: a GCN's cut inference blocks keep every
 // self-loop and weigh edge (i <- j), with d the full graph's degrees and k
 // those left after the cut (self-loops included), 1/sqrt(k_i k_j) with

@@ -68,6 +68,14 @@ type Result struct {
 	// none was made.
 	PredictorMAPE *float64 `json:"predictor_mape,omitempty"`
 	EvalCutEdges  int64    `json:"eval_cut_edges,omitempty"` // inference edges dropped per evaluation
+	// TestAccUncut and ValAccUncut are the selected epoch's weights
+	// evaluated once more, after training, on the whole graph: what the
+	// accuracy is without EvalCut's cut, on the same model, so that
+	// TestAcc - TestAccUncut is what the cut costs. Present only with
+	// EvalCut and no memory budget (a budget's cuts are what lets the
+	// inference fit at all).
+	TestAccUncut *float64 `json:"test_acc_uncut,omitempty"`
+	ValAccUncut  *float64 `json:"val_acc_uncut,omitempty"`
 	// GAS training (sampler gas): the mean and largest age in optimizer
 	// steps of the history rows pulled over the run, the histories' relative
 	// error at the last refresh (largest over layers) and their host bytes.
@@ -128,6 +136,16 @@ type trainer struct {
 
 	isVal []bool    // per node: in the validation set
 	sel   *selector // the reported epoch and early stopping
+
+	// best is a host copy of the selected epoch's weights, one slice per
+	// model parameter in Params order (kept only when uncutReference).
+	best [][]float32
+}
+
+// uncutReference reports whether the run evaluates its selected weights on
+// the uncut graph at the end (see Result.TestAccUncut).
+func (t *trainer) uncutReference() bool {
+	return t.cfg.EvalCut > 0 && t.mem.budget == 0
 }
 
 func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device) (*trainer, error) {
@@ -370,6 +388,10 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	res.EpochS = res.TrainS / float64(max(ran, 1))
 	res.PeakBytes = t.dev.Mem().Stats().Peak
 	t.memResult(res)
+	// After the peak is read: the reference evaluation is not the run's.
+	if err := t.uncutEval(res); err != nil {
+		return nil, fmt.Errorf("uncut reference evaluation: %w", err)
+	}
 	res.Steps = t.opt.Steps()
 	t.gasResult(res)
 	if rec != nil {
@@ -390,6 +412,7 @@ type evalResult struct {
 	valLoss   float64 // mean cross-entropy of the validation nodes
 	secs      float64
 	err       error
+	params    [][]float32 // the evaluated weights on the host (uncutReference only)
 }
 
 // evaluate runs layer-wise inference with model m, recording an eval span
@@ -403,12 +426,28 @@ func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch in
 	if err != nil {
 		return evalResult{err: err}
 	}
-	return evalResult{
+	r := evalResult{
 		val:     accuracy(preds, t.ds.Y, t.split.Valid),
 		test:    accuracy(preds, t.ds.Y, t.split.Test),
 		valLoss: valLoss,
 		secs:    time.Since(w0).Seconds(),
 	}
+	if t.uncutReference() {
+		r.params = hostParams(dev, m)
+	}
+	return r
+}
+
+// hostParams copies m's weights to the host, one slice per parameter in
+// Params order.
+func hostParams(dev device.Device, m *nn.Model) [][]float32 {
+	ps := m.Params()
+	out := make([][]float32, len(ps))
+	for i, p := range ps {
+		out[i] = make([]float32, p.W.Len())
+		dev.CopyToHost(out[i], p.W)
+	}
+	return out
 }
 
 // record stores an evaluation's figures in the epoch's statistics and the
@@ -419,6 +458,9 @@ func (t *trainer) record(res *Result, st *EpochStat, r evalResult) {
 	res.EvalS += r.secs
 	if t.sel.observe(st.Epoch, st.ValAcc, st.ValLoss) {
 		res.ValAcc, res.ValLoss, res.TestAcc, res.BestEpoch = st.ValAcc, st.ValLoss, st.TestAcc, st.Epoch
+		if r.params != nil {
+			t.best = r.params
+		}
 	}
 	t.rec.Metric("val_acc", st.Epoch, -1, st.ValAcc)
 	t.rec.Metric("val_loss", st.Epoch, -1, st.ValLoss)
@@ -918,5 +960,59 @@ func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float3
 	}
 	dev.Free(y)
 	*peak = max(*peak, scope.Peak())
+	return nil
+}
+
+// uncutEval evaluates the selected epoch's weights (t.best) on the whole
+// graph, without the inference cut, and stores the accuracies in res (see
+// Result.TestAccUncut). It runs after the training loop, outside train_s
+// and the recorded spans; without uncutReference it does nothing.
+func (t *trainer) uncutEval(res *Result) error {
+	if !t.uncutReference() || t.best == nil {
+		return nil
+	}
+	m, err := t.model.Snapshot(t.dev)
+	if err != nil {
+		return err
+	}
+	defer m.Free(t.dev)
+	for i, p := range m.Params() {
+		t.dev.CopyFromHost(p.W, t.best[i])
+	}
+	g := t.ds.Graph
+	scratch := sample.NewScratch(g.N)
+	var chunks []evalChunk
+	for lo := 0; lo < g.N; lo += t.cfg.EvalChunk {
+		hi := min(g.N, lo+t.cfg.EvalChunk)
+		dst := make([]int32, hi-lo)
+		for i := range dst {
+			dst[i] = int32(lo + i)
+		}
+		blk, src, err := sample.FullBlock(g, dst, scratch)
+		if err != nil {
+			return err
+		}
+		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src})
+	}
+	t.prepareEvalBlocks(m, chunks, false)
+	preds := make([]int32, g.N)
+	var peak int64
+	h, dim := t.x, t.ds.NumFeatures
+	last := len(m.Layers) - 1
+	for l, layer := range m.Layers {
+		_, out := layer.Dims()
+		var next []float32
+		if l < last {
+			next = make([]float32, g.N*out)
+		}
+		for _, ch := range chunks {
+			if err := inferChunk(t.dev, m, l, ch, h, dim, out, next, preds, l == last, nil, &peak); err != nil {
+				return err
+			}
+		}
+		h, dim = next, out
+	}
+	test, val := accuracy(preds, t.ds.Y, t.split.Test), accuracy(preds, t.ds.Y, t.split.Valid)
+	res.TestAccUncut, res.ValAccUncut = &test, &val
 	return nil
 }
