@@ -11,6 +11,8 @@
 #                        200 epochs
 #            small-sage  GraphSAGE on synth-small, fanouts 15,10, batches of
 #                        1024, 20 epochs
+#            cora-gat, cora-appnp
+#                        GAT / APPNP on Cora, full batch, their defaults
 # Environment:
 #   GNNSCOPE  the gnnscope binary (default: built from this checkout into a
 #             temporary folder)
@@ -70,6 +72,8 @@ $gcncuts"
 		;;
 	cora-sage) base="--data $cora --model sage --sampler neighbor --fanout 25,10 --batch-size 512 --epochs 200" ;;
 	small-sage) base="--data synth-small --model sage --fanout 15,10 --batch-size 1024 --epochs 20" ;;
+	cora-gat) base="--data $cora --model gat --sampler full" ;;
+	cora-appnp) base="--data $cora --model appnp --sampler full" ;;
 	*)
 		echo "unknown row $row" >&2
 		exit 2
