@@ -51,6 +51,9 @@ type RunFigures struct {
 	TestAcc   *float64 `json:"test_acc,omitempty"`
 	ValAcc    *float64 `json:"val_acc,omitempty"`
 	BestEpoch int      `json:"best_epoch,omitempty"`
+	// TestAccUncut: with an inference cut (eval_cut), the selected weights'
+	// test accuracy on the whole graph; absent otherwise.
+	TestAccUncut *float64 `json:"test_acc_uncut,omitempty"`
 
 	// GNNAutoScale runs: staleness of pulled history rows in optimizer
 	// steps (mean of the stale events' means, largest max), the
@@ -105,7 +108,7 @@ func Compare(s *sessions.Session) (Table, error) {
 			EpochSource: r.EpochSource,
 			Spans:       r.Spans, SampleS: r.SampleS, TransferS: r.TransferS, TrainS: r.TrainS, EvalS: r.EvalS,
 			DataWaitS: r.DataWaitS, Overlap: r.Overlap, Efficiency: r.Efficiency,
-			Speedup: r.Speedup, TestAcc: r.TestAcc, ValAcc: r.ValAcc, BestEpoch: r.BestEpoch,
+			Speedup: r.Speedup, TestAcc: r.TestAcc, ValAcc: r.ValAcc, BestEpoch: r.BestEpoch, TestAccUncut: r.TestAccUncut,
 			StalenessMean: r.StaleMean, StalenessMax: r.StaleMax, HistoryRelErr: r.HistoryRelErr, HistoryBytes: r.HistoryBytes,
 			Events: r.Events, Malformed: r.Malformed,
 		}
@@ -122,8 +125,9 @@ func Compare(s *sessions.Session) (Table, error) {
 
 // Render writes the table as aligned plain-ASCII text: one line per run
 // (EPOCH s is the mean epoch time, SD its sample standard deviation; when
-// a run has history figures, STALE MEAN, STALE MAX, HIST ERR and HIST
-// BYTES follow), then notes and the errors of runs that did not end ok.
+// a run cut its inference edges, UNCUT ACC, the test accuracy of the same
+// weights on the whole graph, follows TEST ACC; when a run has history
+// figures, STALE MEAN, STALE MAX, HIST ERR and HIST BYTES follow), then notes and the errors of runs that did not end ok.
 func (t Table) Render(w io.Writer) error {
 	title := "session " + t.Session
 	if t.Name != "" {
@@ -133,11 +137,15 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	gas := false
+	gas, uncut := false, false
 	for _, r := range t.Runs {
 		gas = gas || r.StalenessMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
+		uncut = uncut || r.TestAccUncut != nil
 	}
 	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
+	if uncut {
+		header += "\tUNCUT ACC"
+	}
 	if gas {
 		header += "\tSTALE MEAN\tSTALE MAX\tHIST ERR\tHIST BYTES"
 	}
@@ -162,6 +170,9 @@ func (t Table) Render(w io.Writer) error {
 			cells = append(cells, "-")
 		}
 		cells = append(cells, optFloat("%.4f", r.TestAcc))
+		if uncut {
+			cells = append(cells, optFloat("%.4f", r.TestAccUncut))
+		}
 		if gas {
 			cells = append(cells, optFloat("%.2f", r.StalenessMean), optFloat("%.0f", r.StalenessMax), optFloat("%.4f", r.HistoryRelErr))
 			if r.HistoryBytes != nil {

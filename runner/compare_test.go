@@ -124,8 +124,30 @@ func TestCompare(t *testing.T) {
 	if err := tab.Render(&out); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out.String(), "STALE") {
-		t.Errorf("history columns without a GAS run:\n%s", out.String())
+	if strings.Contains(out.String(), "STALE") || strings.Contains(out.String(), "UNCUT") {
+		t.Errorf("history or uncut columns without a GAS run or a cut:\n%s", out.String())
+	}
+
+	// a run with an inference cut: its uncut reference in a column
+	uncutAcc := 0.8125
+	writeRun(t, s, "cut", []float64{1}, profile.StatusOK, &train.Result{BestEpoch: 1, TestAcc: 0.75, TestAccUncut: &uncutAcc, EvalCutEdges: 9})
+	tab, err = Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tab.Runs {
+		if r.Run == "cut" && (r.TestAccUncut == nil || *r.TestAccUncut != uncutAcc) || r.Run != "cut" && r.TestAccUncut != nil {
+			t.Errorf("run %s: uncut test accuracy %v", r.Run, r.TestAccUncut)
+		}
+	}
+	out.Reset()
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"UNCUT ACC", "0.8125"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("rendering lacks %q:\n%s", want, out.String())
+		}
 	}
 
 	// a GAS run: history figures from its summary, rendered in columns

@@ -273,8 +273,12 @@ type RunFigures struct {
 	// ("summary" or "metric").
 	TestAcc       *float64 `json:"test_acc,omitempty"`
 	TestAccSource string   `json:"test_acc_source,omitempty"`
-	ValAcc        *float64 `json:"val_acc,omitempty"`
-	BestEpoch     int      `json:"best_epoch,omitempty"`
+	// TestAccUncut is run_end's summary test_acc_uncut: the selected
+	// weights evaluated on the whole graph after a run with an inference
+	// cut (train.Result.TestAccUncut); absent for runs without one.
+	TestAccUncut *float64 `json:"test_acc_uncut,omitempty"`
+	ValAcc       *float64 `json:"val_acc,omitempty"`
+	BestEpoch    int      `json:"best_epoch,omitempty"`
 
 	// Speedup is the baseline's mean epoch time over this run's (0 when
 	// either is unknown).
@@ -490,6 +494,7 @@ func (f *RunFigures) setEpochs(es profile.EpochStats, source string) {
 // train.Result, or whatever an external trainer wrote).
 type result struct {
 	TestAcc    *float64           `json:"test_acc"`
+	TestUncut  *float64           `json:"test_acc_uncut"`
 	ValAcc     *float64           `json:"val_acc"`
 	BestEpoch  *int               `json:"best_epoch"`
 	StageS     map[string]float64 `json:"stage_s"`
@@ -521,6 +526,10 @@ func (f *RunFigures) fromResult(raw json.RawMessage) {
 		if res.ValAcc != nil && finite(*res.ValAcc) {
 			w := *res.ValAcc
 			f.ValAcc = &w
+		}
+		if res.TestUncut != nil && finite(*res.TestUncut) {
+			u := *res.TestUncut
+			f.TestAccUncut = &u
 		}
 	}
 	if res.BestEpoch != nil && *res.BestEpoch > 0 {

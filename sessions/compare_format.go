@@ -186,6 +186,12 @@ var figureRows = []figureRow{
 		}
 		return fmtAcc(*r.TestAcc)
 	}},
+	{"test accuracy uncut", "test_acc_uncut", func(r *RunFigures, _ bool) string {
+		if r.TestAccUncut == nil {
+			return ""
+		}
+		return fmtAcc(*r.TestAccUncut)
+	}},
 	{"speedup", "speedup", func(r *RunFigures, human bool) string {
 		if r.Speedup <= 0 {
 			return ""
@@ -414,7 +420,7 @@ func (r *RunFigures) sanitize() {
 			*p = 0
 		}
 	}
-	for _, pp := range []**float64{&r.StaleMean, &r.StaleMax, &r.HistoryRelErr, &r.TestAcc, &r.ValAcc} {
+	for _, pp := range []**float64{&r.StaleMean, &r.StaleMax, &r.HistoryRelErr, &r.TestAcc, &r.TestAccUncut, &r.ValAcc} {
 		if *pp != nil && !finite(**pp) {
 			*pp = nil
 		}

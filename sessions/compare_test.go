@@ -97,7 +97,7 @@ const (
 
 func handRuns() (handRun, handRun) {
 	base := handRun{name: "baseline", variant: "baseline", config: baseCfg, epochS: []float64{2, 3, 1},
-		summary: `{"test_acc":0.5,"val_acc":0.6,"best_epoch":2,"history_rel_err":0.25}`}
+		summary: `{"test_acc":0.5,"val_acc":0.6,"best_epoch":2,"history_rel_err":0.25,"test_acc_uncut":0.52}`}
 	peaks := make([]int64, 100)
 	for i := range peaks {
 		peaks[i] = int64(100 - i) // 100..1 MiB, out of order
@@ -415,6 +415,7 @@ func TestCompareCSV(t *testing.T) {
 		"epoch_mean_s":   {"2.000", "1.000"},
 		"speedup":        {"1.000", "2.000"},
 		"test_acc":       {"0.5000", "0.8000"},
+		"test_acc_uncut": {"0.5200", ""},
 		"ooms":           {"0", "3"},
 		"staleness_mean": {"", "2.00"},
 		"history_bytes":  {"", "4096"},
