@@ -69,6 +69,7 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
 	fl.IntVar(&f.cfg.Parts, "parts", 0, "gas: number of graph parts (KWay partition)")
 	fl.IntVar(&f.cfg.PartsPerBatch, "parts-per-batch", 1, "gas: graph parts per mini-batch")
+	fl.StringVar(&f.cfg.PartBalance, "part-balance", "", "gas: what the parts balance: nodes (the default, as METIS and GNNAutoScale) or edges (each node weighs its degree + 1: even edge volumes, so batch memory varies less)")
 	fl.StringVar(&f.fanout, "fanout", f.fanout, "neighbors sampled per node for each hop, hop 1 first; -1 = all")
 	fl.IntVar(&f.cfg.BatchSize, "batch-size", f.cfg.BatchSize, "target nodes per mini-batch")
 	fl.Uint64Var(&f.cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")

@@ -19,14 +19,20 @@ type Options struct {
 	// Seed makes the randomized choices (visiting orders, growing seeds)
 	// reproducible: the same graph, k and seed give the same partition.
 	Seed uint64
-	// Imbalance is the largest allowed ratio of a part's size to the
-	// average part size n/k; 0 means DefaultImbalance. It must be >= 1.
+	// Imbalance is the largest allowed ratio of a part's size (its total
+	// weight, with VertexWeights) to the average; 0 means
+	// DefaultImbalance. It must be >= 1.
 	Imbalance float64
 	// RefinePasses bounds the greedy refinement passes per level; 0 means 10.
 	RefinePasses int
 	// Progress, if not nil, receives a stage name (coarsen, initial,
 	// refine) and the fraction of it done.
 	Progress func(stage string, frac float64)
+	// VertexWeights, if not nil, gives each node's weight (at least 1; one
+	// per node): parts then balance their total weight instead of their
+	// node count, as METIS does with vertex weights. Weighing each node by
+	// its degree + 1, say, balances the edges the parts hold.
+	VertexWeights []int32
 }
 
 // Result is a k-way partition.
@@ -37,6 +43,9 @@ type Result struct {
 	EdgeCut int64
 	// Balance is the largest part's size over the average size n/k.
 	Balance float64
+	// WeightBalance is the largest part's total vertex weight over the
+	// average weight (Balance when no VertexWeights were given).
+	WeightBalance float64
 	// Sizes holds each part's node count.
 	Sizes []int
 	// Levels is the number of graphs in the multilevel hierarchy, the
@@ -78,6 +87,19 @@ func KWay(g *graph.CSR, k int, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w := opt.VertexWeights; w != nil {
+		if len(w) != wg.n {
+			return nil, fmt.Errorf("partition: %d vertex weights for %d nodes", len(w), wg.n)
+		}
+		wg.tvwgt = 0
+		for v, x := range w {
+			if x < 1 {
+				return nil, fmt.Errorf("partition: node %d has weight %d; weights must be at least 1", v, x)
+			}
+			wg.vwgt[v] = x
+			wg.tvwgt += int64(x)
+		}
+	}
 	res := &Result{Parts: make([]int32, wg.n), Levels: 1, CoarsestNodes: wg.n}
 	if k > 1 && wg.n > 0 {
 		r := rng.New(opt.Seed, 0x6d657469735f6b77)
@@ -114,6 +136,14 @@ func KWay(g *graph.CSR, k int, opt Options) (*Result, error) {
 	}
 	res.EdgeCut = wg.cut(res.Parts)
 	res.Balance = balanceOf(res.Sizes, wg.n, k)
+	res.WeightBalance = res.Balance
+	if opt.VertexWeights != nil && wg.tvwgt > 0 {
+		pw := make([]int64, k)
+		for v, p := range res.Parts {
+			pw[p] += int64(wg.vwgt[v])
+		}
+		res.WeightBalance = float64(slices.Max(pw)) * float64(k) / float64(wg.tvwgt)
+	}
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -262,6 +263,74 @@ func TestEdgeCases(t *testing.T) {
 	}
 	if res.EdgeCut != 1 {
 		t.Errorf("path of 4 in 2 parts: cut %d, want 1", res.EdgeCut)
+	}
+}
+
+// TestVertexWeights: with vertex weights, parts balance their total
+// weight (recounted here) within the tolerance; weighing by degree + 1 on a
+// graph with hubs makes the parts' edge volumes even where node counts
+// alone leave them uneven.
+func TestVertexWeights(t *testing.T) {
+	// A random graph plus a few hubs joined to many nodes.
+	r := rng.New(3)
+	n := 3000
+	var edges [][2]int32
+	for len(edges) < 6000 {
+		u, v := int32(r.Intn(n)), int32(r.Intn(n))
+		if u != v {
+			edges = append(edges, [2]int32{u, v})
+		}
+	}
+	for h := int32(0); h < 6; h++ {
+		for i := 0; i < 400; i++ {
+			if v := int32(r.Intn(n)); v != h {
+				edges = append(edges, [2]int32{h, v})
+			}
+		}
+	}
+	g := undirected(t, n, edges)
+	w := make([]int32, n)
+	var total int64
+	for v := range w {
+		w[v] = int32(len(g.Neighbors(int32(v)))) + 1
+		total += int64(w[v])
+	}
+	k, ub := 12, 1.05
+	res, err := KWay(g, k, Options{Seed: 1, Imbalance: ub, VertexWeights: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := make([]int64, k)
+	for v, p := range res.Parts {
+		pw[p] += int64(w[v])
+	}
+	wb := float64(slices.Max(pw)) * float64(k) / float64(total)
+	if math.Abs(wb-res.WeightBalance) > 1e-9 {
+		t.Fatalf("weight balance %v, recounted %v", res.WeightBalance, wb)
+	}
+	// The heaviest vertex (a hub) may exceed an even share on its own.
+	limit := max(ub, (float64(total)/float64(k)+float64(slices.Max(w)))/(float64(total)/float64(k)))
+	if wb > limit+1e-9 {
+		t.Fatalf("weight balance %.4f over %.4f (part weights %v)", wb, limit, pw)
+	}
+	plain, err := KWay(g, k, Options{Seed: 1, Imbalance: ub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.WeightBalance != plain.Balance {
+		t.Fatalf("unweighted: weight balance %v, balance %v", plain.WeightBalance, plain.Balance)
+	}
+	ppw := make([]int64, k)
+	for v, p := range plain.Parts {
+		ppw[p] += int64(w[v])
+	}
+	if pb := float64(slices.Max(ppw)) * float64(k) / float64(total); pb <= wb {
+		t.Errorf("node-balanced parts' edge volumes are as even (%.3f) as the degree-weighted ones (%.3f)", pb, wb)
+	}
+	for _, bad := range [][]int32{make([]int32, n-1), make([]int32, n)} {
+		if _, err := KWay(g, k, Options{VertexWeights: bad}); err == nil {
+			t.Errorf("%d weights (zeros) accepted", len(bad))
+		}
 	}
 }
 

@@ -65,7 +65,12 @@ type Config struct {
 	Parts int `json:"parts,omitempty"`
 	// PartsPerBatch is the number of parts per GAS mini-batch.
 	PartsPerBatch int `json:"parts_per_batch,omitempty"`
-	Threads       int `json:"threads"`
+	// PartBalance is what GAS's parts balance: "nodes" (the default, as
+	// METIS and GNNAutoScale do) or "edges" (each node weighs its degree
+	// + 1, so parts hold similar edge volumes and a batch's halo, hence
+	// its memory, varies less with the parts it draws).
+	PartBalance string `json:"part_balance,omitempty"`
+	Threads     int    `json:"threads"`
 	// Features is "row" (scale each feature row to sum 1, as PyG's
 	// NormalizeFeatures), "none", or "auto": row when every feature is
 	// non-negative (bag-of-words data such as Cora), none otherwise.
@@ -273,6 +278,9 @@ func (c Config) Validate() error {
 		if c.PartsPerBatch < 1 {
 			add("gas needs at least 1 part per batch (--parts-per-batch), got %d", c.PartsPerBatch)
 		}
+		if c.PartBalance != "" && c.PartBalance != PartBalanceNodes && c.PartBalance != PartBalanceEdges {
+			add("part balance %q is not one of nodes, edges", c.PartBalance)
+		}
 		if c.OverlapEval {
 			add("overlapped evaluation is not supported with --sampler gas (evaluation refreshes the histories)")
 		}
@@ -343,3 +351,9 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// What GAS partitions balance (Config.PartBalance).
+const (
+	PartBalanceNodes = "nodes"
+	PartBalanceEdges = "edges"
+)

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
@@ -42,7 +43,14 @@ func (t *trainer) setupGAS() error {
 	if k > g.N {
 		return fmt.Errorf("%d parts for %d nodes: at most one part per node", k, g.N)
 	}
-	pr, err := partition.KWay(g, k, partition.Options{Seed: t.cfg.Seed})
+	opt := partition.Options{Seed: t.cfg.Seed}
+	if t.cfg.PartBalance == PartBalanceEdges {
+		opt.VertexWeights = make([]int32, g.N)
+		for v := range opt.VertexWeights {
+			opt.VertexWeights[v] = int32(min(g.Indptr[v+1]-g.Indptr[v]+1, math.MaxInt32))
+		}
+	}
+	pr, err := partition.KWay(g, k, opt)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,11 +150,68 @@ func TestGASWholeGraphEqualsFullBatch(t *testing.T) {
 	}
 }
 
+// TestGASPartBalance: parts balanced by edges (PartBalance edges) are a
+// different partition from node-balanced ones, whose parts hold evener
+// edge volumes; training on them runs and learns.
+func TestGASPartBalance(t *testing.T) {
+	ds := plantedPartition(t, 600, 3, 5)
+	split, err := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 60, 120, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ds.Graph
+	volumes := func(cfg Config) (parts []int32, spread float64) {
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.close()
+		if err := tr.setupGAS(); err != nil {
+			t.Fatal(err)
+		}
+		// The loader numbers nodes part by part: part p is the permuted
+		// ids [PartPtr[p], PartPtr[p+1]), original node Inv[i].
+		ld := tr.gas.loader
+		vol := make([]int64, cfg.Parts)
+		parts = make([]int32, g.N)
+		for p := 0; p < cfg.Parts; p++ {
+			for i := ld.PartPtr[p]; i < ld.PartPtr[p+1]; i++ {
+				v := ld.Inv[i]
+				parts[v] = int32(p)
+				vol[p] += g.Indptr[v+1] - g.Indptr[v] + 1
+			}
+		}
+		var total int64
+		for _, x := range vol {
+			total += x
+		}
+		return parts, float64(slices.Max(vol)) * float64(cfg.Parts) / float64(total)
+	}
+	cfg := gasConfig("gcn")
+	nodeParts, nodeSpread := volumes(cfg)
+	cfg.PartBalance = PartBalanceEdges
+	edgeParts, edgeSpread := volumes(cfg)
+	if slices.Equal(nodeParts, edgeParts) {
+		t.Fatal("edge-balanced parts are the node-balanced ones")
+	}
+	t.Logf("largest edge volume over the mean: %.3f balancing edges, %.3f balancing nodes", edgeSpread, nodeSpread)
+	if edgeSpread > 1.05 || edgeSpread >= nodeSpread {
+		t.Errorf("largest edge volume over the mean: %.3f balancing edges, %.3f balancing nodes", edgeSpread, nodeSpread)
+	}
+	res, err := Run(context.Background(), cfg, ds, split, cpu.New(1, 0), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TestAcc < 0.6 {
+		t.Errorf("edge-balanced GAS test accuracy %.3f", res.TestAcc)
+	}
+}
+
 func TestGASConfigErrors(t *testing.T) {
 	cfg := gasConfig("gcn")
-	cfg.Parts, cfg.PartsPerBatch, cfg.OverlapEval = 0, 0, true
+	cfg.Parts, cfg.PartsPerBatch, cfg.OverlapEval, cfg.PartBalance = 0, 0, true, "halo"
 	err := cfg.Validate()
-	for _, want := range []string{"--parts", "--parts-per-batch", "overlapped evaluation"} {
+	for _, want := range []string{"--parts", "--parts-per-batch", "overlapped evaluation", `part balance "halo"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not mention %s", err, want)
 		}
