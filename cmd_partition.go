@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/partition"
 )
 
@@ -26,6 +28,8 @@ type partitionReport struct {
 	EdgeCut       int64   `json:"edge_cut"`
 	CutFraction   float64 `json:"cut_fraction"` // cut over undirected edges
 	Balance       float64 `json:"balance"`
+	Balanced      string  `json:"balanced"`     // what the parts balance: nodes or edges (--balance)
+	EdgeBalance   float64 `json:"edge_balance"` // largest part's degree + 1 sum over the average
 	MinPart       int     `json:"min_part"`
 	MaxPart       int     `json:"max_part"`
 	Levels        int     `json:"levels"`
@@ -36,11 +40,11 @@ type partitionReport struct {
 
 func newPartitionCmd() *cobra.Command {
 	var (
-		dataRef, cacheDir, outPath, metisPath string
-		parts                                 int
-		seed, dataSeed                        uint64
-		imbalance                             float64
-		asJSON, noCache, quiet                bool
+		dataRef, cacheDir, outPath, metisPath, balance string
+		parts                                          int
+		seed, dataSeed                                 uint64
+		imbalance                                      float64
+		asJSON, noCache, quiet                         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "partition",
@@ -67,6 +71,9 @@ Progress goes to stderr.`,
 			if parts < 1 {
 				return fmt.Errorf("--parts: %d; need at least 1", parts)
 			}
+			if balance != "nodes" && balance != "edges" {
+				return fmt.Errorf("--balance: %q; want nodes or edges", balance)
+			}
 			if imbalance < 1 {
 				return fmt.Errorf("--imbalance: %v; need a ratio >= 1 (1.03 allows parts 3%% above average)", imbalance)
 			}
@@ -89,9 +96,11 @@ Progress goes to stderr.`,
 			}
 			prog.printf("partition %s (%d nodes, %d stored edges) into %d parts\n", d.Name, g.N, g.NumEdges(), parts)
 			start := time.Now()
-			res, err := partition.KWay(g, parts, partition.Options{
-				Seed: seed, Imbalance: imbalance, Progress: prog.stage,
-			})
+			opt := partition.Options{Seed: seed, Imbalance: imbalance, Progress: prog.stage}
+			if balance == "edges" {
+				opt.VertexWeights = partition.DegreeWeights(g)
+			}
+			res, err := partition.KWay(g, parts, opt)
 			secs := time.Since(start).Seconds()
 			prog.done()
 			if err != nil {
@@ -105,6 +114,7 @@ Progress goes to stderr.`,
 			rep := partitionReport{
 				Data: d.Name, Nodes: g.N, Edges: g.NumEdges(), Parts: parts, Seed: seed, Imbalance: imbalance,
 				EdgeCut: res.EdgeCut, Balance: res.Balance, Levels: res.Levels, CoarsestNodes: res.CoarsestNodes,
+				Balanced: balance, EdgeBalance: edgeBalance(g, res.Parts, parts),
 				Seconds: secs, Output: outPath,
 			}
 			if g.NumEdges() > 0 {
@@ -121,7 +131,14 @@ Progress goes to stderr.`,
 				return enc.Encode(rep)
 			}
 			fmt.Fprintf(out, "edge cut   %d (%.2f%% of edges)\n", rep.EdgeCut, 100*rep.CutFraction)
-			fmt.Fprintf(out, "balance    %.3f (parts %d..%d nodes, tolerance %.3f)\n", rep.Balance, rep.MinPart, rep.MaxPart, imbalance)
+			tol := func(b string) string {
+				if b == balance {
+					return fmt.Sprintf(", tolerance %.3f", imbalance)
+				}
+				return ""
+			}
+			fmt.Fprintf(out, "balance    %.3f (parts %d..%d nodes%s); edges %.3f (degree + 1 per node%s)\n",
+				rep.Balance, rep.MinPart, rep.MaxPart, tol("nodes"), rep.EdgeBalance, tol("edges"))
 			fmt.Fprintf(out, "time       %.3fs (%d levels, coarsest %d nodes)\n", secs, rep.Levels, rep.CoarsestNodes)
 			if outPath != "" {
 				fmt.Fprintf(out, "assignment %s\n", outPath)
@@ -134,7 +151,8 @@ Progress goes to stderr.`,
 	fl.IntVarP(&parts, "parts", "k", 0, "number of parts")
 	fl.Uint64Var(&seed, "seed", 0, "partitioner seed (same seed, same partition)")
 	fl.Uint64Var(&dataSeed, "data-seed", 0, "generator seed (presets only)")
-	fl.Float64Var(&imbalance, "imbalance", partition.DefaultImbalance, "largest allowed part size over the average")
+	fl.Float64Var(&imbalance, "imbalance", partition.DefaultImbalance, "largest allowed part size (weight, with --balance edges) over the average")
+	fl.StringVar(&balance, "balance", "nodes", "what parts balance: nodes, or edges (each node weighs its degree + 1; train's --part-balance)")
 	fl.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	fl.StringVarP(&outPath, "output", "o", "", "write the assignment (one part id per line) to this file")
 	fl.StringVar(&metisPath, "write-metis", "", "also write the graph in METIS .graph format to this file")
@@ -159,4 +177,20 @@ func writeFile(path string, fill func(*os.File) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// edgeBalance is the largest part's sum of degree + 1 over the average
+// part's: how evenly the parts hold the graph's edges.
+func edgeBalance(g *graph.CSR, parts []int32, k int) float64 {
+	vol := make([]int64, k)
+	var total int64
+	for v, p := range parts {
+		d := g.Indptr[v+1] - g.Indptr[v] + 1
+		vol[p] += d
+		total += d
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(slices.Max(vol)) * float64(k) / float64(total)
 }

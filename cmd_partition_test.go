@@ -35,6 +35,22 @@ func TestPartitionCmd(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(g), "10000 ") {
 		t.Errorf("METIS graph: %v %.40q", err, g)
 	}
+	if rep.Balanced != "nodes" || rep.EdgeBalance < rep.Balance {
+		t.Errorf("node-balanced report: balanced %q, edge balance %v", rep.Balanced, rep.EdgeBalance)
+	}
+	// Balancing edges: the parts' degree + 1 sums within the tolerance,
+	// their node counts no longer.
+	out, _, err = runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "--balance", "edges", "--json", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var erep partitionReport
+	if err := json.Unmarshal([]byte(out), &erep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if erep.Balanced != "edges" || erep.EdgeBalance > 1.03+1e-9 || erep.EdgeBalance >= rep.EdgeBalance {
+		t.Errorf("edge-balanced report %+v (node-balanced edge balance %v)", erep, rep.EdgeBalance)
+	}
 	out, _, err = runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "-q")
 	if err != nil || !strings.Contains(out, "edge cut") || !strings.Contains(out, "balance") {
 		t.Errorf("text output %q, %v", out, err)
@@ -44,6 +60,7 @@ func TestPartitionCmd(t *testing.T) {
 		{"partition", "--data", "synth-tiny", "--parts", "0"},
 		{"partition", "--data", "synth-tiny", "--parts", "20000", "-q"},
 		{"partition", "--data", "synth-tiny", "--parts", "4", "--imbalance", "0.9"},
+		{"partition", "--data", "synth-tiny", "--parts", "4", "--balance", "halo"},
 	} {
 		if _, _, err := runCLI(t, args...); err == nil {
 			t.Errorf("%v: no error", args)

@@ -338,3 +338,14 @@ func (s *kstate) balance() {
 		s.move(c.v, to)
 	}
 }
+
+// DegreeWeights returns vertex weights that balance edges: each node's
+// stored degree + 1 (capped at the largest int32), for
+// Options.VertexWeights.
+func DegreeWeights(g *graph.CSR) []int32 {
+	w := make([]int32, g.N)
+	for v := range w {
+		w[v] = int32(min(g.Indptr[v+1]-g.Indptr[v]+1, math.MaxInt32))
+	}
+	return w
+}

@@ -3,7 +3,6 @@ package train
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
@@ -45,10 +44,7 @@ func (t *trainer) setupGAS() error {
 	}
 	opt := partition.Options{Seed: t.cfg.Seed}
 	if t.cfg.PartBalance == PartBalanceEdges {
-		opt.VertexWeights = make([]int32, g.N)
-		for v := range opt.VertexWeights {
-			opt.VertexWeights[v] = int32(min(g.Indptr[v+1]-g.Indptr[v]+1, math.MaxInt32))
-		}
+		opt.VertexWeights = partition.DegreeWeights(g)
 	}
 	pr, err := partition.KWay(g, k, opt)
 	if err != nil {
