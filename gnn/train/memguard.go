@@ -590,6 +590,16 @@ type builtChunk struct {
 	dropped int64 // edges cut from it
 }
 
+// rangeBlock is the inference block of destinations [lo, hi) with all
+// their neighbors as sources.
+func rangeBlock(g *graph.CSR, lo, hi int, scratch *sample.Scratch) (*graph.Block, []int32, error) {
+	dst := make([]int32, hi-lo)
+	for i := range dst {
+		dst[i] = int32(lo + i)
+	}
+	return sample.FullBlock(g, dst, scratch)
+}
+
 // nextEvalChunk builds the inference chunk of the destinations from lo on:
 // want of them (fewer at the graph's end) or, with a budget, as many as fit
 // with their full neighborhood: smaller chunks cost no accuracy, only time
@@ -604,11 +614,7 @@ func (t *trainer) nextEvalChunk(m *nn.Model, scratch *sample.Scratch, lo, want i
 	g := t.ds.Graph
 	n := min(want, g.N-lo)
 	for {
-		dst := make([]int32, n)
-		for i := range dst {
-			dst[i] = int32(lo + i)
-		}
-		blk, src, err := sample.FullBlock(g, dst, scratch)
+		blk, src, err := rangeBlock(g, lo, lo+n, scratch)
 		if err != nil {
 			return builtChunk{}, 0, err
 		}

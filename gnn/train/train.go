@@ -984,11 +984,7 @@ func (t *trainer) uncutEval(res *Result) error {
 	var chunks []evalChunk
 	for lo := 0; lo < g.N; lo += t.cfg.EvalChunk {
 		hi := min(g.N, lo+t.cfg.EvalChunk)
-		dst := make([]int32, hi-lo)
-		for i := range dst {
-			dst[i] = int32(lo + i)
-		}
-		blk, src, err := sample.FullBlock(g, dst, scratch)
+		blk, src, err := rangeBlock(g, lo, hi, scratch)
 		if err != nil {
 			return err
 		}
