@@ -145,13 +145,13 @@ type sessionEntry struct {
 	BestAcc        *float64 `json:"best_test_acc,omitempty"`
 	Speedup        float64  `json:"speedup,omitempty"`
 
-	Runs  []runner.RunFigures `json:"runs"`
-	Error string              `json:"error,omitempty"`
+	Runs  []sessions.RunFigures `json:"runs"`
+	Error string                `json:"error,omitempty"`
 }
 
 // describeSession builds a session's list entry; errors go into Error.
 func describeSession(store *sessions.Store, info sessions.SessionInfo) sessionEntry {
-	e := sessionEntry{ID: info.ID, Name: info.Name, Created: info.Created, Dir: info.Dir, Variants: []string{}, Runs: []runner.RunFigures{}, Error: info.Err}
+	e := sessionEntry{ID: info.ID, Name: info.Name, Created: info.Created, Dir: info.Dir, Variants: []string{}, Runs: []sessions.RunFigures{}, Error: info.Err}
 	for _, v := range info.Variants {
 		e.Variants = append(e.Variants, v.Name)
 	}

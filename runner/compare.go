@@ -10,72 +10,15 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-// RunFigures are one run's figures in a comparison. Times are seconds.
-// Figures from spans are zero when the journal has none (see Spans).
-type RunFigures struct {
-	Run     string `json:"run"`
-	Variant string `json:"variant"`
-	Status  string `json:"status"`
-	Error   string `json:"error,omitempty"`
-
-	// Epoch wall times: from the journal's spans (profile.Summary's epoch
-	// statistics), or, for a journal without spans, from the result's
-	// per-epoch training and evaluation seconds. EpochSource says which
-	// ("spans", "result" or "" for none).
-	Epochs       int     `json:"epochs"`
-	EpochMeanS   float64 `json:"epoch_mean_s"`
-	EpochStdS    float64 `json:"epoch_std_s"`
-	EpochMinS    float64 `json:"epoch_min_s"`
-	EpochMedianS float64 `json:"epoch_median_s"`
-	EpochMaxS    float64 `json:"epoch_max_s"`
-	EpochSource  string  `json:"epoch_source,omitempty"`
-
-	// Stage totals over all lanes, data wait, overlap and efficiency (see
-	// profile.Summary for the definitions).
-	Spans      int64   `json:"spans"`
-	SampleS    float64 `json:"sample_s"`
-	TransferS  float64 `json:"transfer_s"`
-	TrainS     float64 `json:"train_s"`
-	EvalS      float64 `json:"eval_s"`
-	DataWaitS  float64 `json:"data_wait_s"`
-	Overlap    float64 `json:"overlap"`
-	Efficiency float64 `json:"efficiency"`
-	PeakBytes  int64   `json:"peak_bytes,omitempty"`
-
-	// Speedup is the baseline's mean epoch time over this run's (0 when
-	// either is unknown).
-	Speedup float64 `json:"speedup,omitempty"`
-
-	// From the run_end summary (train.Result): test accuracy at the epoch
-	// of best validation accuracy; absent when unknown.
-	TestAcc   *float64 `json:"test_acc,omitempty"`
-	ValAcc    *float64 `json:"val_acc,omitempty"`
-	BestEpoch int      `json:"best_epoch,omitempty"`
-	// TestAccUncut: with an inference cut (eval_cut), the selected weights'
-	// test accuracy on the whole graph; absent otherwise.
-	TestAccUncut *float64 `json:"test_acc_uncut,omitempty"`
-
-	// GNNAutoScale runs: staleness of pulled history rows in optimizer
-	// steps (mean of the stale events' means, largest max), the
-	// histories' relative error at the last refresh (largest over layers)
-	// and their host bytes; absent for other runs (see
-	// sessions.RunFigures).
-	StalenessMean *float64 `json:"staleness_mean,omitempty"`
-	StalenessMax  *float64 `json:"staleness_max,omitempty"`
-	HistoryRelErr *float64 `json:"history_rel_err,omitempty"`
-	HistoryBytes  *int64   `json:"history_bytes,omitempty"`
-
-	Events    int64 `json:"events"`              // journal events read
-	Malformed int   `json:"malformed,omitempty"` // journal lines skipped
-}
-
 // Table is a comparison of a session's runs.
 type Table struct {
-	Session  string       `json:"session"`
-	Name     string       `json:"name,omitempty"`
-	Dir      string       `json:"dir"`
-	Baseline string       `json:"baseline,omitempty"` // the run speedups are relative to
-	Runs     []RunFigures `json:"runs"`
+	Session  string `json:"session"`
+	Name     string `json:"name,omitempty"`
+	Dir      string `json:"dir"`
+	Baseline string `json:"baseline,omitempty"` // the run speedups are relative to
+	// Runs are the runs' figures as sessions.Compare gives them (the same
+	// fields as `gnnscope compare --format json`).
+	Runs []sessions.RunFigures `json:"runs"`
 }
 
 // Compare puts a session's runs side by side, in launch order, through
@@ -86,7 +29,7 @@ type Table struct {
 // For several sessions, configuration differences and the other output
 // formats, use sessions.Compare directly.
 func Compare(s *sessions.Session) (Table, error) {
-	t := Table{Session: s.ID(), Name: s.Meta.Name, Dir: s.Dir(), Runs: []RunFigures{}}
+	t := Table{Session: s.ID(), Name: s.Meta.Name, Dir: s.Dir(), Runs: []sessions.RunFigures{}}
 	states, err := RunStates(s)
 	if err != nil {
 		return t, err
@@ -100,26 +43,7 @@ func Compare(s *sessions.Session) (Table, error) {
 		return t, err
 	}
 	t.Baseline = c.Baseline
-	for _, r := range c.Runs {
-		f := RunFigures{
-			Run: r.Run, Variant: r.Variant, Status: r.Status, Error: r.Error,
-			Epochs: r.Epochs, EpochMeanS: r.EpochMeanS, EpochStdS: r.EpochStdS,
-			EpochMinS: r.EpochMinS, EpochMedianS: r.EpochMedianS, EpochMaxS: r.EpochMaxS,
-			EpochSource: r.EpochSource,
-			Spans:       r.Spans, SampleS: r.SampleS, TransferS: r.TransferS, TrainS: r.TrainS, EvalS: r.EvalS,
-			DataWaitS: r.DataWaitS, Overlap: r.Overlap, Efficiency: r.Efficiency,
-			Speedup: r.Speedup, TestAcc: r.TestAcc, ValAcc: r.ValAcc, BestEpoch: r.BestEpoch, TestAccUncut: r.TestAccUncut,
-			StalenessMean: r.StaleMean, StalenessMax: r.StaleMax, HistoryRelErr: r.HistoryRelErr, HistoryBytes: r.HistoryBytes,
-			Events: r.Events, Malformed: r.Malformed,
-		}
-		if f.EpochSource == "summary" {
-			f.EpochSource = "result"
-		}
-		if r.PeakBytes != nil {
-			f.PeakBytes = *r.PeakBytes
-		}
-		t.Runs = append(t.Runs, f)
-	}
+	t.Runs = c.Runs
 	return t, nil
 }
 
@@ -139,7 +63,7 @@ func (t Table) Render(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	gas, uncut := false, false
 	for _, r := range t.Runs {
-		gas = gas || r.StalenessMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
+		gas = gas || r.StaleMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
 		uncut = uncut || r.TestAccUncut != nil
 	}
 	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
@@ -158,7 +82,7 @@ func (t Table) Render(w io.Writer) error {
 		} else {
 			cells = append(cells, "-", "-", "-", "-", "-", "-")
 		}
-		if r.Spans > 0 {
+		if r.StageSource != "" {
 			cells = append(cells, sec(r.SampleS), sec(r.TransferS), sec(r.TrainS), sec(r.EvalS), sec(r.DataWaitS),
 				fmt.Sprintf("%.2f", r.Overlap), fmt.Sprintf("%.2f", r.Efficiency))
 		} else {
@@ -174,7 +98,7 @@ func (t Table) Render(w io.Writer) error {
 			cells = append(cells, optFloat("%.4f", r.TestAccUncut))
 		}
 		if gas {
-			cells = append(cells, optFloat("%.2f", r.StalenessMean), optFloat("%.0f", r.StalenessMax), optFloat("%.4f", r.HistoryRelErr))
+			cells = append(cells, optFloat("%.2f", r.StaleMean), optFloat("%.0f", r.StaleMax), optFloat("%.4f", r.HistoryRelErr))
 			if r.HistoryBytes != nil {
 				cells = append(cells, sessions.HumanBytes(*r.HistoryBytes))
 			} else {
@@ -191,8 +115,8 @@ func (t Table) Render(w io.Writer) error {
 		notes = append(notes, fmt.Sprintf("speedup: mean epoch time of %s over each run's", t.Baseline))
 	}
 	for _, r := range t.Runs {
-		if r.EpochSource == "result" {
-			notes = append(notes, fmt.Sprintf("%s: no spans in the journal; epoch times from the run's own timing", r.Variant))
+		if r.EpochSource == "summary" {
+			notes = append(notes, fmt.Sprintf("%s: no spans in the journal; epoch and stage times from the run's own timing", r.Variant))
 		}
 		if r.Error != "" {
 			notes = append(notes, fmt.Sprintf("%s: %s: %s", r.Variant, r.Status, r.Error))

@@ -117,7 +117,7 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := tab.Runs[len(tab.Runs)-1]
-	if ns.Run != "nospans" || ns.EpochSource != "result" || !near(ns.EpochMeanS, 3) || ns.TestAcc != nil {
+	if ns.Run != "nospans" || ns.EpochSource != "summary" || !near(ns.EpochMeanS, 3) || ns.TestAcc != nil {
 		t.Errorf("no spans: %+v", ns)
 	}
 	out.Reset()
@@ -157,13 +157,13 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g RunFigures
+	var g sessions.RunFigures
 	for _, r := range tab.Runs {
 		if r.Run == "gas" {
 			g = r
 		}
 	}
-	if g.HistoryRelErr == nil || *g.HistoryRelErr != relErr || g.HistoryBytes == nil || *g.HistoryBytes != 3<<20 || g.StalenessMean != nil {
+	if g.HistoryRelErr == nil || *g.HistoryRelErr != relErr || g.HistoryBytes == nil || *g.HistoryBytes != 3<<20 || g.StaleMean != nil {
 		t.Errorf("gas run %+v", g)
 	}
 	out.Reset()
