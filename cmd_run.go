@@ -238,6 +238,9 @@ func runExperiment(fl *pflag.FlagSet, f *runFlags) (runner.Experiment, []runner.
 			return runner.Experiment{}, nil, fmt.Errorf("--fanout: %w", err)
 		}
 		f.cfg.Fanouts = fan
+		if err := flagsApply(fl, f.cfg); err != nil {
+			return runner.Experiment{}, nil, err
+		}
 		exp := runner.Experiment{Data: f.data, NoCache: f.noCache, Train: f.cfg}
 		exp.Split = f.trainFlags.experimentSplit(fl, runner.DefaultSplit())
 		return exp, nil, exp.Validate()

@@ -176,7 +176,9 @@ generated datasets are cached, so the second run opens them at once.
 Hyper-parameters default to the usual ones (Shchur et al.'s GNN benchmark):
 2 layers of 64, lr 0.01, weight decay 5e-4, dropout 0.5. GCN trains
 full-batch; GraphSAGE on neighbor-sampled mini-batches (fanouts 25,10, batch
-512). Flags you set override them.
+512). Flags you set override them. A flag that only some runs use (--parts
+for --sampler gas, --fanout for --sampler neighbor, --heads for --model gat,
+...) is refused when set for a run that would ignore it.
 
 Datasets without a split of their own get a random per-class split (20 per
 class for training, 500 validation, 1000 test) drawn from --split-seed, which
@@ -273,6 +275,49 @@ func applyModelDefaults(fl *pflag.FlagSet, cfg *train.Config, fanout *string) {
 	}
 }
 
+// flagScopes names the flags that apply only to some samplers or models:
+// set on the command line for a run they do not apply to, they would be
+// ignored without a word, so flagsApply refuses them.
+var flagScopes = []struct {
+	flags []string
+	what  string                  // the runs they apply to, for the message
+	apply func(train.Config) bool // whether they apply to a config
+}{
+	{[]string{"parts", "parts-per-batch", "part-balance"}, "--sampler gas",
+		func(c train.Config) bool { return c.Sampler == "gas" }},
+	{[]string{"fanout", "batch-size"}, "--sampler neighbor",
+		func(c train.Config) bool { return c.Sampler == "neighbor" }},
+	{[]string{"heads", "attn-dropout"}, "--model gat",
+		func(c train.Config) bool { return c.Model == "gat" }},
+	{[]string{"alpha"}, "--model appnp or gcnii",
+		func(c train.Config) bool { return c.Model == "appnp" || c.Model == "gcnii" }},
+	{[]string{"theta"}, "--model gcnii",
+		func(c train.Config) bool { return c.Model == "gcnii" }},
+	{[]string{"prefetch"}, "--sampler-workers N (N > 0)",
+		func(c train.Config) bool { return c.SamplerWorkers > 0 }},
+}
+
+// flagsApply returns an error naming every flag set on the command line
+// that the final config does not use (say --parts without --sampler gas).
+func flagsApply(fl *pflag.FlagSet, cfg train.Config) error {
+	var bad []string
+	for _, sc := range flagScopes {
+		if sc.apply(cfg) {
+			continue
+		}
+		for _, name := range sc.flags {
+			if fl.Lookup(name) != nil && fl.Changed(name) {
+				bad = append(bad, fmt.Sprintf("--%s applies to %s only", name, sc.what))
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s (this run: --model %s --sampler %s); leave the flag out or change the run",
+		strings.Join(bad, "; "), cfg.Model, cfg.Sampler)
+}
+
 // parseInts parses "25,10" into []int.
 func parseInts(s string) ([]int, error) {
 	var out []int
@@ -300,6 +345,9 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		return fmt.Errorf("--fanout: %w", err)
 	}
 	f.cfg.Fanouts = fan
+	if err := flagsApply(cmd.Flags(), f.cfg); err != nil {
+		return err
+	}
 	exp := runner.Experiment{Data: f.data, NoCache: f.noCache, Train: f.cfg}
 	exp.Split = f.experimentSplit(cmd.Flags(), runner.DefaultSplit())
 	if err := exp.Validate(); err != nil {

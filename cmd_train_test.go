@@ -87,3 +87,40 @@ on_oom = "abort"
 		t.Fatalf("%d oom events, want 1 (action abort)", n)
 	}
 }
+
+// TestTrainRefusesInapplicableFlags: a flag set for a sampler or model the
+// run does not use is an error naming it, before any data is read; the
+// same flag where it applies is accepted.
+func TestTrainRefusesInapplicableFlags(t *testing.T) {
+	t.Setenv("GNNSCOPE_HOME", t.TempDir())
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--model", "gcn", "--parts", "8"}, []string{"--parts applies to --sampler gas only", "--sampler full"}},
+		{[]string{"--model", "sage", "--sampler", "gas", "--parts", "8", "--fanout", "5,5"}, []string{"--fanout applies to --sampler neighbor only"}},
+		{[]string{"--model", "gcn", "--heads", "2", "--theta", "0.5"}, []string{"--heads applies to --model gat only", "--theta applies to --model gcnii only"}},
+		{[]string{"--model", "sage", "--prefetch", "2"}, []string{"--prefetch applies to --sampler-workers"}},
+	} {
+		args := append([]string{"train", "--data", "/nonexistent/data.npz", "-q"}, c.args...)
+		_, _, err := runCLI(t, args...)
+		if err == nil {
+			t.Fatalf("%v: no error", c.args)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q lacks %q", c.args, err, w)
+			}
+		}
+	}
+	// Where they apply, the flags pass this check (and the run then fails
+	// on the missing data, not on the flags).
+	_, _, err := runCLI(t, "train", "--data", "/nonexistent/data.npz", "-q", "--model", "gcn", "--sampler", "gas", "--parts", "8", "--part-balance", "edges")
+	if err == nil || strings.Contains(err.Error(), "applies to") {
+		t.Fatalf("gas flags on a gas run: %v", err)
+	}
+	_, _, err = runCLI(t, "run", "--data", "synth-tiny", "--model", "gcn", "--fanout", "5,5", "-q")
+	if err == nil || !strings.Contains(err.Error(), "--fanout applies to --sampler neighbor only") {
+		t.Fatalf("run with --fanout on full-batch gcn: %v", err)
+	}
+}

@@ -16,7 +16,8 @@
 #   PER_BATCH  parts per GAS batch (default 4)
 #   EPOCHS     at most this many epochs for both runs (default 1000)
 #   FLAGS      model flags for both runs (default: --model sage --layers 3
-#              --hidden 64)
+#              --hidden 64); --part-balance goes to the GAS run only.
+#              Values are split at spaces.
 # Environment: GNNSCOPE names the gnnscope binary (default: built from this
 # checkout into a temporary folder); MAX_RATIO (default 0.40) and MAX_DROP
 # (default 0.01) set the checks; SEED (default 0) the seed of both runs.
@@ -44,9 +45,32 @@ if [ -z "$gs" ]; then
 	gs=$tmp/gnnscope
 fi
 
-"$gs" train --data "$data" --sampler full --epochs "$epochs" --patience 100 --seed "$seed" --json -q "$@" >"$tmp/full.json"
+# GAS-only flags stay out of the full-batch run (train refuses flags that
+# do not apply to a run).
+full_flags=
+gas_flags=
+value=
+for a in "$@"; do
+	if [ -n "$value" ]; then
+		gas_flags="$gas_flags $a"
+		value=
+		continue
+	fi
+	case $a in
+	--part-balance) gas_flags="$gas_flags $a" value=1 ;;
+	--part-balance=*) gas_flags="$gas_flags $a" ;;
+	*)
+		full_flags="$full_flags $a"
+		gas_flags="$gas_flags $a"
+		;;
+	esac
+done
+
+# shellcheck disable=SC2086
+"$gs" train --data "$data" --sampler full --epochs "$epochs" --patience 100 --seed "$seed" --json -q $full_flags >"$tmp/full.json"
+# shellcheck disable=SC2086
 "$gs" train --data "$data" --sampler gas --parts "$parts" --parts-per-batch "$per" \
-	--epochs "$epochs" --patience 100 --seed "$seed" --json -q "$@" >"$tmp/gas.json"
+	--epochs "$epochs" --patience 100 --seed "$seed" --json -q $gas_flags >"$tmp/gas.json"
 
 # field FILE KEY: the first top-level number KEY in a train --json object.
 field() {
