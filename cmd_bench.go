@@ -144,7 +144,7 @@ divide by the CPU time the process actually received.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&only, "only", "sample,gather,gemm", "which benchmarks to run: sample, gather, gemm (comma-separated)")
-	fl.StringVar(&dataRef, "data", "synth-products", "graph for the sampling benchmark (preset, .npz, OGB folder, .gsd)")
+	fl.StringVar(&dataRef, "data", "synth-products", "graph for the sampling benchmark (preset, .npz, OGB or Planetoid folder, .gsd)")
 	fl.StringVar(&fanout, "fanout", "15,10,5", "sampling fanouts, hop 1 first")
 	fl.IntVar(&batch, "batch-size", 1024, "sampling batch size")
 	fl.StringVar(&threadList, "threads", "1,2", "thread counts to measure (comma-separated)")

@@ -113,21 +113,22 @@ func newDatasetsStatsCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "stats REF",
-		Short: "Print statistics of a preset, .npz file, OGB folder or .gsd file",
+		Short: "Print statistics of a preset, .npz file, OGB or Planetoid folder, or .gsd file",
 		Long: `Load a dataset and print its statistics: nodes, stored edges, features,
 classes, degree distribution (min, median, mean, max), isolated nodes, edge
 homophily (the fraction of edges between two labeled nodes whose labels
 agree), labeled nodes, class sizes and the sizes of its own split.
 
 REF is a preset name, a gnn-benchmark .npz file, an OGB dataset folder (or its
-raw/ folder) or a .gsd cache file. The dataset is cached like everywhere else,
+raw/ folder), a Planetoid folder (PyG's Cora/ or its raw/, with ind.cora.x,
+...) or a .gsd cache file. The dataset is cached like everywhere else,
 so a later 'gnnscope train --data REF' opens it at once. Progress goes to
 stderr.`,
 		Example: `  gnnscope datasets stats synth-tiny
   gnnscope datasets stats synth-products --seed 3 --json
   gnnscope datasets stats ~/data/cora.npz
   gnnscope datasets stats ~/data/ogbn_products --split sales_ranking`,
-		Args: datasetsArgs(1, "REF (a preset, .npz file, OGB folder or .gsd file)"),
+		Args: datasetsArgs(1, "REF (a preset, .npz file, OGB or Planetoid folder, or .gsd file)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prog := newDatasetProgress(cmd.ErrOrStderr(), quiet)
 			d, err := load.Open(args[0], load.Options{

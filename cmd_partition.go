@@ -66,7 +66,7 @@ Progress goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dataRef == "" {
-				return fmt.Errorf("--data is required (a preset, .npz file, OGB folder or .gsd file)")
+				return fmt.Errorf("--data is required (a preset, .npz file, OGB or Planetoid folder, or .gsd file)")
 			}
 			if parts < 1 {
 				return fmt.Errorf("--parts: %d; need at least 1", parts)
@@ -147,7 +147,7 @@ Progress goes to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&dataRef, "data", "", "dataset: a preset, .npz file, OGB folder or .gsd file")
+	fl.StringVar(&dataRef, "data", "", "dataset: a preset, .npz file, OGB or Planetoid folder, or .gsd file")
 	fl.IntVarP(&parts, "parts", "k", 0, "number of parts")
 	fl.Uint64Var(&seed, "seed", 0, "partitioner seed (same seed, same partition)")
 	fl.Uint64Var(&dataSeed, "data-seed", 0, "generator seed (presets only)")

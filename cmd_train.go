@@ -48,7 +48,7 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	f.cfg = train.Defaults(defaultModel)
 	sp := runner.DefaultSplit()
 	f.fanout = "25,10"
-	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB folder or .gsd cache file")
+	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB or Planetoid folder, or .gsd cache file")
 	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn, sage, gat, appnp or gcnii")
 	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 16)")
 	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")

@@ -12,8 +12,8 @@ import (
 func Models() []string { return slices.Clone(nn.Kinds) }
 
 // CheckDataset reports whether ref names a dataset a run can load: a
-// synthetic preset, a gnn-benchmark .npz file, an OGB folder or a .gsd
-// cache file. It is the check Launch makes before anything starts, and
+// synthetic preset, a gnn-benchmark .npz file, an OGB or Planetoid folder
+// or a .gsd cache file. It is the check Launch makes before anything starts, and
 // does not load the dataset; the error lists the accepted forms.
 func CheckDataset(ref string) error {
 	if _, err := load.Resolve(ref); err != nil {

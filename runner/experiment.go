@@ -61,7 +61,7 @@ func (s Split) Validate() error {
 type Experiment struct {
 	Name string `json:"name,omitempty"`
 	// Data is a dataset reference as load.Open takes it: a synthetic
-	// preset, a .npz file, an OGB folder or a .gsd cache file.
+	// preset, a .npz file, an OGB or Planetoid folder or a .gsd cache file.
 	Data string `json:"data"`
 	// NoCache neither reads nor writes the dataset cache.
 	NoCache bool         `json:"no_cache,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/npz"
 	"github.com/gnnscope/gnnscope/gnn/data/ogb"
+	"github.com/gnnscope/gnnscope/gnn/data/planetoid"
 	"github.com/gnnscope/gnnscope/gnn/data/synth"
 )
 
@@ -44,10 +45,11 @@ type Kind int
 
 // The kinds of dataset reference.
 const (
-	KindPreset Kind = iota // a synthetic preset name
-	KindNPZ                // a .npz file in the gnn-benchmark layout
-	KindOGB                // an OGB dataset folder (or its raw/ folder)
-	KindCache              // a .gsd dataset cache file
+	KindPreset    Kind = iota // a synthetic preset name
+	KindNPZ                   // a .npz file in the gnn-benchmark layout
+	KindOGB                   // an OGB dataset folder (or its raw/ folder)
+	KindCache                 // a .gsd dataset cache file
+	KindPlanetoid             // a folder of Planetoid files (ind.NAME.*), or its parent
 )
 
 // String returns the kind's short name (preset, npz, ogb, cache).
@@ -61,6 +63,8 @@ func (k Kind) String() string {
 		return "ogb"
 	case KindCache:
 		return "cache"
+	case KindPlanetoid:
+		return "planetoid"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -71,6 +75,8 @@ const Usage = `a dataset is one of:
   PRESET           a synthetic preset (gnnscope datasets lists them)
   FILE.npz         a gnn-benchmark .npz file (Cora, CiteSeer, PubMed, Amazon, Coauthor)
   FOLDER           an OGB node-property dataset folder (with raw/ and split/), or its raw/
+  FOLDER           a Planetoid folder (PyG's Cora/, or its raw/ with ind.cora.x, ...;
+                   Cora, CiteSeer, PubMed with their public split)
   FILE.gsd         a gnnscope dataset cache file`
 
 // Resolve classifies a dataset reference. An unknown reference is an error
@@ -82,10 +88,16 @@ func Resolve(ref string) (Kind, error) {
 	fi, statErr := os.Stat(ref)
 	switch {
 	case statErr == nil && fi.IsDir():
-		if _, err := ogb.Root(ref); err != nil {
+		_, ogbErr := ogb.Root(ref)
+		if ogbErr == nil {
+			return KindOGB, nil
+		}
+		if _, _, err := planetoid.Root(ref); err == nil {
+			return KindPlanetoid, nil
+		} else if !strings.Contains(err.Error(), "no Planetoid files") {
 			return 0, err
 		}
-		return KindOGB, nil
+		return 0, fmt.Errorf("%w; nor a Planetoid folder (ind.NAME.x, ..., ind.NAME.test.index, here or in raw/)", ogbErr)
 	case statErr == nil:
 		ext := strings.ToLower(filepath.Ext(ref))
 		switch {
@@ -176,23 +188,32 @@ func cachePath(ref string, kind Kind, opt Options) (string, error) {
 		cfg.Workers = 0 // does not change the result
 		fmt.Fprintf(h, "%s\n%d\n%#v\n", p.Name, opt.Seed, cfg)
 		base = fmt.Sprintf("%s-seed%d", p.Name, opt.Seed)
-	case KindNPZ, KindOGB:
+	case KindNPZ, KindOGB, KindPlanetoid:
 		abs, err := filepath.Abs(ref)
 		if err != nil {
 			return "", err
 		}
-		root := abs
-		if kind == KindOGB {
+		root, name := abs, ""
+		switch kind {
+		case KindOGB:
 			if root, err = ogb.Root(abs); err != nil {
 				return "", err
 			}
 			fmt.Fprintf(h, "split=%s\n", opt.Split)
+		case KindPlanetoid:
+			if root, name, err = planetoid.Root(abs); err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "planetoid=%s\n", name)
 		}
 		fmt.Fprintf(h, "%s\n", root)
 		if err := fingerprint(h, root); err != nil {
 			return "", err
 		}
 		base = strings.TrimSuffix(filepath.Base(root), filepath.Ext(root))
+		if name != "" {
+			base = name // the files' folder is often just raw/
+		}
 	}
 	sum := hex.EncodeToString(h.Sum(nil))[:16]
 	return filepath.Join(dir, sanitize(base)+"-"+sum+data.CacheExt), nil
@@ -230,11 +251,11 @@ func sanitize(s string) string {
 }
 
 // Open returns the dataset that ref names: a synthetic preset (generated
-// with opt.Seed), a gnn-benchmark .npz file, an OGB dataset folder, or a
-// .gsd cache file. Unless opt.NoCache is set, loaded and generated datasets
-// are saved in the cache folder and reopened from there next time (keyed by
-// preset, seed and configuration, or by the input's path, size and
-// modification time). A dataset that went through the cache is
+// with opt.Seed), a gnn-benchmark .npz file, an OGB dataset folder, a
+// Planetoid folder, or a .gsd cache file. Unless opt.NoCache is set, loaded
+// and generated datasets are saved in the cache folder and reopened from
+// there next time (keyed by preset, seed and configuration, or by the
+// input's path, size and modification time). A dataset that went through the cache is
 // memory-mapped and read-only (see data.Load); with NoCache, or when the
 // cache cannot be written, it lives on the heap.
 func Open(ref string, opt Options) (*data.Dataset, error) {
@@ -305,6 +326,13 @@ func build(ref string, kind Kind, opt Options) (*data.Dataset, error) {
 		return d, err
 	case KindOGB:
 		return ogb.Load(ref, ogb.Options{Split: opt.Split, Progress: opt.Progress})
+	case KindPlanetoid:
+		stage(opt, "read planetoid", 0)
+		d, err := planetoid.Load(ref, planetoid.Options{})
+		if err == nil {
+			stage(opt, "read planetoid", 1)
+		}
+		return d, err
 	}
 	return nil, fmt.Errorf("dataset %s: unsupported kind %v", ref, kind)
 }

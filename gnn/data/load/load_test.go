@@ -356,3 +356,57 @@ func TestStats(t *testing.T) {
 		t.Error("thousands")
 	}
 }
+
+// TestOpenPlanetoid: a PyG-style Planetoid folder (NAME/raw/ind.NAME.*)
+// resolves from the folder and from raw/, loads with its public split,
+// and both references share one cache entry named after the dataset.
+func TestOpenPlanetoid(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "Tiny")
+	raw := filepath.Join(root, "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "planetoid", "testdata", "proto2")
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(raw, e.Name()), b, 0o644)
+	}
+	for _, ref := range []string{root, raw} {
+		if k, err := Resolve(ref); err != nil || k != KindPlanetoid {
+			t.Fatalf("Resolve(%s) = %v, %v", ref, k, err)
+		}
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	r := &recorder{}
+	d, err := Open(root, r.opts(cacheDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "tiny" || d.NumNodes() != 515 || d.Split == nil || len(d.Split.Train) != 3 || len(d.Split.Valid) != 500 || len(d.Split.Test) != 4 {
+		t.Fatalf("planetoid: %s, %d nodes, split %v", d.Name, d.NumNodes(), d.Split != nil)
+	}
+	if !slices.Contains(r.stages, "read planetoid") {
+		t.Errorf("stages %v", r.stages)
+	}
+	viaRaw, err := Open(raw, Options{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameData(t, d, viaRaw)
+	files := cacheFiles(t, cacheDir)
+	if len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "tiny-") {
+		t.Errorf("cache files %v", files)
+	}
+	// A folder that is neither OGB nor Planetoid names both.
+	if _, err := Resolve(dir); err == nil || !strings.Contains(err.Error(), "OGB") || !strings.Contains(err.Error(), "Planetoid") {
+		t.Errorf("plain folder: %v", err)
+	}
+}

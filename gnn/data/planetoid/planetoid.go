@@ -1,0 +1,333 @@
+package planetoid
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nlpodyssey/gopickle/types"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+)
+
+// NumValid is the size of the public split's validation set: the 500 nodes
+// after the training nodes in file order (Kipf & Welling; PyG's "public"
+// split).
+const NumValid = 500
+
+// parts are the suffixes of a Planetoid dataset's files, ind.NAME.SUFFIX.
+var parts = []string{"x", "tx", "allx", "y", "ty", "ally", "graph", "test.index"}
+
+// Root finds the Planetoid files under dir: in dir itself or in its raw/
+// folder (PyG's layout, e.g. Cora/raw/). It returns the folder holding
+// them and the dataset's name (cora of ind.cora.x).
+func Root(dir string) (folder, name string, err error) {
+	for _, d := range []string{dir, filepath.Join(dir, "raw")} {
+		matches, _ := filepath.Glob(filepath.Join(d, "ind.*.test.index"))
+		switch len(matches) {
+		case 0:
+			continue
+		case 1:
+			base := filepath.Base(matches[0])
+			return d, strings.TrimSuffix(strings.TrimPrefix(base, "ind."), ".test.index"), nil
+		default:
+			names := make([]string, len(matches))
+			for i, m := range matches {
+				names[i] = filepath.Base(m)
+			}
+			return "", "", fmt.Errorf("%s: several Planetoid datasets (%s): give a folder that holds one", d, strings.Join(names, ", "))
+		}
+	}
+	return "", "", fmt.Errorf("%s: no Planetoid files (expected ind.NAME.test.index beside ind.NAME.{x,tx,allx,y,ty,ally,graph}, here or in raw/)", dir)
+}
+
+// Options control Load.
+type Options struct {
+	// NumValid is the number of validation nodes after the training nodes;
+	// 0 means NumValid (500), the public split's.
+	NumValid int
+}
+
+// Load reads the Planetoid dataset under dir (see Root) and returns it
+// with its public split. Nodes are numbered as in the files: allx's rows
+// first, then the test nodes at the ids ind.NAME.test.index gives (row i
+// of tx and ty is node test.index[i]). Ids between the test nodes that the
+// index skips (CiteSeer has 15) are isolated nodes without features or
+// label (-1), as in PyG. Labels are the one-hot rows' argmax; a row of
+// zeros is unlabeled. The graph is made symmetric without duplicates or
+// self-loops. The split: training nodes 0..len(y)-1, validation the next
+// NumValid (opt.NumValid), test the indexed nodes.
+func Load(dir string, opt Options) (*data.Dataset, error) {
+	numValid := opt.NumValid
+	if numValid == 0 {
+		numValid = NumValid
+	}
+	if numValid < 0 {
+		return nil, fmt.Errorf("planetoid: %d validation nodes", numValid)
+	}
+	folder, name, err := Root(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := func(p string) string { return filepath.Join(folder, "ind."+name+"."+p) }
+	for _, p := range parts {
+		if _, err := os.Stat(path(p)); err != nil {
+			return nil, fmt.Errorf("planetoid %s: %w", name, err)
+		}
+	}
+	allx, err := readDense(path("allx"))
+	if err != nil {
+		return nil, err
+	}
+	tx, err := readDense(path("tx"))
+	if err != nil {
+		return nil, err
+	}
+	x, err := readDense(path("x"))
+	if err != nil {
+		return nil, err
+	}
+	ally, err := readLabels(path("ally"))
+	if err != nil {
+		return nil, err
+	}
+	ty, err := readLabels(path("ty"))
+	if err != nil {
+		return nil, err
+	}
+	y, err := readLabels(path("y"))
+	if err != nil {
+		return nil, err
+	}
+	testIdx, err := readIndex(path("test.index"))
+	if err != nil {
+		return nil, err
+	}
+	adj, err := readGraph(path("graph"))
+	if err != nil {
+		return nil, err
+	}
+
+	f := allx.cols
+	switch {
+	case tx.cols != f || x.cols != f:
+		return nil, fmt.Errorf("planetoid %s: feature widths differ: allx %d, tx %d, x %d", name, f, tx.cols, x.cols)
+	case ally.rows != allx.rows || ty.rows != tx.rows || y.rows != x.rows:
+		return nil, fmt.Errorf("planetoid %s: label rows do not match feature rows: ally %d/allx %d, ty %d/tx %d, y %d/x %d",
+			name, ally.rows, allx.rows, ty.rows, tx.rows, y.rows, x.rows)
+	case ally.cols != ty.cols || y.cols != ally.cols:
+		return nil, fmt.Errorf("planetoid %s: class counts differ: ally %d, ty %d, y %d", name, ally.cols, ty.cols, y.cols)
+	case len(testIdx) != tx.rows:
+		return nil, fmt.Errorf("planetoid %s: %d test indices for %d rows of tx", name, len(testIdx), tx.rows)
+	case x.rows+numValid > allx.rows:
+		return nil, fmt.Errorf("planetoid %s: %d training and %d validation nodes, but allx has %d rows", name, x.rows, numValid, allx.rows)
+	}
+	n := allx.rows
+	seen := make(map[int64]bool, len(testIdx))
+	for _, v := range testIdx {
+		if v < int64(allx.rows) {
+			return nil, fmt.Errorf("planetoid %s: test index %d falls among allx's %d rows", name, v, allx.rows)
+		}
+		if v > 1<<30 {
+			return nil, fmt.Errorf("planetoid %s: test index %d is too large", name, v)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("planetoid %s: test index %d appears twice", name, v)
+		}
+		seen[v] = true
+		n = max(n, int(v)+1)
+	}
+	for i, k := range adj.src {
+		if k < 0 || adj.dst[i] < 0 {
+			return nil, fmt.Errorf("planetoid %s: graph has a negative node id", name)
+		}
+		n = max(n, int(k)+1, int(adj.dst[i])+1)
+	}
+
+	d := &data.Dataset{
+		Name:        name,
+		X:           make([]float32, n*f),
+		NumFeatures: f,
+		Y:           make([]int32, n),
+		NumClasses:  ally.cols,
+	}
+	copy(d.X, allx.vals)
+	for i := range d.Y {
+		d.Y[i] = -1
+	}
+	copy(d.Y, ally.labels)
+	test := make([]int32, len(testIdx))
+	for i, v := range testIdx {
+		copy(d.X[int(v)*f:int(v+1)*f], tx.vals[i*f:(i+1)*f])
+		d.Y[v] = ty.labels[i]
+		test[i] = int32(v)
+	}
+	slices.Sort(test)
+	g, err := graph.FromEdges(n, adj.src, adj.dst, true)
+	if err != nil {
+		return nil, fmt.Errorf("planetoid %s: graph: %w", name, err)
+	}
+	d.Graph = g.Symmetrize().RemoveSelfLoops()
+	split := &data.Split{Train: make([]int32, x.rows), Valid: make([]int32, numValid), Test: test}
+	for i := range split.Train {
+		split.Train[i] = int32(i)
+	}
+	for i := range split.Valid {
+		split.Valid[i] = int32(x.rows + i)
+	}
+	for _, part := range [][]int32{split.Train, split.Valid, split.Test} {
+		for _, v := range part {
+			if d.Y[v] < 0 {
+				return nil, fmt.Errorf("planetoid %s: split node %d has no label", name, v)
+			}
+		}
+	}
+	d.Split = split
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// denseRows is a feature matrix read from a pickle.
+type denseRows struct {
+	rows, cols int
+	vals       []float32
+}
+
+// readDense reads a pickled SciPy CSR matrix (or a 2-D NumPy array) as
+// dense rows.
+func readDense(path string) (denseRows, error) {
+	v, err := readPickle(path)
+	if err != nil {
+		return denseRows{}, err
+	}
+	switch m := v.(type) {
+	case *csrMatrix:
+		vals, err := m.dense()
+		if err != nil {
+			return denseRows{}, fmt.Errorf("%s: %w", path, err)
+		}
+		return denseRows{m.rows, m.cols, vals}, nil
+	case *ndarray:
+		if len(m.shape) != 2 {
+			return denseRows{}, fmt.Errorf("%s: array of shape %v, want a matrix", path, m.shape)
+		}
+		out := denseRows{m.shape[0], m.shape[1], make([]float32, m.len())}
+		for i := range out.rows {
+			for j := range out.cols {
+				out.vals[i*out.cols+j] = float32(m.matrix(i, j))
+			}
+		}
+		return out, nil
+	}
+	return denseRows{}, fmt.Errorf("%s: %T, want a SciPy CSR matrix of features", path, v)
+}
+
+// labelRows are labels read from a pickled one-hot matrix.
+type labelRows struct {
+	rows, cols int
+	labels     []int32 // argmax of each row; -1 for a row of zeros
+}
+
+// readLabels reads a pickled one-hot NumPy matrix as labels.
+func readLabels(path string) (labelRows, error) {
+	v, err := readPickle(path)
+	if err != nil {
+		return labelRows{}, err
+	}
+	a, ok := v.(*ndarray)
+	if !ok || len(a.shape) != 2 {
+		return labelRows{}, fmt.Errorf("%s: %T, want a one-hot NumPy matrix", path, v)
+	}
+	out := labelRows{rows: a.shape[0], cols: a.shape[1], labels: make([]int32, a.shape[0])}
+	for i := range out.rows {
+		out.labels[i] = -1
+		for j := range out.cols {
+			switch a.matrix(i, j) {
+			case 0:
+			case 1:
+				if out.labels[i] >= 0 {
+					return labelRows{}, fmt.Errorf("%s: row %d has several classes", path, i)
+				}
+				out.labels[i] = int32(j)
+			default:
+				return labelRows{}, fmt.Errorf("%s: row %d: value %g, want a one-hot row", path, i, a.matrix(i, j))
+			}
+		}
+	}
+	return out, nil
+}
+
+// readIndex reads ind.NAME.test.index: one node id per line.
+func readIndex(path string) ([]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []int64
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%s:%d: %q is not a node id", path, line, s)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// edgeList holds the graph pickle's edges.
+type edgeList struct{ src, dst []int32 }
+
+// readGraph reads the pickled dict of adjacency lists.
+func readGraph(path string) (edgeList, error) {
+	v, err := readPickle(path)
+	if err != nil {
+		return edgeList{}, err
+	}
+	var keys, lists []any
+	switch d := v.(type) {
+	case *intListDict:
+		keys, lists = d.keys, d.lists
+	case *types.Dict:
+		for _, e := range *d {
+			keys, lists = append(keys, e.Key), append(lists, e.Value)
+		}
+	default:
+		return edgeList{}, fmt.Errorf("%s: %T, want a dict of adjacency lists", path, v)
+	}
+	var out edgeList
+	for i, k := range keys {
+		u, ok := asInt(k)
+		if !ok || u < 0 || u > 1<<30 {
+			return edgeList{}, fmt.Errorf("%s: key %v is not a node id", path, k)
+		}
+		l, ok := lists[i].(*types.List)
+		if !ok {
+			return edgeList{}, fmt.Errorf("%s: node %d: %T, want a list of neighbors", path, u, lists[i])
+		}
+		for _, w := range *l {
+			v, ok := asInt(w)
+			if !ok || v < 0 || v > 1<<30 {
+				return edgeList{}, fmt.Errorf("%s: node %d: neighbor %v is not a node id", path, u, w)
+			}
+			out.src = append(out.src, int32(u))
+			out.dst = append(out.dst, int32(v))
+		}
+	}
+	return out, nil
+}
