@@ -828,13 +828,7 @@ func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk,
 	if err != nil {
 		return fmt.Errorf("layer 1: %w", err)
 	}
-	if last {
-		dev.Argmax(preds[ch.lo:ch.hi], y)
-		ce.add(dev, y, ch.lo, ch.hi)
-	} else {
-		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
-	}
-	dev.Free(y)
+	storeChunk(dev, y, ch, out, next, preds, last, ce)
 	*peak = max(*peak, scope.Peak())
 	return nil
 }
@@ -934,6 +928,19 @@ func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep f
 	return preds, nil
 }
 
+// storeChunk keeps a chunk's layer output y and frees it: at the last
+// layer its predicted classes go to preds (and its cross-entropy to ce, if
+// not nil), else its rows (out columns) to next.
+func storeChunk(dev device.Device, y *tensor.Tensor, ch evalChunk, out int, next []float32, preds []int32, last bool, ce *valCE) {
+	if last {
+		dev.Argmax(preds[ch.lo:ch.hi], y)
+		ce.add(dev, y, ch.lo, ch.hi)
+	} else {
+		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
+	}
+	dev.Free(y)
+}
+
 // inferChunk runs layer l of layer-wise inference on one chunk, from the
 // layer's input h (dim columns, on the host) into next (out columns) or,
 // at the last layer, preds (and ce, if not nil), raising *peak to the
@@ -952,13 +959,7 @@ func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float3
 	if err != nil {
 		return fmt.Errorf("layer %d: %w", l+1, err)
 	}
-	if last {
-		dev.Argmax(preds[ch.lo:ch.hi], y)
-		ce.add(dev, y, ch.lo, ch.hi)
-	} else {
-		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
-	}
-	dev.Free(y)
+	storeChunk(dev, y, ch, out, next, preds, last, ce)
 	*peak = max(*peak, scope.Peak())
 	return nil
 }
