@@ -1,7 +1,7 @@
 package planetoid
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -14,20 +14,113 @@ import (
 
 // readPickle reads one pickled object from path. NumPy arrays come back as
 // *ndarray, SciPy CSR matrices as *csrMatrix, defaultdicts as *intListDict;
-// other classes are refused.
-func readPickle(path string) (any, error) {
-	f, err := os.Open(path)
+// other classes are refused. The file is checked (checkOps) before the
+// pickle machine runs, so that a broken file is an error, not a panic or
+// an allocation of the size some corrupt length field says.
+func readPickle(path string) (v any, err error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	u := pickle.NewUnpickler(bufio.NewReaderSize(f, 1<<20))
+	if err := checkOps(b); err != nil {
+		return nil, fmt.Errorf("read pickle %s: %w", path, err)
+	}
+	u := pickle.NewUnpickler(bytes.NewReader(b))
 	u.FindClass = findClass
-	v, err := u.Load()
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("read pickle %s: malformed pickle (%v)", path, r)
+		}
+	}()
+	v, err = u.Load()
 	if err != nil {
 		return nil, fmt.Errorf("read pickle %s: %w", path, err)
 	}
 	return v, nil
+}
+
+// checkOps walks the opcodes of the pickle b up to its STOP without running
+// them, as Python's pickletools.genops does, and fails on an unknown opcode,
+// an argument past the end, or a length field longer than the rest of the
+// file.
+func checkOps(b []byte) error {
+	for pos := 0; pos < len(b); {
+		op := b[pos]
+		at := pos
+		pos++
+		rest := len(b) - pos
+		need := func(n int) error {
+			if n < 0 || n > rest {
+				return fmt.Errorf("malformed pickle: opcode 0x%02x at byte %d needs %d bytes, %d left", op, at, n, rest)
+			}
+			pos += n
+			return nil
+		}
+		counted := func(width int) error {
+			if err := need(width); err != nil {
+				return err
+			}
+			var n uint64
+			for i := width - 1; i >= 0; i-- {
+				n = n<<8 | uint64(b[pos-width+i])
+			}
+			if n > uint64(len(b)) {
+				return fmt.Errorf("malformed pickle: opcode 0x%02x at byte %d counts %d bytes in a file of %d", op, at, n, len(b))
+			}
+			return need(int(n))
+		}
+		line := func() error {
+			i := bytes.IndexByte(b[pos:], '\n')
+			if i < 0 {
+				return fmt.Errorf("malformed pickle: opcode 0x%02x at byte %d: no end of line", op, at)
+			}
+			pos += i + 1
+			return nil
+		}
+		var err error
+		switch op {
+		case '.': // STOP
+			return nil
+		case '(', '0', '1', '2', 'N', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u', 'Q',
+			0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
+		case 0x80, 'K', 'h', 'q', 0x82: // PROTO, BININT1, BINGET, BINPUT, EXT1
+			err = need(1)
+		case 'M', 0x83: // BININT2, EXT2
+			err = need(2)
+		case 'J', 'j', 'r', 0x84: // BININT, LONG_BINGET, LONG_BINPUT, EXT4
+			err = need(4)
+		case 'G': // BINFLOAT
+			err = need(8)
+		case 0x95: // FRAME: its length covers the opcodes that follow
+			if err = need(8); err == nil {
+				var n uint64
+				for i := 7; i >= 0; i-- {
+					n = n<<8 | uint64(b[pos-8+i])
+				}
+				if n > uint64(len(b)-pos) {
+					err = fmt.Errorf("malformed pickle: frame at byte %d of %d bytes, %d left", at, n, len(b)-pos)
+				}
+			}
+		case 'I', 'L', 'F', 'S', 'V', 'P', 'g', 'p':
+			err = line()
+		case 'c', 'i': // GLOBAL, INST: module and name lines
+			if err = line(); err == nil {
+				err = line()
+			}
+		case 'U', 'C', 0x8c, 0x8a: // 1-byte counts
+			err = counted(1)
+		case 'T', 'B', 'X', 0x8b: // 4-byte counts
+			err = counted(4)
+		case 0x8d, 0x8e, 0x96: // 8-byte counts
+			err = counted(8)
+		default:
+			err = fmt.Errorf("malformed pickle: unknown opcode 0x%02x at byte %d", op, at)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("malformed pickle: no STOP opcode (truncated?)")
 }
 
 // findClass resolves the globals a Planetoid pickle names: NumPy's array
@@ -215,6 +308,15 @@ func (a *ndarray) PySetState(state any) error {
 	return nil
 }
 
+// filled reports an error for an array whose state was never set (a
+// _reconstruct without BUILD): it has no dtype and no data.
+func (a *ndarray) filled() error {
+	if a.dtype == nil {
+		return fmt.Errorf("numpy array without state (no dtype or data)")
+	}
+	return nil
+}
+
 // len returns the number of elements.
 func (a *ndarray) len() int { return len(a.raw) / a.dtype.size }
 
@@ -263,6 +365,9 @@ func (a *ndarray) matrix(i, j int) float64 {
 
 // ints returns a 1-D array of integers; floats with a fraction are an error.
 func (a *ndarray) ints() ([]int64, error) {
+	if err := a.filled(); err != nil {
+		return nil, err
+	}
 	if len(a.shape) != 1 {
 		return nil, fmt.Errorf("array of shape %v, want 1-D", a.shape)
 	}
@@ -276,6 +381,12 @@ func (a *ndarray) ints() ([]int64, error) {
 	}
 	return out, nil
 }
+
+// maxDenseValues bounds the dense size of a feature matrix: 2^30 values
+// (4 GiB of float32), 100 times PubMed's. Larger graphs come in other
+// formats (OGB), and a corrupt shape must not allocate without bound.
+// Tests lower it.
+var maxDenseValues int64 = 1 << 30
 
 // csrClass is scipy.sparse.csr_matrix, created empty by NEWOBJ (or
 // copy_reg._reconstructor) and filled by BUILD with its __dict__.
@@ -335,12 +446,15 @@ func (m *csrMatrix) dense() ([]float32, error) {
 	if err != nil {
 		return nil, fmt.Errorf("csr_matrix indices: %w", err)
 	}
-	if len(indptr) != m.rows+1 || indptr[0] != 0 || indptr[m.rows] != int64(len(indices)) || m.data.len() != len(indices) {
-		return nil, fmt.Errorf("csr_matrix of shape (%d, %d): indptr of %d entries ending at %d for %d indices and %d values",
-			m.rows, m.cols, len(indptr), indptr[len(indptr)-1], len(indices), m.data.len())
+	if err := m.data.filled(); err != nil {
+		return nil, fmt.Errorf("csr_matrix data: %w", err)
 	}
-	if int64(m.rows)*int64(m.cols) > math.MaxInt32*8 {
-		return nil, fmt.Errorf("csr_matrix of shape (%d, %d) is too large to hold dense", m.rows, m.cols)
+	if len(indptr) != m.rows+1 || indptr[0] != 0 || indptr[m.rows] != int64(len(indices)) || m.data.len() != len(indices) {
+		return nil, fmt.Errorf("csr_matrix of shape (%d, %d): indptr of %d entries for %d indices and %d values",
+			m.rows, m.cols, len(indptr), len(indices), m.data.len())
+	}
+	if int64(m.rows)*int64(m.cols) > maxDenseValues {
+		return nil, fmt.Errorf("csr_matrix of shape (%d, %d) is too large to hold dense (more than %d values)", m.rows, m.cols, maxDenseValues)
 	}
 	out := make([]float32, m.rows*m.cols)
 	for r := range m.rows {

@@ -215,6 +215,9 @@ func readDense(path string) (denseRows, error) {
 		}
 		return denseRows{m.rows, m.cols, vals}, nil
 	case *ndarray:
+		if err := m.filled(); err != nil {
+			return denseRows{}, fmt.Errorf("%s: %w", path, err)
+		}
 		if len(m.shape) != 2 {
 			return denseRows{}, fmt.Errorf("%s: array of shape %v, want a matrix", path, m.shape)
 		}
@@ -242,7 +245,7 @@ func readLabels(path string) (labelRows, error) {
 		return labelRows{}, err
 	}
 	a, ok := v.(*ndarray)
-	if !ok || len(a.shape) != 2 {
+	if !ok || a.filled() != nil || len(a.shape) != 2 {
 		return labelRows{}, fmt.Errorf("%s: %T, want a one-hot NumPy matrix", path, v)
 	}
 	out := labelRows{rows: a.shape[0], cols: a.shape[1], labels: make([]int32, a.shape[0])}

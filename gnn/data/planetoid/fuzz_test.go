@@ -1,0 +1,32 @@
+package planetoid
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzPickle: any bytes in a Planetoid file give a value or an error,
+// never a panic (the seed corpus is the fixture's files).
+func FuzzPickle(f *testing.F) {
+	for _, name := range []string{"x", "ally", "graph"} {
+		for _, proto := range []string{"proto2", "proto4"} {
+			b, err := os.ReadFile(filepath.Join("testdata", proto, "ind.tiny."+name))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	maxDenseValues = 1 << 20 // a fuzzed shape may not allocate gigabytes
+	dir := f.TempDir()
+	path := filepath.Join(dir, "ind.fuzz.x")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readDense(path)
+		readLabels(path)
+		readGraph(path)
+	})
+}
