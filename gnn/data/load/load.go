@@ -52,7 +52,8 @@ const (
 	KindPlanetoid             // a folder of Planetoid files (ind.NAME.*), or its parent
 )
 
-// String returns the kind's short name (preset, npz, ogb, cache).
+// String returns the kind's short name (preset, npz, ogb, cache,
+// planetoid).
 func (k Kind) String() string {
 	switch k {
 	case KindPreset:
@@ -94,7 +95,7 @@ func Resolve(ref string) (Kind, error) {
 		}
 		if _, _, err := planetoid.Root(ref); err == nil {
 			return KindPlanetoid, nil
-		} else if !strings.Contains(err.Error(), "no Planetoid files") {
+		} else if !errors.Is(err, planetoid.ErrNoFiles) {
 			return 0, err
 		}
 		return 0, fmt.Errorf("%w; nor a Planetoid folder (ind.NAME.x, ..., ind.NAME.test.index, here or in raw/)", ogbErr)

@@ -2,6 +2,7 @@ package planetoid
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,10 @@ import (
 // after the training nodes in file order (Kipf & Welling; PyG's "public"
 // split).
 const NumValid = 500
+
+// ErrNoFiles is the error Root wraps when a folder holds no Planetoid
+// dataset (as opposed to a broken or ambiguous one).
+var ErrNoFiles = errors.New("no Planetoid files")
 
 // parts are the suffixes of a Planetoid dataset's files, ind.NAME.SUFFIX.
 var parts = []string{"x", "tx", "allx", "y", "ty", "ally", "graph", "test.index"}
@@ -43,7 +48,7 @@ func Root(dir string) (folder, name string, err error) {
 			return "", "", fmt.Errorf("%s: several Planetoid datasets (%s): give a folder that holds one", d, strings.Join(names, ", "))
 		}
 	}
-	return "", "", fmt.Errorf("%s: no Planetoid files (expected ind.NAME.test.index beside ind.NAME.{x,tx,allx,y,ty,ally,graph}, here or in raw/)", dir)
+	return "", "", fmt.Errorf("%s: %w (expected ind.NAME.test.index beside ind.NAME.{x,tx,allx,y,ty,ally,graph}, here or in raw/)", dir, ErrNoFiles)
 }
 
 // Options control Load.
