@@ -207,6 +207,12 @@ func (l *loader) readNumNodes(f textFile) (int, error) {
 	return 0, fmt.Errorf("lists %d graphs; only single-graph node-property datasets are supported", len(vals))
 }
 
+// maxPresize bounds the capacity that a count file (raw/num-node-list,
+// raw/num-edge-list) may reserve up front: 2^28 values (1 GiB of float32).
+// The counts are hints read from the dataset; a corrupt one must not
+// reserve memory without bound, and larger data simply grows past it.
+const maxPresize = 1 << 28
+
 type floatRows struct {
 	vals       []float32
 	rows, cols int
@@ -251,7 +257,7 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 		if cols < 0 {
 			cols = c.cols
 			if n >= 0 {
-				x = make([]float32, 0, n*cols)
+				x = make([]float32, 0, min(n*cols, maxPresize))
 			}
 		} else if c.cols != cols {
 			return &lineError{int64(rows) + 1, fmt.Sprintf("%d values, earlier rows have %d", c.cols, cols)}
@@ -381,7 +387,8 @@ func (l *loader) readEdges(f textFile, n int, hint int64) (src, dst []int32, err
 	if f.path == "" {
 		return nil, nil, fs.ErrNotExist
 	}
-	if hint > 0 && hint < 1<<34 {
+	if hint > 0 {
+		hint = min(hint, maxPresize)
 		src, dst = make([]int32, 0, hint), make([]int32, 0, hint)
 	}
 	err = parseFile(f, l.workers, l.progress("read edges"), func(text []byte, first int64) (edgeChunk, error) {

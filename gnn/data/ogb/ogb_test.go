@@ -158,6 +158,12 @@ func TestLoadErrors(t *testing.T) {
 		{"split range", func(f map[string]string) { f["split/time/test.csv.gz"] = "1\n9\n" }, "split/time/test.csv.gz: line 2: node id 9 out of range [0, 6)"},
 		{"bad count", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "six\n" }, `raw/num-node-list.csv.gz: line 1: bad node count "six"`},
 		{"several graphs", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "3\n3\n" }, "lists 2 graphs"},
+		// Corrupt counts are hints for capacity: an absurd one is an error
+		// about the rows, not a reservation of terabytes.
+		{"absurd node count", func(f map[string]string) {
+			f["raw/num-node-list.csv.gz"] = "2147483000\n"
+			f["raw/num-edge-list.csv.gz"] = "17179869000\n"
+		}, "has 6 rows but raw/num-node-list says 2147483000 nodes"},
 	} {
 		files := smallOGB()
 		tc.change(files)
