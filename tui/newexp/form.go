@@ -124,7 +124,7 @@ func New(c *common.Common) *Model {
 	models := runner.Models()
 	m.fields = []*field{
 		in(FieldName, "Name", "", "", "optional: how the list names it"),
-		in(FieldData, "Dataset", exp.Data, "", "preset, .npz, OGB folder or .gsd"),
+		in(FieldData, "Dataset", exp.Data, "", "preset, .npz, OGB/Planetoid dir, .gsd"),
 		{key: FieldModel, label: "Model", kind: choice, choices: models, choice: slices.Index(models, cfg.Model), help: "←/→ change; resets sampler, fanouts"},
 		{key: FieldSampler, label: "Sampler", kind: choice, choices: []string{"full", "neighbor", "gas"}, help: "full batch, neighbor or GAS parts"},
 		in(FieldFanouts, "Fanouts", "", "", "one per layer, -1 = all"),
