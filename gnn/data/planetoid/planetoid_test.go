@@ -106,7 +106,12 @@ func TestLoadFixtures(t *testing.T) {
 	}
 	t.Run("python2", func(t *testing.T) {
 		dir := t.TempDir()
-		writePy2Fixture(t, filepath.Join(dir, "raw")) // PyG's layout: NAME/raw/ind.*
+		writePy2Fixture(t, filepath.Join(dir, "raw"), false) // PyG's layout: NAME/raw/ind.*
+		checkFixture(t, dir)
+	})
+	t.Run("python2 plain dict graph", func(t *testing.T) {
+		dir := t.TempDir()
+		writePy2Fixture(t, dir, true)
 		checkFixture(t, dir)
 	})
 }
@@ -284,7 +289,8 @@ func (p *py2) onehot(nodes []int) {
 }
 
 // writePy2Fixture writes the fixture into dir as Python 2 wrote such files.
-func writePy2Fixture(t *testing.T, dir string) {
+// With plainDict the graph is a plain dict rather than a defaultdict.
+func writePy2Fixture(t *testing.T, dir string, plainDict bool) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -319,9 +325,13 @@ func writePy2Fixture(t *testing.T, dir string) {
 	write("ally", func(p *py2) { p.onehot(nodes(0, fixAllxRows)) })
 	write("ty", func(p *py2) { p.onehot(fixTest) })
 	write("graph", func(p *py2) {
-		p.global("collections", "defaultdict")
-		p.global("__builtin__", "list")
-		p.op(0x85, 'R', '(') // TUPLE1, REDUCE, MARK
+		if plainDict {
+			p.op('}', '(') // EMPTY_DICT, MARK
+		} else {
+			p.global("collections", "defaultdict")
+			p.global("__builtin__", "list")
+			p.op(0x85, 'R', '(') // TUPLE1, REDUCE, MARK
+		}
 		lists := map[int][]int{}
 		var order []int // keys in order of first appearance, as gen.py's dict
 		for _, e := range fixEdges {
@@ -357,5 +367,5 @@ func TestWritePy2Fixture(t *testing.T) {
 	if dir == "" {
 		t.Skip("PLANETOID_PY2_DIR not set: nothing to write")
 	}
-	writePy2Fixture(t, dir)
+	writePy2Fixture(t, dir, false)
 }
