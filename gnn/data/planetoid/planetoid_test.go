@@ -177,6 +177,25 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "ind.tiny.ally") {
 		t.Fatalf("missing ally: %v", err)
 	}
+	// A test node whose one-hot row is all zeros has no label: refused, as
+	// a split node that could not be scored.
+	dir = copyFixture(t)
+	ty := make([]float64, 3*len(fixTest))
+	for i, v := range fixTest {
+		if v != 514 {
+			ty[3*i+int(fixLabel(v))] = 1
+		}
+	}
+	p := &py2{}
+	p.op(0x80, 2)
+	p.array("f8", []int{len(fixTest), 3}, le(ty))
+	p.op('.')
+	if err := os.WriteFile(filepath.Join(dir, "ind.tiny.ty"), p.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "split node 514 has no label") {
+		t.Fatalf("unlabeled test node: %v", err)
+	}
 	// 600 validation nodes do not fit 510 rows of allx.
 	if _, err := Load(copyFixture(t), Options{NumValid: 600}); err == nil || !strings.Contains(err.Error(), "600 validation") {
 		t.Fatalf("too many validation nodes: %v", err)
