@@ -55,6 +55,8 @@ Wherever a command takes a dataset (--data, or an argument here), it accepts:
                Amazon Computers/Photo, Coauthor CS/Physics
   FOLDER       an OGB node-property dataset folder holding raw/ and split/
                (ogbn-arxiv, ogbn-products, ...), or its raw/ folder
+  FOLDER       a Planetoid folder (PyG's Cora/, CiteSeer/, PubMed/, or its
+               raw/ with ind.cora.x, ...), with the public split
   FILE.gsd     a gnnscope dataset cache file
 
 Loaded and generated datasets are saved to the cache folder
@@ -89,8 +91,8 @@ and reopened from it next time, memory-mapped, in a fraction of a second.`,
 			fmt.Fprintf(out, `
 EDGES counts stored entries of the symmetric graph (each undirected edge twice).
 
-Datasets are given as a preset name, a gnn-benchmark .npz file, an OGB dataset
-folder, or a .gsd cache file. Cache folder: %s
+Datasets are given as a preset name, a gnn-benchmark .npz file, an OGB or
+Planetoid dataset folder, or a .gsd cache file. Cache folder: %s
 
   gnnscope datasets stats REF [--json]      statistics of any dataset
   gnnscope datasets generate PRESET [-o F]  generate a preset ahead of time

@@ -81,7 +81,7 @@ archive that other trainers read with numpy.load:
 scripts/pyg-compare.py trains PyG's GraphSAGE on such a file.`,
 		Example: `  gnnscope datasets export synth-products -o products.npz
   gnnscope datasets export cora.npz --seed 3 -o cora-seed3.npz`,
-		Args: datasetsArgs(1, "REF (a preset, .npz file, OGB folder or .gsd file)"),
+		Args: datasetsArgs(1, "REF (a preset, .npz file, OGB or Planetoid folder, or .gsd file)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "npz" {
 				return fmt.Errorf("--format %q: only npz is supported", format)

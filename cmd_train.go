@@ -170,7 +170,8 @@ func newTrainCmd() *cobra.Command {
 		Long: `Train one GNN on a dataset in the foreground with the built-in engine.
 
 --data takes a synthetic preset (see 'gnnscope datasets'), a gnn-benchmark
-.npz file, an OGB raw dataset folder, or a .gsd cache file. Loaded and
+.npz file, an OGB raw dataset folder, a Planetoid folder (Cora/, CiteSeer/,
+PubMed/ with their public split), or a .gsd cache file. Loaded and
 generated datasets are cached, so the second run opens them at once.
 
 Hyper-parameters default to the usual ones (Shchur et al.'s GNN benchmark):
