@@ -20,8 +20,10 @@
 # Environment:
 #   GNNSCOPE  the gnnscope binary (default: built from this checkout into a
 #             temporary folder)
-#   CORA      the Cora file, relative to the repository's root (default
-#             ../shared/datasets/cora.npz, beside the repository)
+#   CORA      the Cora dataset, relative to the repository's root: a
+#             gnn-benchmark .npz (default ../shared/datasets/cora.npz,
+#             beside the repository; random per-class splits) or a
+#             Planetoid folder such as PyG's Cora/ (its public split)
 #   KEEP      a folder to keep every run's JSON in
 #   GAS       the GAS flags (default --parts 40 --parts-per-batch 10)
 # Needs python3 (standard library only).
@@ -33,8 +35,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 cora=${CORA:-../shared/datasets/cora.npz}
 gas=${GAS:---parts 40 --parts-per-batch 10}
-if [ ! -f "$cora" ]; then
-	echo "no Cora file at $cora (set CORA)" >&2
+if [ ! -e "$cora" ]; then
+	echo "no Cora dataset at $cora (set CORA)" >&2
 	exit 2
 fi
 
