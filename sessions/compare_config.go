@@ -1,0 +1,153 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// variantConfig returns the config session.json records for a variant
+// (its spec's "config" object, as runner writes it), nil if none.
+func variantConfig(s *Session, run string) json.RawMessage {
+	for _, v := range s.Meta.Variants {
+		if v.Name != run {
+			continue
+		}
+		var spec struct {
+			Config json.RawMessage `json:"config"`
+		}
+		if json.Unmarshal(v.Spec, &spec) == nil {
+			return spec.Config
+		}
+	}
+	return nil
+}
+
+// sessionDataset returns the dataset of the session's experiment (its
+// spec's "data" or "dataset" string), "" if none.
+func sessionDataset(s *Session) string {
+	var spec struct {
+		Data    string `json:"data"`
+		Dataset string `json:"dataset"`
+	}
+	if len(s.Meta.Spec) == 0 || json.Unmarshal(s.Meta.Spec, &spec) != nil {
+		return ""
+	}
+	if spec.Data != "" {
+		return spec.Data
+	}
+	return spec.Dataset
+}
+
+// flattenConfig turns a JSON object into dotted keys (nested objects) and
+// text values, and returns the keys in document order. Anything but an
+// object gives none.
+func flattenConfig(raw json.RawMessage) (map[string]string, []string) {
+	flat := map[string]string{}
+	var keys []string
+	if flattenInto(raw, "", 0, flat, &keys) != nil {
+		return map[string]string{}, nil
+	}
+	return flat, keys
+}
+
+func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]string, keys *[]string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New("not an object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if prefix != "" {
+			key = prefix + "." + key
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if len(v) > 0 && v[0] == '{' && depth < 8 {
+			if err := flattenInto(v, key, depth+1, flat, keys); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, dup := flat[key]; !dup {
+			*keys = append(*keys, key)
+		}
+		flat[key] = configText(v)
+	}
+	return nil
+}
+
+// configText renders one JSON value: strings unquoted, numbers canonical
+// (so 0.01 and 1e-2 compare equal), null empty, anything else compact.
+func configText(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	case 'n':
+		return ""
+	case '[':
+		var b bytes.Buffer
+		if json.Compact(&b, v) == nil {
+			return b.String()
+		}
+	case 't', 'f':
+		return string(v)
+	default:
+		if x, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+	}
+	return string(v)
+}
+
+// configDifferences returns the keys whose values are not the same in
+// every run (a key some runs lack differs), in order of first appearance.
+// Runs without any config (not started, foreign) are left out of the
+// comparison.
+func configDifferences(runs []RunFigures, order [][]string) []string {
+	var all []string
+	seen := map[string]bool{}
+	for _, keys := range order {
+		for _, k := range keys {
+			if !seen[k] {
+				seen[k] = true
+				all = append(all, k)
+			}
+		}
+	}
+	var with []*RunFigures
+	for i := range runs {
+		if len(runs[i].Config) > 0 {
+			with = append(with, &runs[i])
+		}
+	}
+	diff := []string{}
+	if len(with) < 2 {
+		return diff
+	}
+	for _, k := range all {
+		v0, ok0 := with[0].Config[k]
+		for _, r := range with[1:] {
+			v, ok := r.Config[k]
+			if ok != ok0 || v != v0 {
+				diff = append(diff, k)
+				break
+			}
+		}
+	}
+	return diff
+}
