@@ -36,9 +36,9 @@ r = json.load(sys.stdin)
 keys = ("epoch", "loss", "train_acc", "val_acc", "val_loss", "test_acc", "batches")
 h = hashlib.sha256(json.dumps([[e.get(k) for k in keys] for e in r.get("history", [])]).encode()).hexdigest()[:16]
 peak = "" if "--sampler-workers" in sys.argv[2:] else " peak=%d" % r.get("peak_bytes", 0)
-print("%-22s status=%s test_acc=%.4f val_loss=%.6f best_epoch=%d steps=%d batch_peak=%d%s history=%s" % (
+print("%-22s status=%s test_acc=%.4f val_loss=%.6f best_epoch=%d steps=%d guard=%d batch_peak=%d%s history=%s" % (
     sys.argv[1], r["status"], r["test_acc"], r.get("val_loss", 0), r.get("best_epoch", 0),
-    r.get("steps", 0), r.get("max_batch_peak_bytes", 0), peak, h))
+    r.get("steps", 0), r.get("guard_actions", 0), r.get("max_batch_peak_bytes", 0), peak, h))
 ' "$name" "$@"
 }
 
@@ -49,4 +49,4 @@ row cora-gas-gcnii      --data "$cora" --model gcnii --sampler gas --parts 40 --
 row synth-small-optimized --data synth-small --model sage --hidden 64 --fanout 15,10 --batch-size 1024 \
     --epochs 3 --sampler-workers 2 --prefetch 4 --overlap-eval --seed 0
 row synth-small-guarded --data synth-small --model sage --hidden 64 --fanout 15,10 --batch-size 1024 \
-    --epochs 2 --mem-budget 40MiB --mem-guard split --seed 0
+    --epochs 2 --mem-budget 16MiB --mem-guard split --seed 0
