@@ -358,15 +358,38 @@ func metadata(b []byte, name string, pid, tid int, key string, value []byte) []b
 	return append(b, "}}"...)
 }
 
+// writeMetadata writes a metadata event (see metadata).
+func (tw *traceWriter) writeMetadata(name string, pid, tid int, key string, value []byte) {
+	tw.buf = metadata(tw.buf[:0], name, pid, tid, key, value)
+	tw.event(tw.buf)
+}
+
 // write writes the run as process pid; its threads get ids after tid. It
 // returns the last thread id used.
 func (r *TraceRun) write(tw *traceWriter, pid, tid int) int {
-	b := tw.buf[:0]
-	b = metadata(b, "process_name", pid, 0, "name", appendString(nil, r.processName()))
-	tw.event(b)
-	b = metadata(b[:0], "process_sort_index", pid, 0, "sort_index", strconv.AppendInt(nil, int64(pid), 10))
-	tw.event(b)
+	tw.writeMetadata("process_name", pid, 0, "name", appendString(nil, r.processName()))
+	tw.writeMetadata("process_sort_index", pid, 0, "sort_index", strconv.AppendInt(nil, int64(pid), 10))
+	instantTid := 0
+	firstTid := tid
+	for _, lane := range r.sortedLanes() {
+		if lane == LaneCompute {
+			instantTid = tid + 1
+		}
+		tid += r.writeLane(tw, lane, pid, tid, tid+1-firstTid)
+	}
+	if len(r.instants) > 0 && instantTid == 0 {
+		tid++
+		instantTid = tid
+		tw.writeMetadata("thread_name", pid, instantTid, "name", appendString(nil, "events"))
+	}
+	r.writeCounters(tw, pid)
+	r.writeInstants(tw, pid, instantTid)
+	return tid
+}
 
+// sortedLanes returns the run's lanes in display order: by laneRank, then
+// by name.
+func (r *TraceRun) sortedLanes() []string {
 	lanes := make([]string, 0, len(r.lanes))
 	for l := range r.lanes {
 		lanes = append(lanes, l)
@@ -382,85 +405,93 @@ func (r *TraceRun) write(tw *traceWriter, pid, tid int) int {
 		}
 		return strings.Compare(a, b)
 	})
-	instantTid := 0
-	firstTid := tid
-	for _, lane := range lanes {
-		spans := r.lanes[lane]
-		slices.SortFunc(spans, func(x, y traceSpan) int {
-			if x.start != y.start {
-				return cmpInt64(x.start, y.start)
-			}
-			if x.dur != y.dur {
-				return cmpInt64(y.dur, x.dur)
-			}
-			return int(x.seq) - int(y.seq)
-		})
-		starts := make([]int64, len(spans))
-		durs := make([]int64, len(spans))
-		for i, s := range spans {
-			starts[i], durs[i] = s.start, s.dur
-		}
-		tracks := AssignTracks(starts, durs)
-		ntracks := 0
-		for _, k := range tracks {
-			ntracks = max(ntracks, k+1)
-		}
-		laneName := lane
-		if laneName == "" {
-			laneName = "(no lane)"
-		}
-		sortIndex := tid + 1 - firstTid
-		for k := range ntracks {
-			name := laneName
-			if k > 0 {
-				name += " #" + strconv.Itoa(k+1)
-			}
-			b = metadata(b[:0], "thread_name", pid, tid+1+k, "name", appendString(nil, name))
-			tw.event(b)
-			b = metadata(b[:0], "thread_sort_index", pid, tid+1+k, "sort_index", strconv.AppendInt(nil, int64(sortIndex+k), 10))
-			tw.event(b)
-		}
-		if lane == LaneCompute {
-			instantTid = tid + 1
-		}
-		for i, s := range spans {
-			b = append(b[:0], `{"name":`...)
-			b = appendString(b, s.name)
-			b = append(b, `,"cat":`...)
-			b = appendString(b, laneName)
-			b = append(b, `,"ph":"X","pid":`...)
-			b = strconv.AppendInt(b, int64(pid), 10)
-			b = append(b, `,"tid":`...)
-			b = strconv.AppendInt(b, int64(tid+1+tracks[i]), 10)
-			b = append(b, `,"ts":`...)
-			b = appendMicros(b, s.start+r.Offset)
-			b = append(b, `,"dur":`...)
-			b = appendMicros(b, s.dur)
-			b = append(b, `,"args":{"epoch":`...)
-			b = strconv.AppendInt(b, int64(s.epoch), 10)
-			b = append(b, `,"batch":`...)
-			b = strconv.AppendInt(b, int64(s.batch), 10)
-			if len(s.attrs) > 0 {
-				b = append(b, `,"attrs":`...)
-				b = appendRaw(b, s.attrs)
-			}
-			b = append(b, "}}"...)
-			tw.event(b)
-		}
-		tid += ntracks
-	}
-	if len(r.instants) > 0 && instantTid == 0 {
-		tid++
-		instantTid = tid
-		b = metadata(b[:0], "thread_name", pid, instantTid, "name", appendString(nil, "events"))
-		tw.event(b)
-	}
+	return lanes
+}
 
+// writeLane writes the spans of lane on threads after tid, one for each
+// track of overlapping spans, with sort indexes from sortIndex. It returns
+// the number of threads.
+func (r *TraceRun) writeLane(tw *traceWriter, lane string, pid, tid, sortIndex int) int {
+	spans := r.lanes[lane]
+	slices.SortFunc(spans, func(x, y traceSpan) int {
+		if x.start != y.start {
+			return cmpInt64(x.start, y.start)
+		}
+		if x.dur != y.dur {
+			return cmpInt64(y.dur, x.dur)
+		}
+		return int(x.seq) - int(y.seq)
+	})
+	tracks, ntracks := spanTracks(spans)
+	laneName := lane
+	if laneName == "" {
+		laneName = "(no lane)"
+	}
+	for k := range ntracks {
+		name := laneName
+		if k > 0 {
+			name += " #" + strconv.Itoa(k+1)
+		}
+		tw.writeMetadata("thread_name", pid, tid+1+k, "name", appendString(nil, name))
+		tw.writeMetadata("thread_sort_index", pid, tid+1+k, "sort_index", strconv.AppendInt(nil, int64(sortIndex+k), 10))
+	}
+	for i := range spans {
+		tw.buf = appendSpan(tw.buf[:0], &spans[i], laneName, pid, tid+1+tracks[i], r.Offset)
+		tw.event(tw.buf)
+	}
+	return ntracks
+}
+
+// spanTracks assigns sorted spans to tracks (see AssignTracks) and returns
+// each span's track and the number of tracks.
+func spanTracks(spans []traceSpan) ([]int, int) {
+	starts := make([]int64, len(spans))
+	durs := make([]int64, len(spans))
+	for i, s := range spans {
+		starts[i], durs[i] = s.start, s.dur
+	}
+	tracks := AssignTracks(starts, durs)
+	ntracks := 0
+	for _, k := range tracks {
+		ntracks = max(ntracks, k+1)
+	}
+	return tracks, ntracks
+}
+
+// appendSpan appends span s of category cat as a complete event ("ph":"X")
+// on thread tid, its times shifted by offset.
+func appendSpan(b []byte, s *traceSpan, cat string, pid, tid int, offset int64) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, s.name)
+	b = append(b, `,"cat":`...)
+	b = appendString(b, cat)
+	b = append(b, `,"ph":"X","pid":`...)
+	b = strconv.AppendInt(b, int64(pid), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, int64(tid), 10)
+	b = append(b, `,"ts":`...)
+	b = appendMicros(b, s.start+offset)
+	b = append(b, `,"dur":`...)
+	b = appendMicros(b, s.dur)
+	b = append(b, `,"args":{"epoch":`...)
+	b = strconv.AppendInt(b, int64(s.epoch), 10)
+	b = append(b, `,"batch":`...)
+	b = strconv.AppendInt(b, int64(s.batch), 10)
+	if len(s.attrs) > 0 {
+		b = append(b, `,"attrs":`...)
+		b = appendRaw(b, s.attrs)
+	}
+	return append(b, "}}"...)
+}
+
+// writeCounters writes every series' samples, in time order, as counter
+// events ("ph":"C") of process pid.
+func (r *TraceRun) writeCounters(tw *traceWriter, pid int) {
 	for _, name := range r.order {
 		samples := r.series[name]
 		slices.SortStableFunc(samples, func(x, y traceSample) int { return cmpInt64(x.ts, y.ts) })
 		for _, s := range samples {
-			b = append(b[:0], `{"name":`...)
+			b := append(tw.buf[:0], `{"name":`...)
 			b = appendString(b, name)
 			b = append(b, `,"ph":"C","pid":`...)
 			b = strconv.AppendInt(b, int64(pid), 10)
@@ -470,26 +501,28 @@ func (r *TraceRun) write(tw *traceWriter, pid, tid int) int {
 			b = appendString(b, s.key)
 			b = append(b, ':')
 			b = appendFloat(b, s.value)
-			b = append(b, "}}"...)
-			tw.event(b)
+			tw.buf = append(b, "}}"...)
+			tw.event(tw.buf)
 		}
 	}
+}
+
+// writeInstants writes the run's instant events ("ph":"i") on thread tid.
+func (r *TraceRun) writeInstants(tw *traceWriter, pid, tid int) {
 	for _, in := range r.instants {
-		b = append(b[:0], `{"name":`...)
+		b := append(tw.buf[:0], `{"name":`...)
 		b = appendString(b, in.name)
 		b = append(b, `,"ph":"i","s":"t","pid":`...)
 		b = strconv.AppendInt(b, int64(pid), 10)
 		b = append(b, `,"tid":`...)
-		b = strconv.AppendInt(b, int64(instantTid), 10)
+		b = strconv.AppendInt(b, int64(tid), 10)
 		b = append(b, `,"ts":`...)
 		b = appendMicros(b, in.ts+r.Offset)
 		b = append(b, `,"args":`...)
 		b = append(b, in.args...)
-		b = append(b, '}')
-		tw.event(b)
+		tw.buf = append(b, '}')
+		tw.event(tw.buf)
 	}
-	tw.buf = b
-	return tid
 }
 
 // WriteTrace writes the runs' events (each a journal's events, in order)

@@ -65,101 +65,20 @@ func (o Order) Prefix(blk *graph.Block, src []int32, deg []float32, n int64) ([]
 	if o.MinKeep < 0 {
 		return nil, fmt.Errorf("cut order: negative MinKeep %d", o.MinKeep)
 	}
-	ne := blk.NumEdges()
-	n = max(0, min(n, ne))
-	order := make([]int64, 0, ne)
-	var loops []int64
-	for d := 0; d < blk.NumDst; d++ {
-		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
-			if src[blk.Indices[e]] == src[d] {
-				loops = append(loops, e)
-			} else {
-				order = append(order, e)
-			}
-		}
-	}
-	// finish appends the self-loops and clips the order to n.
-	finish := func(order []int64) []int64 {
-		if n <= int64(len(order)) {
-			return order[:n:n]
-		}
-		return append(order, loops[:n-int64(len(order))]...)
-	}
+	n = max(0, min(n, blk.NumEdges()))
+	order, loops := splitLoops(blk, src)
 	if o.Rule == RuleRandom {
-		r := rng.New(o.Seed, 0x637574)
-		for i := len(order) - 1; i > 0; i-- {
-			j := int(r.Uint64() % uint64(i+1))
-			order[i], order[j] = order[j], order[i]
-		}
+		shuffle(order, o.Seed)
 		if o.MinKeep > 0 {
 			order = protectLast(blk, order, o.MinKeep)
 		}
-		return finish(order), nil
+		return withLoops(order, loops, n), nil
 	}
-	score := make([]float64, ne)
-	for d := 0; d < blk.NumDst; d++ {
-		du := float64(deg[src[d]])
-		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
-			dv := float64(deg[src[blk.Indices[e]]])
-			switch o.Rule {
-			case RuleDegreeSum:
-				score[e] = du + dv
-			case RuleDegreeProduct:
-				score[e] = du * dv
-			default:
-				score[e] = dv
-			}
-		}
-	}
-	// Ties fall back to edge position: every comparison below is a strict
-	// total order, so selection and an unstable sort give one order.
-	byScore := func(a, b int64) int {
-		switch {
-		case score[a] > score[b]:
-			return -1
-		case score[a] < score[b]:
-			return 1
-		}
-		return cmp.Compare(a, b)
-	}
+	score := edgeScores(blk, src, deg, o.Rule)
+	byScore := scoreOrder(score)
 	less := byScore
 	if o.Rule == RuleDegreeCap || o.MinKeep > 0 {
-		// Rank every edge within its row by score (0 = dropped first).
-		// Degree-cap water-fills: an edge's key is its row's length
-		// before it is dropped, so any prefix of the order caps every row
-		// at about the same length and leaves the rows under that cap
-		// whole. MinKeep moves each row's last MinKeep edges behind all
-		// others.
-		key := make([]int64, ne)
-		var row []int64
-		for d := 0; d < blk.NumDst; d++ {
-			row = row[:0]
-			for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
-				if src[blk.Indices[e]] != src[d] {
-					row = append(row, e)
-				}
-			}
-			slices.SortFunc(row, byScore)
-			for i, e := range row {
-				key[e] = int64(len(row) - i) // edges left in the row, e included
-			}
-		}
-		capRule, keepN := o.Rule == RuleDegreeCap, int64(o.MinKeep)
-		less = func(a, b int64) int {
-			if pa, pb := key[a] <= keepN, key[b] <= keepN; pa != pb {
-				if pa {
-					return 1
-				}
-				return -1
-			}
-			if capRule && key[a] != key[b] {
-				if key[a] > key[b] {
-					return -1
-				}
-				return 1
-			}
-			return byScore(a, b)
-		}
+		less = o.rowRankOrder(blk, src, byScore)
 	}
 	switch {
 	case n >= int64(len(order)):
@@ -171,7 +90,115 @@ func (o Order) Prefix(blk *graph.Block, src []int32, deg []float32, n int64) ([]
 		order = order[:n]
 		slices.SortFunc(order, less)
 	}
-	return finish(order), nil
+	return withLoops(order, loops, n), nil
+}
+
+// splitLoops returns blk's edge positions in edge order, the self-loops (a
+// destination aggregating its own row) apart from the others.
+func splitLoops(blk *graph.Block, src []int32) (order, loops []int64) {
+	order = make([]int64, 0, blk.NumEdges())
+	for d := 0; d < blk.NumDst; d++ {
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			if src[blk.Indices[e]] == src[d] {
+				loops = append(loops, e)
+			} else {
+				order = append(order, e)
+			}
+		}
+	}
+	return order, loops
+}
+
+// withLoops appends the self-loops to order and clips it to n positions.
+func withLoops(order, loops []int64, n int64) []int64 {
+	if n <= int64(len(order)) {
+		return order[:n:n]
+	}
+	return append(order, loops[:n-int64(len(order))]...)
+}
+
+// shuffle permutes order in place, seeded by seed (the random rule).
+func shuffle(order []int64, seed uint64) {
+	r := rng.New(seed, 0x637574)
+	for i := len(order) - 1; i > 0; i-- {
+		j := int(r.Uint64() % uint64(i+1))
+		order[i], order[j] = order[j], order[i]
+	}
+}
+
+// edgeScores returns the score of each of blk's edges under a degree rule:
+// deg(u)+deg(v), deg(u)*deg(v) or, for degree-cap, the source's degree.
+func edgeScores(blk *graph.Block, src []int32, deg []float32, rule string) []float64 {
+	score := make([]float64, blk.NumEdges())
+	for d := 0; d < blk.NumDst; d++ {
+		du := float64(deg[src[d]])
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			dv := float64(deg[src[blk.Indices[e]]])
+			switch rule {
+			case RuleDegreeSum:
+				score[e] = du + dv
+			case RuleDegreeProduct:
+				score[e] = du * dv
+			default:
+				score[e] = dv
+			}
+		}
+	}
+	return score
+}
+
+// scoreOrder compares edge positions by descending score. Ties fall back
+// to edge position: every comparison built on it is a strict total order,
+// so selection and an unstable sort give one order.
+func scoreOrder(score []float64) func(a, b int64) int {
+	return func(a, b int64) int {
+		switch {
+		case score[a] > score[b]:
+			return -1
+		case score[a] < score[b]:
+			return 1
+		}
+		return cmp.Compare(a, b)
+	}
+}
+
+// rowRankOrder ranks every edge within its row by byScore (0 = dropped
+// first) and returns the comparison that the degree-cap rule and MinKeep
+// use. Degree-cap water-fills: an edge's key is its row's length before it
+// is dropped, so any prefix of the order caps every row at about the same
+// length and leaves the rows under that cap whole. MinKeep moves each row's
+// last MinKeep edges behind all others.
+func (o Order) rowRankOrder(blk *graph.Block, src []int32, byScore func(a, b int64) int) func(a, b int64) int {
+	key := make([]int64, blk.NumEdges())
+	var row []int64
+	for d := 0; d < blk.NumDst; d++ {
+		row = row[:0]
+		for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
+			if src[blk.Indices[e]] != src[d] {
+				row = append(row, e)
+			}
+		}
+		slices.SortFunc(row, byScore)
+		for i, e := range row {
+			key[e] = int64(len(row) - i) // edges left in the row, e included
+		}
+	}
+	capRule, keepN := o.Rule == RuleDegreeCap, int64(o.MinKeep)
+	return func(a, b int64) int {
+		if pa, pb := key[a] <= keepN, key[b] <= keepN; pa != pb {
+			if pa {
+				return 1
+			}
+			return -1
+		}
+		if capRule && key[a] != key[b] {
+			if key[a] > key[b] {
+				return -1
+			}
+			return 1
+		}
+		return byScore(a, b)
+	}
 }
 
 // protectLast moves the last k edges of every row in order (a permutation

@@ -126,118 +126,11 @@ func (l *PropConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 		return nil, fmt.Errorf("propagation: block has %d destinations but only %d sources (destinations must be a prefix of the sources)", blk.NumDst, blk.NumSrc)
 	}
 	l.s.release(c)
-	dev := c.Dev
 	s := propState{blk: blk}
-	alloc := func(r, cols int) (*tensor.Tensor, error) {
-		t, err := dev.Alloc(r, cols)
-		if err == nil {
-			s.own = append(s.own, t)
-		}
-		return t, err
-	}
-	fail := func(err error) (*tensor.Tensor, error) {
+	y, err := l.forward(c, &s, x)
+	if err != nil {
 		s.release(c)
 		return nil, err
-	}
-	drop := func(t *tensor.Tensor, site int) (*tensor.Tensor, *tensor.Tensor, error) {
-		if !c.Train || l.Dropout == 0 {
-			return t, nil, nil
-		}
-		mask, err := alloc(t.Rows, t.Cols)
-		if err != nil {
-			return nil, nil, err
-		}
-		y, err := alloc(t.Rows, t.Cols)
-		if err != nil {
-			return nil, nil, err
-		}
-		dev.DropoutMask(mask, l.Dropout, c.maskSeed(l.site+site))
-		dev.Mul(y, t, mask)
-		return y, mask, nil
-	}
-	nd, ns, C := blk.NumDst, blk.NumSrc, l.C
-	var x0d, h *tensor.Tensor
-	if l.First {
-		cur := x
-		for i, lin := range l.Stem {
-			d, mask, err := drop(cur, i)
-			if err != nil {
-				return fail(err)
-			}
-			y, err := alloc(ns, lin.Out)
-			if err != nil {
-				return fail(err)
-			}
-			lin.forward(dev, d, y)
-			if i < len(l.Stem)-1 || l.StemReLU {
-				dev.Relu(y, y)
-			}
-			s.stemIn = append(s.stemIn, d)
-			s.stemMask = append(s.stemMask, mask)
-			s.stemOut = append(s.stemOut, y)
-			cur = y
-		}
-		h, x0d = cur, cur.RowSlice(0, nd)
-	} else {
-		// x is [H | X0]: H of every source, X0 of the destinations only.
-		var err error
-		if h, err = alloc(ns, C); err != nil {
-			return fail(err)
-		}
-		if x0d, err = alloc(nd, C); err != nil {
-			return fail(err)
-		}
-		dev.Gather(h, halves(x), halfRows(ns, 0))
-		dev.Gather(x0d, halves(x), halfRows(nd, 1))
-	}
-	if l.DropH {
-		var err error
-		if h, s.hmask, err = drop(h, 4); err != nil {
-			return fail(err)
-		}
-	}
-	p, err := alloc(nd, C)
-	if err != nil {
-		return fail(err)
-	}
-	dev.SpMM(p, blk, h, device.AggWeighted)
-	dev.Scale(1-l.Alpha, p)
-	dev.Axpy(l.Alpha, x0d, p)
-	out := p
-	if l.W != nil {
-		if out, err = alloc(nd, C); err != nil {
-			return fail(err)
-		}
-		dev.Gemm(false, false, l.Beta, p, l.W.W, 0, out)
-		dev.Axpy(1-l.Beta, p, out)
-	}
-	if l.ReLU {
-		dev.Relu(out, out)
-	}
-	s.p, s.out = p, out
-	var y *tensor.Tensor
-	switch {
-	case l.Last && l.Head != nil:
-		hin, mask, err := drop(out, 5)
-		if err != nil {
-			return fail(err)
-		}
-		s.headIn, s.headMask = hin, mask
-		if y, err = dev.Alloc(nd, l.Head.Out); err != nil {
-			return fail(err)
-		}
-		l.Head.forward(dev, hin, y)
-	case l.Last:
-		if y, err = dev.Alloc(nd, C); err != nil {
-			return fail(err)
-		}
-		dev.Copy(y, out)
-	default:
-		if y, err = dev.Alloc(nd, 2*C); err != nil { // zero-filled
-			return fail(err)
-		}
-		dev.ScatterAdd(halves(y), out, halfRows(nd, 0))
-		dev.ScatterAdd(halves(y), x0d, halfRows(nd, 1))
 	}
 	if c.Train {
 		s.live = true
@@ -248,6 +141,165 @@ func (l *PropConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*ten
 	return y, nil
 }
 
+// forward computes the step's output from x. Every other tensor it
+// allocates belongs to s, which also keeps what Backward needs.
+func (l *PropConv) forward(c *Context, s *propState, x *tensor.Tensor) (*tensor.Tensor, error) {
+	h, x0d, err := l.inputs(c, s, x)
+	if err != nil {
+		return nil, err
+	}
+	if l.DropH {
+		if h, s.hmask, err = l.drop(c, s, h, 4); err != nil {
+			return nil, err
+		}
+	}
+	out, err := l.propagate(c, s, h, x0d)
+	if err != nil {
+		return nil, err
+	}
+	return l.output(c, s, out, x0d)
+}
+
+// alloc allocates an r×cols tensor on dev that s owns until release.
+func (s *propState) alloc(dev device.Device, r, cols int) (*tensor.Tensor, error) {
+	t, err := dev.Alloc(r, cols)
+	if err == nil {
+		s.own = append(s.own, t)
+	}
+	return t, err
+}
+
+// drop applies the step's dropout, at site past the layer's base site, to t
+// while training and returns the result and its mask (both owned by s);
+// otherwise it returns t and a nil mask.
+func (l *PropConv) drop(c *Context, s *propState, t *tensor.Tensor, site int) (*tensor.Tensor, *tensor.Tensor, error) {
+	if !c.Train || l.Dropout == 0 {
+		return t, nil, nil
+	}
+	mask, err := s.alloc(c.Dev, t.Rows, t.Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := s.alloc(c.Dev, t.Rows, t.Cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Dev.DropoutMask(mask, l.Dropout, c.maskSeed(l.site+site))
+	c.Dev.Mul(y, t, mask)
+	return y, mask, nil
+}
+
+// inputs returns H of every source and X0 of the destinations: the stem's
+// output (and its first rows) in the first step, the halves of x later.
+func (l *PropConv) inputs(c *Context, s *propState, x *tensor.Tensor) (h, x0d *tensor.Tensor, err error) {
+	nd, ns := s.blk.NumDst, s.blk.NumSrc
+	if l.First {
+		cur, err := l.stem(c, s, x)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cur, cur.RowSlice(0, nd), nil
+	}
+	// x is [H | X0]: H of every source, X0 of the destinations only.
+	if h, err = s.alloc(c.Dev, ns, l.C); err != nil {
+		return nil, nil, err
+	}
+	if x0d, err = s.alloc(c.Dev, nd, l.C); err != nil {
+		return nil, nil, err
+	}
+	c.Dev.Gather(h, halves(x), halfRows(ns, 0))
+	c.Dev.Gather(x0d, halves(x), halfRows(nd, 1))
+	return h, x0d, nil
+}
+
+// stem runs the stem's linears over x, keeping each one's input (after
+// dropout), mask and output in s, and returns the last output: X0 of every
+// source.
+func (l *PropConv) stem(c *Context, s *propState, x *tensor.Tensor) (*tensor.Tensor, error) {
+	cur := x
+	for i, lin := range l.Stem {
+		d, mask, err := l.drop(c, s, cur, i)
+		if err != nil {
+			return nil, err
+		}
+		y, err := s.alloc(c.Dev, s.blk.NumSrc, lin.Out)
+		if err != nil {
+			return nil, err
+		}
+		lin.forward(c.Dev, d, y)
+		if i < len(l.Stem)-1 || l.StemReLU {
+			c.Dev.Relu(y, y)
+		}
+		s.stemIn = append(s.stemIn, d)
+		s.stemMask = append(s.stemMask, mask)
+		s.stemOut = append(s.stemOut, y)
+		cur = y
+	}
+	return cur, nil
+}
+
+// propagate computes P = (1-α) Â H + α X0[dst] and Z from it, keeps both in
+// s and returns Z.
+func (l *PropConv) propagate(c *Context, s *propState, h, x0d *tensor.Tensor) (*tensor.Tensor, error) {
+	dev := c.Dev
+	nd, C := s.blk.NumDst, l.C
+	p, err := s.alloc(dev, nd, C)
+	if err != nil {
+		return nil, err
+	}
+	dev.SpMM(p, s.blk, h, device.AggWeighted)
+	dev.Scale(1-l.Alpha, p)
+	dev.Axpy(l.Alpha, x0d, p)
+	out := p
+	if l.W != nil {
+		if out, err = s.alloc(dev, nd, C); err != nil {
+			return nil, err
+		}
+		dev.Gemm(false, false, l.Beta, p, l.W.W, 0, out)
+		dev.Axpy(1-l.Beta, p, out)
+	}
+	if l.ReLU {
+		dev.Relu(out, out)
+	}
+	s.p, s.out = p, out
+	return out, nil
+}
+
+// output returns the step's result, which s does not own, from Z (out):
+// the head's output or Z in the last step, [Z | X0[dst]] before it.
+func (l *PropConv) output(c *Context, s *propState, out, x0d *tensor.Tensor) (*tensor.Tensor, error) {
+	dev := c.Dev
+	nd, C := s.blk.NumDst, l.C
+	switch {
+	case l.Last && l.Head != nil:
+		hin, mask, err := l.drop(c, s, out, 5)
+		if err != nil {
+			return nil, err
+		}
+		s.headIn, s.headMask = hin, mask
+		y, err := dev.Alloc(nd, l.Head.Out)
+		if err != nil {
+			return nil, err
+		}
+		l.Head.forward(dev, hin, y)
+		return y, nil
+	case l.Last:
+		y, err := dev.Alloc(nd, C)
+		if err != nil {
+			return nil, err
+		}
+		dev.Copy(y, out)
+		return y, nil
+	}
+	y, err := dev.Alloc(nd, 2*C) // zero-filled
+	if err != nil {
+		return nil, err
+	}
+	dev.ScatterAdd(halves(y), out, halfRows(nd, 0))
+	dev.ScatterAdd(halves(y), x0d, halfRows(nd, 1))
+	return y, nil
+}
+
 // Backward sets the parameters' gradients and returns dX.
 func (l *PropConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.Tensor, error) {
 	s := &l.s
@@ -255,34 +307,75 @@ func (l *PropConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 		return nil, fmt.Errorf("propagation: backward without a training forward")
 	}
 	defer l.Release(c)
-	dev := c.Dev
-	var tmp []*tensor.Tensor
-	defer func() {
-		for _, t := range tmp {
-			dev.Free(t)
-		}
-	}()
-	alloc := func(r, cols int) (*tensor.Tensor, error) {
-		t, err := dev.Alloc(r, cols)
-		if err == nil {
-			tmp = append(tmp, t)
-		}
-		return t, err
-	}
-	blk := s.blk
-	nd, ns, C := blk.NumDst, blk.NumSrc, l.C
-	dOut, err := alloc(nd, C)
+	t := &temps{dev: c.Dev}
+	defer t.free()
+	dOut, dx0d, err := l.outputBackward(t, s, dy)
 	if err != nil {
 		return nil, err
 	}
-	var dx0d *tensor.Tensor // gradient of the carried X0[dst] columns
+	dp, err := l.transformBackward(t, s, dOut)
+	if err != nil {
+		return nil, err
+	}
+	if !l.First && !needDX {
+		return nil, nil
+	}
+	dh, dx0d, err := l.propagateBackward(t, s, dp, dx0d)
+	if err != nil {
+		return nil, err
+	}
+	if !l.First {
+		dx, err := c.Dev.Alloc(s.blk.NumSrc, 2*l.C) // zero-filled: halo rows get no X0 gradient
+		if err != nil {
+			return nil, err
+		}
+		c.Dev.ScatterAdd(halves(dx), dh, halfRows(s.blk.NumSrc, 0))
+		c.Dev.ScatterAdd(halves(dx), dx0d, halfRows(s.blk.NumDst, 1))
+		return dx, nil
+	}
+	// The first step's H is X0 (after dropout): its gradient joins X0's.
+	c.Dev.Axpy(1, dx0d, dh.RowSlice(0, s.blk.NumDst))
+	return l.stemBackward(t, s, dh, needDX)
+}
+
+// temps holds the scratch tensors of a backward pass, freed together.
+type temps struct {
+	dev  device.Device
+	list []*tensor.Tensor
+}
+
+// alloc allocates an r×cols scratch tensor.
+func (t *temps) alloc(r, cols int) (*tensor.Tensor, error) {
+	x, err := t.dev.Alloc(r, cols)
+	if err == nil {
+		t.list = append(t.list, x)
+	}
+	return x, err
+}
+
+// free frees every scratch tensor.
+func (t *temps) free() {
+	for _, x := range t.list {
+		t.dev.Free(x)
+	}
+}
+
+// outputBackward returns the gradient of Z from dy (through the head in the
+// last step) and, before the last step, also that of the carried X0[dst]
+// columns (nil otherwise).
+func (l *PropConv) outputBackward(t *temps, s *propState, dy *tensor.Tensor) (dOut, dx0d *tensor.Tensor, err error) {
+	dev := t.dev
+	nd := s.blk.NumDst
+	if dOut, err = t.alloc(nd, l.C); err != nil {
+		return nil, nil, err
+	}
 	switch {
 	case l.Last && l.Head != nil:
 		dh, err := l.Head.backward(dev, s.headIn, dy, true)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		tmp = append(tmp, dh)
+		t.list = append(t.list, dh)
 		if s.headMask != nil {
 			dev.Mul(dh, dh, s.headMask)
 		}
@@ -291,72 +384,79 @@ func (l *PropConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor
 		dev.Copy(dOut, dy)
 	default:
 		dev.Gather(dOut, halves(dy), halfRows(nd, 0))
-		if dx0d, err = alloc(nd, C); err != nil {
-			return nil, err
+		if dx0d, err = t.alloc(nd, l.C); err != nil {
+			return nil, nil, err
 		}
 		dev.Gather(dx0d, halves(dy), halfRows(nd, 1))
 	}
+	return dOut, dx0d, nil
+}
+
+// transformBackward returns dP from dOut, the gradient of Z (overwritten
+// through the ReLU), and sets W's gradient.
+func (l *PropConv) transformBackward(t *temps, s *propState, dOut *tensor.Tensor) (*tensor.Tensor, error) {
+	dev := t.dev
 	if l.ReLU {
 		dev.ReluBackward(dOut, dOut, s.out)
 	}
-	dp := dOut
-	if l.W != nil {
-		// out = (1-β) P + β P W: dW = β Pᵀ dOut; dP = (1-β) dOut + β dOut Wᵀ.
-		dev.Gemm(true, false, l.Beta, s.p, dOut, 0, l.W.G)
-		if dp, err = alloc(nd, C); err != nil {
-			return nil, err
-		}
-		dev.Copy(dp, dOut)
-		dev.Gemm(false, true, l.Beta, dOut, l.W.W, 1-l.Beta, dp)
+	if l.W == nil {
+		return dOut, nil
 	}
-	if !l.First && !needDX {
-		return nil, nil
-	}
-	// P = (1-α) Â H + α X0[dst].
-	dh, err := alloc(ns, C)
+	// out = (1-β) P + β P W: dW = β Pᵀ dOut; dP = (1-β) dOut + β dOut Wᵀ.
+	dev.Gemm(true, false, l.Beta, s.p, dOut, 0, l.W.G)
+	dp, err := t.alloc(s.blk.NumDst, l.C)
 	if err != nil {
 		return nil, err
 	}
-	dev.SpMMT(dh, blk, dp, device.AggWeighted)
+	dev.Copy(dp, dOut)
+	dev.Gemm(false, true, l.Beta, dOut, l.W.W, 1-l.Beta, dp)
+	return dp, nil
+}
+
+// propagateBackward returns the gradients of H (every source, through its
+// dropout) and of X0[dst] from dP. dx0d, when not nil, holds what the next
+// steps sent back and receives α dP.
+func (l *PropConv) propagateBackward(t *temps, s *propState, dp, dx0d *tensor.Tensor) (dh, dx0 *tensor.Tensor, err error) {
+	dev := t.dev
+	// P = (1-α) Â H + α X0[dst].
+	if dh, err = t.alloc(s.blk.NumSrc, l.C); err != nil {
+		return nil, nil, err
+	}
+	dev.SpMMT(dh, s.blk, dp, device.AggWeighted)
 	dev.Scale(1-l.Alpha, dh)
 	if s.hmask != nil {
 		dev.Mul(dh, dh, s.hmask)
 	}
 	// X0[dst]'s gradient: α dP plus what the next steps sent back.
 	if dx0d == nil {
-		if dx0d, err = alloc(nd, C); err != nil {
-			return nil, err
+		if dx0d, err = t.alloc(s.blk.NumDst, l.C); err != nil {
+			return nil, nil, err
 		}
 	}
 	dev.Axpy(l.Alpha, dp, dx0d)
-	if !l.First {
-		dx, err := dev.Alloc(ns, 2*C) // zero-filled: halo rows get no X0 gradient
-		if err != nil {
-			return nil, err
-		}
-		dev.ScatterAdd(halves(dx), dh, halfRows(ns, 0))
-		dev.ScatterAdd(halves(dx), dx0d, halfRows(nd, 1))
-		return dx, nil
-	}
-	// The first step's H is X0 (after dropout): its gradient joins X0's.
-	dev.Axpy(1, dx0d, dh.RowSlice(0, nd))
-	d := dh
+	return dh, dx0d, nil
+}
+
+// stemBackward carries d, the gradient of the stem's output (overwritten),
+// back through the stem's linears, setting their gradients, and returns dX
+// (nil unless needDX).
+func (l *PropConv) stemBackward(t *temps, s *propState, d *tensor.Tensor, needDX bool) (*tensor.Tensor, error) {
 	for i := len(l.Stem) - 1; i >= 0; i-- {
 		if i < len(l.Stem)-1 || l.StemReLU {
-			dev.ReluBackward(d, d, s.stemOut[i])
+			t.dev.ReluBackward(d, d, s.stemOut[i])
 		}
 		need := i > 0 || needDX
-		din, err := l.Stem[i].backward(dev, s.stemIn[i], d, need)
+		din, err := l.Stem[i].backward(t.dev, s.stemIn[i], d, need)
 		if err != nil || !need {
 			return nil, err
 		}
 		if s.stemMask[i] != nil {
-			dev.Mul(din, din, s.stemMask[i])
+			t.dev.Mul(din, din, s.stemMask[i])
 		}
 		if i == 0 {
 			return din, nil
 		}
-		tmp = append(tmp, din)
+		t.list = append(t.list, din)
 		d = din
 	}
 	return nil, nil
@@ -404,44 +504,6 @@ func (l *PropConv) withParams(ps []*Param) Layer {
 		n.Head = &Linear{In: l.Head.In, Out: l.Head.Out, W: ps[0], B: ps[1]}
 	}
 	return &n
-}
-
-// Linear is a dense layer Y = X W + b without message passing, used inside
-// the propagation steps (APPNP's MLP, GCNII's input and output projections).
-type Linear struct {
-	In, Out int
-	W, B    *Param
-}
-
-// NewLinear allocates a linear layer with Glorot-initialized weights.
-func NewLinear(dev device.Device, name string, in, out int, r *rng.Rand) (*Linear, error) {
-	w, b, err := newWeightBias(dev, name, in, out, r)
-	if err != nil {
-		return nil, err
-	}
-	return &Linear{In: in, Out: out, W: w, B: b}, nil
-}
-
-// forward sets y = x W + b.
-func (l *Linear) forward(dev device.Device, x, y *tensor.Tensor) {
-	dev.Gemm(false, false, 1, x, l.W.W, 0, y)
-	dev.AddBias(y, l.B.W)
-}
-
-// backward sets the gradients from the forward input x and dy, and returns
-// dx = dy Wᵀ (caller-owned) when needDX is set.
-func (l *Linear) backward(dev device.Device, x, dy *tensor.Tensor, needDX bool) (*tensor.Tensor, error) {
-	dev.SumRows(l.B.G, dy)
-	dev.Gemm(true, false, 1, x, dy, 0, l.W.G)
-	if !needDX {
-		return nil, nil
-	}
-	dx, err := dev.Alloc(x.Rows, l.In)
-	if err != nil {
-		return nil, err
-	}
-	dev.Gemm(false, true, 1, dy, l.W.W, 0, dx)
-	return dx, nil
 }
 
 // newAPPNP builds APPNP (Klicpera et al., 2019) as spec.Layers propagation

@@ -257,11 +257,42 @@ func (l *GATConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 	}
 	defer l.Release(c)
 	dev, blk, x := c.Dev, l.s.blk, l.s.x
+	hc := l.Heads * l.Ch
+	dev.SumRows(l.B.G, dy)
+	dxw, dz := l.aggregateBackward(blk, hostOf(dev, dy))
+	das, dad := logitBackward(blk, dz, l.Heads)
+	attS, attD := hostOf(dev, l.AttSrc.W), hostOf(dev, l.AttDst.W)
+	gS, gD := l.scoreBackward(blk, das, dad, attS, attD, dxw)
+	dev.CopyFromHost(l.AttSrc.G, gS)
+	dev.CopyFromHost(l.AttDst.G, gD)
+	dxwT, err := dev.Alloc(blk.NumSrc, hc)
+	if err != nil {
+		return nil, err
+	}
+	defer dev.Free(dxwT)
+	dev.CopyFromHost(dxwT, dxw)
+	dev.Gemm(true, false, 1, x, dxwT, 0, l.W.G)
+	if !needDX {
+		return nil, nil
+	}
+	dx, err := dev.Alloc(blk.NumSrc, l.In)
+	if err != nil {
+		return nil, err
+	}
+	dev.Gemm(false, true, 1, dxwT, l.W.W, 0, dx)
+	return dx, nil
+}
+
+// aggregateBackward takes dyh, the host copy of the output's gradient,
+// back through the attention-weighted aggregation of the forward pass. It
+// returns the gradient of the projected sources that flows through the
+// aggregation (NumSrc×H·C; the scores add theirs later) and that of the
+// pre-activation logits (E×H), through the dropout, the edge softmax and
+// the leaky ReLU.
+func (l *GATConv) aggregateBackward(blk *graph.Block, dyh []float32) (dxw, dz []float32) {
 	g := l.g
 	H, C := l.Heads, l.Ch
 	hc := H * C
-	dev.SumRows(l.B.G, dy)
-	dyh := hostOf(dev, dy)
 	scale := float32(1)
 	if !l.Concat {
 		scale = 1 / float32(H)
@@ -273,8 +304,8 @@ func (l *GATConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 		}
 		return dyh[i*l.Out : (i+1)*l.Out]
 	}
-	dxw := make([]float32, blk.NumSrc*hc)
-	dz := make([]float32, len(g.z))
+	dxw = make([]float32, blk.NumSrc*hc)
+	dz = make([]float32, len(g.z))
 	for i := 0; i < blk.NumDst; i++ {
 		lo, hi := blk.Indptr[i], blk.Indptr[i+1]
 		for h := 0; h < H; h++ {
@@ -315,9 +346,14 @@ func (l *GATConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 			}
 		}
 	}
-	// Logit gradients flow to the source and destination scores.
-	das := make([]float32, blk.NumSrc*H)
-	dad := make([]float32, blk.NumDst*H)
+	return dxw, dz
+}
+
+// logitBackward sums the logit gradients dz (E×H) into those of the source
+// scores (NumSrc×H) and the destination scores (NumDst×H) they came from.
+func logitBackward(blk *graph.Block, dz []float32, H int) (das, dad []float32) {
+	das = make([]float32, blk.NumSrc*H)
+	dad = make([]float32, blk.NumDst*H)
 	for i := 0; i < blk.NumDst; i++ {
 		for e := blk.Indptr[i]; e < blk.Indptr[i+1]; e++ {
 			j := int(blk.Indices[e])
@@ -328,8 +364,18 @@ func (l *GATConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 			}
 		}
 	}
-	attS, attD := hostOf(dev, l.AttSrc.W), hostOf(dev, l.AttDst.W)
-	gS, gD := make([]float32, hc), make([]float32, hc)
+	return das, dad
+}
+
+// scoreBackward takes the score gradients das and dad back through the
+// per-head dot products with the attention vectors attS and attD: it
+// returns the vectors' gradients and adds the projected rows' gradient to
+// dxw.
+func (l *GATConv) scoreBackward(blk *graph.Block, das, dad, attS, attD, dxw []float32) (gS, gD []float32) {
+	xw := l.g.xw
+	H, C := l.Heads, l.Ch
+	hc := H * C
+	gS, gD = make([]float32, hc), make([]float32, hc)
 	for j := 0; j < blk.NumSrc; j++ {
 		for h := 0; h < H; h++ {
 			s := das[j*H+h]
@@ -342,31 +388,14 @@ func (l *GATConv) Backward(c *Context, dy *tensor.Tensor, needDX bool) (*tensor.
 			}
 			for ch := 0; ch < C; ch++ {
 				k := h*C + ch
-				v := g.xw[j*hc+k]
+				v := xw[j*hc+k]
 				gS[k] += s * v
 				gD[k] += t * v
 				dxw[j*hc+k] += s*attS[k] + t*attD[k]
 			}
 		}
 	}
-	dev.CopyFromHost(l.AttSrc.G, gS)
-	dev.CopyFromHost(l.AttDst.G, gD)
-	dxwT, err := dev.Alloc(blk.NumSrc, hc)
-	if err != nil {
-		return nil, err
-	}
-	defer dev.Free(dxwT)
-	dev.CopyFromHost(dxwT, dxw)
-	dev.Gemm(true, false, 1, x, dxwT, 0, l.W.G)
-	if !needDX {
-		return nil, nil
-	}
-	dx, err := dev.Alloc(blk.NumSrc, l.In)
-	if err != nil {
-		return nil, err
-	}
-	dev.Gemm(false, true, 1, dxwT, l.W.W, 0, dx)
-	return dx, nil
+	return gS, gD
 }
 
 // Release frees state kept for a backward pass that will not come.

@@ -87,92 +87,161 @@ func parseFile[T any](f textFile, workers int, progress func(float64),
 	return parseStream(r, workers, report, parse, consume)
 }
 
+// parseStream cuts r into chunks of whole lines, parses them with parse on
+// workers goroutines and hands the results to consume in order, calling
+// report after each. It returns the first error of reading, parsing or
+// consuming, and only once no goroutine it started touches r any more.
 func parseStream[T any](r io.Reader, workers int, report func(),
 	parse func(text []byte, firstLine int64) (T, error), consume func(T) error) error {
 	workers = max(1, workers)
-	pool := make(chan []byte, 2*workers+2)
-	for range cap(pool) {
-		pool <- make([]byte, chunkSize)
-	}
-	jobs := make(chan *job[T], workers)
-	order := make(chan *job[T], 2*workers)
-	done := make(chan struct{})
+	s := newChunkStream[T](workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				v, err := parse(j.text, j.firstLine)
-				j.res <- result[T]{v, err}
-				pool <- j.buf[:cap(j.buf)]
-			}
+			s.work(parse)
 		}()
 	}
-	// Reader: fill a buffer, cut it after its last newline, carry the rest
-	// over to the next buffer.
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		defer close(order)
-		defer close(jobs)
-		line := int64(1)
-		var carry []byte
-		eof := false
-		for !eof {
-			var buf []byte
-			select {
-			case buf = <-pool:
-			case <-done:
-				return
-			}
-			if len(carry) > len(buf)/2 {
-				buf = make([]byte, 2*len(carry)+chunkSize) // a very long line
-			}
-			n := copy(buf, carry)
-			for n < len(buf) && !eof {
-				m, err := r.Read(buf[n:])
-				n += m
-				if err == io.EOF {
-					eof = true
-				} else if err != nil {
-					j := &job[T]{res: make(chan result[T], 1)}
-					j.res <- result[T]{err: fmt.Errorf("read error after line %d: %w", line, err)}
-					select {
-					case order <- j:
-					case <-done:
-					}
-					return
-				}
-			}
-			text := buf[:n]
-			carry = nil
-			if !eof {
-				cut := bytes.LastIndexByte(text, '\n')
-				if cut < 0 { // no newline in a full buffer: grow it
-					carry = append([]byte(nil), text...)
-					pool <- buf
-					continue
-				}
-				carry = append(carry[:0:0], text[cut+1:]...)
-				text = text[:cut+1]
-			}
-			j := &job[T]{buf: buf, text: text, firstLine: line, res: make(chan result[T], 1)}
-			line += int64(bytes.Count(text, []byte{'\n'}))
-			select {
-			case order <- j:
-			case <-done:
-				return
-			}
-			select {
-			case jobs <- j:
-			case <-done:
-				return
-			}
-		}
+		s.read(r)
 	}()
+	err := s.collect(consume, report)
+	wg.Wait()
+	<-readerDone // the reader no longer touches r when parseStream returns
+	return err
+}
+
+// chunkStream holds the channels that connect the reader, the parse workers
+// and the consumer of parseStream.
+type chunkStream[T any] struct {
+	pool  chan []byte   // free chunk buffers
+	jobs  chan *job[T]  // chunks waiting for a worker
+	order chan *job[T]  // every chunk, in file order, for the consumer
+	done  chan struct{} // closed when the consumer stops on an error
+}
+
+func newChunkStream[T any](workers int) *chunkStream[T] {
+	s := &chunkStream[T]{
+		pool:  make(chan []byte, 2*workers+2),
+		jobs:  make(chan *job[T], workers),
+		order: make(chan *job[T], 2*workers),
+		done:  make(chan struct{}),
+	}
+	for range cap(s.pool) {
+		s.pool <- make([]byte, chunkSize)
+	}
+	return s
+}
+
+// work parses the chunks from jobs until it is closed, returning each
+// buffer to the pool once parsed.
+func (s *chunkStream[T]) work(parse func(text []byte, firstLine int64) (T, error)) {
+	for j := range s.jobs {
+		v, err := parse(j.text, j.firstLine)
+		j.res <- result[T]{v, err}
+		s.pool <- j.buf[:cap(j.buf)]
+	}
+}
+
+// read fills a buffer from r, cuts it after its last newline and carries
+// the rest over to the next buffer; each chunk goes to order and to jobs. It
+// closes both when r ends, on a read error (sent to order as a failed job)
+// or when done is closed.
+func (s *chunkStream[T]) read(r io.Reader) {
+	defer close(s.order)
+	defer close(s.jobs)
+	line := int64(1)
+	var carry []byte
+	eof := false
+	for !eof {
+		var buf []byte
+		select {
+		case buf = <-s.pool:
+		case <-s.done:
+			return
+		}
+		if len(carry) > len(buf)/2 {
+			buf = make([]byte, 2*len(carry)+chunkSize) // a very long line
+		}
+		n, end, err := fill(r, buf, carry)
+		if err != nil {
+			s.fail(fmt.Errorf("read error after line %d: %w", line, err))
+			return
+		}
+		eof = end
+		text := buf[:n]
+		carry = nil
+		if !eof {
+			cut := bytes.LastIndexByte(text, '\n')
+			if cut < 0 { // no newline in a full buffer: grow it
+				carry = append([]byte(nil), text...)
+				s.pool <- buf
+				continue
+			}
+			carry = append(carry[:0:0], text[cut+1:]...)
+			text = text[:cut+1]
+		}
+		j := &job[T]{buf: buf, text: text, firstLine: line, res: make(chan result[T], 1)}
+		line += int64(bytes.Count(text, []byte{'\n'}))
+		if !s.send(j) {
+			return
+		}
+	}
+}
+
+// fill copies carry to the start of buf, then reads r into the rest of buf
+// until it is full or r ends. It returns the bytes in buf and whether r
+// ended.
+func fill(r io.Reader, buf, carry []byte) (n int, eof bool, err error) {
+	n = copy(buf, carry)
+	for n < len(buf) && !eof {
+		m, rerr := r.Read(buf[n:])
+		n += m
+		if rerr == io.EOF {
+			eof = true
+		} else if rerr != nil {
+			return n, false, rerr
+		}
+	}
+	return n, eof, nil
+}
+
+// send queues j for the consumer, then for a worker; it reports false if
+// done was closed first.
+func (s *chunkStream[T]) send(j *job[T]) bool {
+	select {
+	case s.order <- j:
+	case <-s.done:
+		return false
+	}
+	select {
+	case s.jobs <- j:
+	case <-s.done:
+		return false
+	}
+	return true
+}
+
+// fail hands err to the consumer as the result of a chunk that no worker
+// parses.
+func (s *chunkStream[T]) fail(err error) {
+	j := &job[T]{res: make(chan result[T], 1)}
+	j.res <- result[T]{err: err}
+	select {
+	case s.order <- j:
+	case <-s.done:
+	}
+}
+
+// collect hands the parsed chunks to consume in file order until order is
+// closed. On the first error it closes done and skips the remaining chunks,
+// which may never reach a worker.
+func (s *chunkStream[T]) collect(consume func(T) error, report func()) error {
 	var firstErr error
-	for j := range order {
+	for j := range s.order {
 		if firstErr != nil {
 			continue // j may never reach a worker; do not wait for it
 		}
@@ -182,12 +251,10 @@ func parseStream[T any](r io.Reader, workers int, report func(),
 		}
 		if res.err != nil {
 			firstErr = res.err
-			close(done)
+			close(s.done)
 		}
 		report()
 	}
-	wg.Wait()
-	<-readerDone // the reader no longer touches r when parseStream returns
 	return firstErr
 }
 

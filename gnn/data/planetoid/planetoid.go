@@ -79,124 +79,178 @@ func Load(dir string, opt Options) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	f, err := readFiles(folder, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.check(numValid); err != nil {
+		return nil, err
+	}
+	n, err := f.numNodes()
+	if err != nil {
+		return nil, err
+	}
+	d, test, err := f.dataset(n)
+	if err != nil {
+		return nil, err
+	}
+	if d.Split, err = publicSplit(d, f.x.rows, numValid, test); err != nil {
+		return nil, err
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// files holds the decoded contents of a dataset's ind.NAME.* files.
+type files struct {
+	name        string
+	allx, tx, x denseRows
+	ally, ty, y labelRows
+	testIdx     []int64
+	adj         edgeList
+}
+
+// readFiles checks that every file of dataset name is in folder, then reads
+// them all.
+func readFiles(folder, name string) (*files, error) {
 	path := func(p string) string { return filepath.Join(folder, "ind."+name+"."+p) }
 	for _, p := range parts {
 		if _, err := os.Stat(path(p)); err != nil {
 			return nil, fmt.Errorf("planetoid %s: %w", name, err)
 		}
 	}
-	allx, err := readDense(path("allx"))
-	if err != nil {
+	f := &files{name: name}
+	var err error
+	if f.allx, err = readDense(path("allx")); err != nil {
 		return nil, err
 	}
-	tx, err := readDense(path("tx"))
-	if err != nil {
+	if f.tx, err = readDense(path("tx")); err != nil {
 		return nil, err
 	}
-	x, err := readDense(path("x"))
-	if err != nil {
+	if f.x, err = readDense(path("x")); err != nil {
 		return nil, err
 	}
-	ally, err := readLabels(path("ally"))
-	if err != nil {
+	if f.ally, err = readLabels(path("ally")); err != nil {
 		return nil, err
 	}
-	ty, err := readLabels(path("ty"))
-	if err != nil {
+	if f.ty, err = readLabels(path("ty")); err != nil {
 		return nil, err
 	}
-	y, err := readLabels(path("y"))
-	if err != nil {
+	if f.y, err = readLabels(path("y")); err != nil {
 		return nil, err
 	}
-	testIdx, err := readIndex(path("test.index"))
-	if err != nil {
+	if f.testIdx, err = readIndex(path("test.index")); err != nil {
 		return nil, err
 	}
-	adj, err := readGraph(path("graph"))
-	if err != nil {
+	if f.adj, err = readGraph(path("graph")); err != nil {
 		return nil, err
 	}
+	return f, nil
+}
 
-	f := allx.cols
+// check verifies that the files agree on the feature width, the number of
+// rows and classes and the number of test nodes, and that allx holds the
+// training and numValid validation nodes.
+func (f *files) check(numValid int) error {
+	name, allx, tx, x, ally, ty, y := f.name, f.allx, f.tx, f.x, f.ally, f.ty, f.y
 	switch {
-	case tx.cols != f || x.cols != f:
-		return nil, fmt.Errorf("planetoid %s: feature widths differ: allx %d, tx %d, x %d", name, f, tx.cols, x.cols)
+	case tx.cols != allx.cols || x.cols != allx.cols:
+		return fmt.Errorf("planetoid %s: feature widths differ: allx %d, tx %d, x %d", name, allx.cols, tx.cols, x.cols)
 	case ally.rows != allx.rows || ty.rows != tx.rows || y.rows != x.rows:
-		return nil, fmt.Errorf("planetoid %s: label rows do not match feature rows: ally %d/allx %d, ty %d/tx %d, y %d/x %d",
+		return fmt.Errorf("planetoid %s: label rows do not match feature rows: ally %d/allx %d, ty %d/tx %d, y %d/x %d",
 			name, ally.rows, allx.rows, ty.rows, tx.rows, y.rows, x.rows)
 	case ally.cols != ty.cols || y.cols != ally.cols:
-		return nil, fmt.Errorf("planetoid %s: class counts differ: ally %d, ty %d, y %d", name, ally.cols, ty.cols, y.cols)
-	case len(testIdx) != tx.rows:
-		return nil, fmt.Errorf("planetoid %s: %d test indices for %d rows of tx", name, len(testIdx), tx.rows)
+		return fmt.Errorf("planetoid %s: class counts differ: ally %d, ty %d, y %d", name, ally.cols, ty.cols, y.cols)
+	case len(f.testIdx) != tx.rows:
+		return fmt.Errorf("planetoid %s: %d test indices for %d rows of tx", name, len(f.testIdx), tx.rows)
 	case x.rows+numValid > allx.rows:
-		return nil, fmt.Errorf("planetoid %s: %d training and %d validation nodes, but allx has %d rows", name, x.rows, numValid, allx.rows)
+		return fmt.Errorf("planetoid %s: %d training and %d validation nodes, but allx has %d rows", name, x.rows, numValid, allx.rows)
 	}
-	n := allx.rows
-	seen := make(map[int64]bool, len(testIdx))
-	for _, v := range testIdx {
-		if v < int64(allx.rows) {
-			return nil, fmt.Errorf("planetoid %s: test index %d falls among allx's %d rows", name, v, allx.rows)
+	return nil
+}
+
+// numNodes checks the test indices and the graph's node ids and returns the
+// number of nodes: one past the largest id among allx's rows, the test
+// nodes and the graph's endpoints.
+func (f *files) numNodes() (int, error) {
+	name := f.name
+	n := f.allx.rows
+	seen := make(map[int64]bool, len(f.testIdx))
+	for _, v := range f.testIdx {
+		if v < int64(f.allx.rows) {
+			return 0, fmt.Errorf("planetoid %s: test index %d falls among allx's %d rows", name, v, f.allx.rows)
 		}
 		if v > 1<<30 {
-			return nil, fmt.Errorf("planetoid %s: test index %d is too large", name, v)
+			return 0, fmt.Errorf("planetoid %s: test index %d is too large", name, v)
 		}
 		if seen[v] {
-			return nil, fmt.Errorf("planetoid %s: test index %d appears twice", name, v)
+			return 0, fmt.Errorf("planetoid %s: test index %d appears twice", name, v)
 		}
 		seen[v] = true
 		n = max(n, int(v)+1)
 	}
-	for i, k := range adj.src {
-		if k < 0 || adj.dst[i] < 0 {
-			return nil, fmt.Errorf("planetoid %s: graph has a negative node id", name)
+	for i, k := range f.adj.src {
+		if k < 0 || f.adj.dst[i] < 0 {
+			return 0, fmt.Errorf("planetoid %s: graph has a negative node id", name)
 		}
-		n = max(n, int(k)+1, int(adj.dst[i])+1)
+		n = max(n, int(k)+1, int(f.adj.dst[i])+1)
 	}
+	return n, nil
+}
 
+// dataset builds the n-node dataset without its split: allx's rows first,
+// tx's rows at the test indices, -1 labels elsewhere, and the symmetric
+// graph without self-loops. It also returns the test nodes in order.
+func (f *files) dataset(n int) (*data.Dataset, []int32, error) {
+	w := f.allx.cols
 	d := &data.Dataset{
-		Name:        name,
-		X:           make([]float32, n*f),
-		NumFeatures: f,
+		Name:        f.name,
+		X:           make([]float32, n*w),
+		NumFeatures: w,
 		Y:           make([]int32, n),
-		NumClasses:  ally.cols,
+		NumClasses:  f.ally.cols,
 	}
-	copy(d.X, allx.vals)
+	copy(d.X, f.allx.vals)
 	for i := range d.Y {
 		d.Y[i] = -1
 	}
-	copy(d.Y, ally.labels)
-	test := make([]int32, len(testIdx))
-	for i, v := range testIdx {
-		copy(d.X[int(v)*f:int(v+1)*f], tx.vals[i*f:(i+1)*f])
-		d.Y[v] = ty.labels[i]
+	copy(d.Y, f.ally.labels)
+	test := make([]int32, len(f.testIdx))
+	for i, v := range f.testIdx {
+		copy(d.X[int(v)*w:int(v+1)*w], f.tx.vals[i*w:(i+1)*w])
+		d.Y[v] = f.ty.labels[i]
 		test[i] = int32(v)
 	}
 	slices.Sort(test)
-	g, err := graph.FromEdges(n, adj.src, adj.dst, true)
+	g, err := graph.FromEdges(n, f.adj.src, f.adj.dst, true)
 	if err != nil {
-		return nil, fmt.Errorf("planetoid %s: graph: %w", name, err)
+		return nil, nil, fmt.Errorf("planetoid %s: graph: %w", f.name, err)
 	}
 	d.Graph = g.Symmetrize().RemoveSelfLoops()
-	split := &data.Split{Train: make([]int32, x.rows), Valid: make([]int32, numValid), Test: test}
+	return d, test, nil
+}
+
+// publicSplit returns the split of d: training nodes 0..numTrain-1,
+// validation the next numValid, test the given nodes; every one of them
+// must have a label.
+func publicSplit(d *data.Dataset, numTrain, numValid int, test []int32) (*data.Split, error) {
+	split := &data.Split{Train: make([]int32, numTrain), Valid: make([]int32, numValid), Test: test}
 	for i := range split.Train {
 		split.Train[i] = int32(i)
 	}
 	for i := range split.Valid {
-		split.Valid[i] = int32(x.rows + i)
+		split.Valid[i] = int32(numTrain + i)
 	}
 	for _, part := range [][]int32{split.Train, split.Valid, split.Test} {
 		for _, v := range part {
 			if d.Y[v] < 0 {
-				return nil, fmt.Errorf("planetoid %s: split node %d has no label", name, v)
+				return nil, fmt.Errorf("planetoid %s: split node %d has no label", d.Name, v)
 			}
 		}
 	}
-	d.Split = split
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return split, nil
 }
 
 // denseRows is a feature matrix read from a pickle.

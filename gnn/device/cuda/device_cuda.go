@@ -3,9 +3,7 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 	"sync"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
-	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
 var (
@@ -91,28 +88,6 @@ type Device struct {
 	polled   chan struct{}
 
 	closed atomic.Bool
-}
-
-// evt is a pooled CUDA event.
-type evt struct {
-	e      cu.Event
-	timing bool
-}
-
-// dbuf is the Handle of a tensor allocated by a Device.
-type dbuf struct {
-	dev   *Device
-	blk   *block // nil for an empty tensor
-	bytes int64  // bytes accounted by the allocator
-	freed atomic.Bool
-
-	// Side-stream work on the buffer that compute has not yet waited for:
-	// a write (the copy stream filling it) and reads (the history stream
-	// copying it to the host).
-	pending atomic.Bool
-	mu      sync.Mutex
-	ready   *evt
-	readers []*evt
 }
 
 // pinnedRange is a block of mapped page-locked host memory.
@@ -362,257 +337,6 @@ func (d *Device) must(what string, err error) {
 	}
 }
 
-// event takes an idle event from the pool (creating one if needed).
-func (d *Device) event(timing bool) *evt {
-	d.evMu.Lock()
-	pool := &d.syncEvents
-	if timing {
-		pool = &d.timeEvents
-	}
-	if n := len(*pool); n > 0 {
-		e := (*pool)[n-1]
-		*pool = (*pool)[:n-1]
-		d.evMu.Unlock()
-		return e
-	}
-	d.evMu.Unlock()
-	flags := cu.DisableTiming
-	if timing {
-		flags = cu.DefaultEvent
-	}
-	e, err := cu.MakeEvent(flags)
-	d.must("creating an event", err)
-	return &evt{e: e, timing: timing}
-}
-
-// putEvent returns an event to the pool.
-func (d *Device) putEvent(e *evt) {
-	if e == nil {
-		return
-	}
-	d.evMu.Lock()
-	if e.timing {
-		d.timeEvents = append(d.timeEvents, e)
-	} else {
-		d.syncEvents = append(d.syncEvents, e)
-	}
-	d.evMu.Unlock()
-}
-
-// record records a new event on s.
-func (d *Device) record(s cu.Stream, timing bool) *evt {
-	e := d.event(timing)
-	d.must("recording an event", e.e.Record(s))
-	return e
-}
-
-// waitFor makes stream s wait for the work queued on stream from so far.
-func (d *Device) waitFor(s, from cu.Stream) {
-	e := d.record(from, false)
-	d.must("stream wait", s.Wait(e.e, 0))
-	d.putEvent(e) // a wait captures the event's state when it is queued
-}
-
-// syncStreams waits for every stream.
-func (d *Device) syncStreams() error {
-	var first error
-	for _, s := range []cu.Stream{d.compute, d.copyS, d.history} {
-		if err := s.Synchronize(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// Sync waits for all queued work and reports the spans it completes.
-func (d *Device) Sync() {
-	d.enter()
-	err := d.syncStreams()
-	d.leave()
-	d.must("synchronize", err)
-	d.drainSpans(false)
-}
-
-// maxElems bounds one allocation so that byte counts cannot overflow.
-const maxElems = math.MaxInt64 / 8
-
-// Alloc returns a zero-filled rows×cols tensor whose bytes are reserved
-// from the device's allocator (a *device.OOMError past the budget); when
-// the GPU itself is out of memory, even after the cache was returned to
-// the driver, the error also wraps a *device.OOMError.
-func (d *Device) Alloc(rows, cols int) (*tensor.Tensor, error) {
-	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("cuda: alloc %dx%d: negative shape", rows, cols)
-	}
-	if cols != 0 && rows > maxElems/cols {
-		return nil, fmt.Errorf("cuda: alloc %dx%d: too large", rows, cols)
-	}
-	n := int64(rows) * int64(cols)
-	bytes := n * 4
-	if err := d.mem.Reserve(bytes); err != nil {
-		return nil, fmt.Errorf("cuda: alloc %dx%d: %w", rows, cols, err)
-	}
-	b := &dbuf{dev: d, bytes: bytes}
-	if bytes > 0 {
-		d.enter()
-		blk, err := d.pool.get(bytes)
-		if err != nil {
-			d.leave()
-			d.mem.Release(bytes)
-			if isOOMErr(err) {
-				st := d.mem.Stats()
-				return nil, fmt.Errorf("cuda: alloc %dx%d: the GPU is out of memory (%d bytes held by the allocator): %w",
-					rows, cols, d.pool.stats().Reserved, &device.OOMError{Requested: bytes, Live: st.Live, Budget: d.info.Memory})
-			}
-			return nil, fmt.Errorf("cuda: alloc %dx%d: %w", rows, cols, err)
-		}
-		b.blk = blk
-		d.must("clearing a new tensor", cu.MemsetD32Async(cu.DevicePtr(blk.ptr), 0, n, d.compute))
-		d.leave()
-	}
-	return &tensor.Tensor{Rows: rows, Cols: cols, Handle: b}, nil
-}
-
-func isOOMErr(err error) bool { return errors.Is(err, cu.OutOfMemory) || isDriverOOM(err) }
-
-// Free releases t's bytes and returns its block to the cache (reused once
-// side-stream work on it has completed). Views, nil tensors, tensors of
-// other devices and tensors already freed are ignored.
-func (d *Device) Free(t *tensor.Tensor) {
-	if t == nil || t.View {
-		return
-	}
-	b, ok := t.Handle.(*dbuf)
-	if !ok || b.dev != d || !b.freed.CompareAndSwap(false, true) {
-		return
-	}
-	d.mem.Release(b.bytes)
-	if b.blk == nil {
-		return
-	}
-	b.mu.Lock()
-	var fences []fence
-	if b.ready != nil {
-		fences = append(fences, b.ready)
-	}
-	for _, r := range b.readers {
-		fences = append(fences, r)
-	}
-	b.ready, b.readers = nil, nil
-	b.mu.Unlock()
-	d.pool.put(b.blk, fences...)
-}
-
-// buf returns t's buffer, panicking on a tensor of another device or one
-// already freed.
-func (d *Device) buf(t *tensor.Tensor) *dbuf {
-	b, ok := t.Handle.(*dbuf)
-	if !ok || b.dev != d {
-		panic(fmt.Sprintf("cuda: %s: tensor %s was not allocated by this device", d.name, t.Shape()))
-	}
-	if b.freed.Load() {
-		panic(fmt.Sprintf("cuda: %s: tensor %s used after Free", d.name, t.Shape()))
-	}
-	return b
-}
-
-// ptr returns the device address of t's first element.
-func (d *Device) ptr(t *tensor.Tensor) uintptr {
-	b := d.buf(t)
-	if b.blk == nil {
-		return 0
-	}
-	return b.blk.ptr + uintptr(t.Off)*4
-}
-
-// use makes the compute stream wait for side-stream work on the tensors
-// (a pending copy into them, a pending copy out of them) before the kernel
-// about to be queued.
-func (d *Device) use(ts ...*tensor.Tensor) {
-	for _, t := range ts {
-		if t == nil {
-			continue
-		}
-		b := d.buf(t)
-		if !b.pending.Load() {
-			continue
-		}
-		b.mu.Lock()
-		if b.ready != nil {
-			d.must("waiting for a copy", d.compute.Wait(b.ready.e, 0))
-			d.putEvent(b.ready)
-			b.ready = nil
-		}
-		for _, r := range b.readers {
-			d.must("waiting for a copy", d.compute.Wait(r.e, 0))
-			d.putEvent(r)
-		}
-		b.readers = nil
-		b.pending.Store(false)
-		b.mu.Unlock()
-	}
-}
-
-// useOn makes side stream s wait for the compute stream (the tensor's
-// last writer or reader there) and for a pending side-stream write.
-func (d *Device) useOn(s cu.Stream, t *tensor.Tensor) {
-	b := d.buf(t)
-	d.waitFor(s, d.compute)
-	if !b.pending.Load() {
-		return
-	}
-	b.mu.Lock()
-	if b.ready != nil {
-		d.must("waiting for a copy", s.Wait(b.ready.e, 0))
-	}
-	b.mu.Unlock()
-}
-
-// setReady records that a side stream wrote t; compute waits for e.
-func (d *Device) setReady(t *tensor.Tensor, e *evt) {
-	b := d.buf(t)
-	b.mu.Lock()
-	if b.ready != nil {
-		// An earlier write, ordered before e on its stream or waited for
-		// by that stream: e covers it.
-		d.putEvent(b.ready)
-	}
-	b.ready = e
-	b.pending.Store(true)
-	b.mu.Unlock()
-}
-
-// addReader records that a side stream reads t until e.
-func (d *Device) addReader(t *tensor.Tensor, e *evt) {
-	b := d.buf(t)
-	b.mu.Lock()
-	b.readers = append(b.readers, e)
-	b.pending.Store(true)
-	b.mu.Unlock()
-}
-
-// scratch returns device memory outside the tensor accounting (index
-// uploads, partial sums); release it with freeScratch after queueing the
-// work that uses it.
-func (d *Device) scratch(bytes int64) *block {
-	blk, err := d.pool.get(max(bytes, 4))
-	d.must(fmt.Sprintf("scratch of %d bytes", bytes), err)
-	d.scratchMu.Lock()
-	d.scratchLive += blk.size
-	d.scratchMax = max(d.scratchMax, d.scratchLive)
-	d.scratchMu.Unlock()
-	return blk
-}
-
-// freeScratch returns scratch memory; fences are side-stream work still
-// using it (compute-stream work needs none).
-func (d *Device) freeScratch(blk *block, fences ...fence) {
-	d.scratchMu.Lock()
-	d.scratchLive -= blk.size
-	d.scratchMu.Unlock()
-	d.pool.put(blk, fences...)
-}
-
 // launch queues a kernel of blockThreads threads per block.
 func (d *Device) launch(name string, gx, gy, gz int, s cu.Stream, a *kargs) {
 	fn, ok := d.fns[name]
@@ -636,46 +360,6 @@ func (d *Device) pinnedAt(p unsafe.Pointer, n int64) (pinnedRange, bool) {
 	}
 	return pinnedRange{}, false
 }
-
-// driver adapts the device to the caching allocator, the staging pool and
-// the event clock. Its methods run with the context current.
-type driver struct{ d *Device }
-
-func (v driver) memAlloc(n int64) (uintptr, error) {
-	p, err := cu.MemAlloc(n)
-	return uintptr(p), err
-}
-func (v driver) memFree(p uintptr) error { return cu.MemFree(cu.DevicePtr(p)) }
-func (v driver) isOOM(err error) bool    { return isOOMErr(err) }
-func (v driver) fenceDone(f fence) bool  { return f.(*evt).e.Query() == nil }
-func (v driver) fenceWait(f fence) error { return f.(*evt).e.Synchronize() }
-func (v driver) fenceRelease(f fence)    { v.d.putEvent(f.(*evt)) }
-func (v driver) syncAll() error          { return cu.Synchronize() }
-func (v driver) hostAlloc(n int64) (unsafe.Pointer, error) {
-	return hostAllocMapped(n)
-}
-func (v driver) hostFree(p unsafe.Pointer) error { return cu.MemFreeHost(p) }
-
-func (v driver) anchorEvent(now func() int64) (fence, int64, int64, error) {
-	d := v.d
-	e := d.event(true)
-	before := now()
-	if err := e.e.Record(d.timing); err != nil {
-		d.putEvent(e)
-		return nil, 0, 0, err
-	}
-	if err := e.e.Synchronize(); err != nil {
-		d.putEvent(e)
-		return nil, 0, 0, err
-	}
-	return e, before, now(), nil
-}
-
-func (v driver) elapsedMs(from, to fence) (float64, error) {
-	return from.(*evt).e.Elapsed(to.(*evt).e)
-}
-
-func (v driver) releaseEvent(ev fence) { v.d.putEvent(ev.(*evt)) }
 
 // ReservedBytes returns the bytes the caching allocator holds from the
 // driver (tensors, cache and scratch, rounded).

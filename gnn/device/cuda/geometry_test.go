@@ -61,6 +61,18 @@ func TestPlanGemmCovers(t *testing.T) {
 	}
 }
 
+// TestGemmStripFitsGrid checks that a strip of gemmStripRows rows, the
+// most one gemm launch covers, needs no more tiles along M than a grid's y
+// dimension holds, and that one row more would.
+func TestGemmStripFitsGrid(t *testing.T) {
+	if p := planGemm(gemmStripRows, 64, 64); p.gridY > maxGridY {
+		t.Fatalf("a strip of %d rows needs %d tiles along M (at most %d)", gemmStripRows, p.gridY, maxGridY)
+	}
+	if p := planGemm(gemmStripRows+1, 64, 64); p.gridY <= maxGridY {
+		t.Fatalf("strips of %d rows are shorter than a grid allows", gemmStripRows)
+	}
+}
+
 func TestSumRowsGridAndChunks(t *testing.T) {
 	if gx, gy := sumRowsGrid(1000, 64); gx != 1 || gy != 4 {
 		t.Fatalf("sumRowsGrid(1000, 64) = %d, %d", gx, gy)

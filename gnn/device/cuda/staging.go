@@ -54,13 +54,12 @@ func stageCap(class int) int {
 // of the copy that uses them; a buffer is handed out again only once that
 // copy has completed. It is safe for concurrent use.
 type stagingPool struct {
-	mu      sync.Mutex
-	drv     hostDriver
-	idle    [stageClasses][]*hostBuf // oldest first
-	count   [stageClasses]int        // buffers of the class, idle or in use
-	bytes   int64                    // pinned bytes held
-	waits   int64                    // gets that had to wait for a copy
-	closing bool
+	mu    sync.Mutex
+	drv   hostDriver
+	idle  [stageClasses][]*hostBuf // oldest first
+	count [stageClasses]int        // buffers of the class, idle or in use
+	bytes int64                    // pinned bytes held
+	waits int64                    // gets that had to wait for a copy
 }
 
 func newStagingPool(drv hostDriver) *stagingPool { return &stagingPool{drv: drv} }

@@ -1,6 +1,10 @@
 package cuda
 
-import "testing"
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
 
 func TestStageClass(t *testing.T) {
 	for _, c := range []struct {
@@ -28,8 +32,13 @@ func TestStagingReuseAfterFence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.size != 8<<20 || len(b.floats(10)) != 10 {
+		if b.size != 8<<20 || len(b.floats(10)) != 10 || len(b.bytes(40)) != 40 {
 			t.Fatalf("buffer of %d bytes", b.size)
+		}
+		// The byte and float views share the buffer.
+		binary.LittleEndian.PutUint32(b.bytes(8)[4:], math.Float32bits(1.5))
+		if b.floats(2)[1] != 1.5 {
+			t.Fatalf("float view reads %v where the byte view wrote 1.5", b.floats(2)[1])
 		}
 		bufs = append(bufs, b)
 	}

@@ -1,0 +1,70 @@
+package synth
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+func collect(o Options) []profile.Event {
+	var evs []profile.Event
+	Generate(o, func(e *profile.Event) { evs = append(evs, *e) })
+	return evs
+}
+
+// TestGenerate checks the shape of whole and cut runs, baseline and
+// pipelined: run_start first, one train span per batch, one oom event per
+// OOMEvery batches, stale and history-error events per layer, run_end
+// last only for a whole run, and the same events for the same seed.
+func TestGenerate(t *testing.T) {
+	for _, o := range []Options{
+		{Run: "baseline", Epochs: 3, Batches: 20, Seed: 1},
+		{Run: "pipelined", Epochs: 4, Batches: 30, Samplers: 3, Layers: 2, OOMEvery: 7, Seed: 2},
+		{Run: "cut", Epochs: 5, Batches: 10, Samplers: 2, Layers: 1, Cut: 23, Seed: 3},
+	} {
+		t.Run(o.Run, func(t *testing.T) {
+			evs := collect(o)
+			if !reflect.DeepEqual(evs, collect(o)) {
+				t.Fatal("two runs with one seed differ")
+			}
+			if n := Count(o); n != len(evs) {
+				t.Fatalf("Count %d, Generate %d events", n, len(evs))
+			}
+			if evs[0].T != profile.TypeRunStart || evs[0].Run != o.Run {
+				t.Fatalf("first event %+v", evs[0])
+			}
+			batches := o.Epochs * o.Batches
+			if o.Cut > 0 {
+				batches = o.Cut
+			}
+			count := map[string]int{}
+			for _, e := range evs {
+				count[e.T]++
+				if e.T == profile.TypeSpan && e.Name == profile.StageTrain {
+					count["train"]++
+				}
+				if e.T == profile.TypeSpan && e.Lane == profile.LaneEval && o.Samplers == 0 {
+					t.Errorf("baseline run evaluates on the eval lane: %+v", e)
+				}
+			}
+			if count["train"] != batches {
+				t.Errorf("%d train spans, want %d", count["train"], batches)
+			}
+			if o.OOMEvery > 0 && count[profile.TypeOOM] != batches/o.OOMEvery {
+				t.Errorf("%d oom events, want %d", count[profile.TypeOOM], batches/o.OOMEvery)
+			}
+			if count[profile.TypeStale] != batches*o.Layers {
+				t.Errorf("%d stale events, want %d", count[profile.TypeStale], batches*o.Layers)
+			}
+			last := evs[len(evs)-1].T
+			if o.Cut > 0 {
+				if count[profile.TypeRunEnd] != 0 {
+					t.Errorf("cut run has run_end")
+				}
+			} else if last != profile.TypeRunEnd || count[profile.TypeHistErr] != o.Epochs*o.Layers {
+				t.Errorf("last event %q, %d hist_err events", last, count[profile.TypeHistErr])
+			}
+		})
+	}
+}
