@@ -190,7 +190,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	variants, err := runner.SelectVariants(defined, f.variants)
+	variants, err := runner.SelectVariants(defined, f.variants, runner.VariantParamsFor(exp.Train))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // Field keys.
@@ -54,52 +55,13 @@ type field struct {
 	on      bool
 	help    string
 	err     string
-	variant *variantDef // toggles only
-}
-
-// variantDef is a variant the form can add: its name, what it says and
-// its overrides (from the form's values).
-type variantDef struct {
-	name      string
-	help      string
-	on        bool // by default
-	overrides func(f *Model) (map[string]any, error)
-}
-
-// GAS settings of the gas variant.
-const (
-	gasParts         = 32
-	gasPartsPerBatch = 8
-)
-
-func variantDefs() []*variantDef {
-	return []*variantDef{
-		{name: runner.Baseline, on: true, help: "sample, gather, train in turn",
-			overrides: func(*Model) (map[string]any, error) { return nil, nil }},
-		{name: runner.Optimized, on: true, help: "workers, prefetch, overlapped eval",
-			overrides: func(f *Model) (map[string]any, error) {
-				w, p, err := f.pipeline()
-				return map[string]any{"sampler_workers": w, "prefetch": p, "overlap_eval": true}, err
-			}},
-		{name: "pipelined", help: "sampler workers and prefetch",
-			overrides: func(f *Model) (map[string]any, error) {
-				w, p, err := f.pipeline()
-				return map[string]any{"sampler_workers": w, "prefetch": p}, err
-			}},
-		{name: "overlap-eval", help: "eval during the next epoch",
-			overrides: func(*Model) (map[string]any, error) { return map[string]any{"overlap_eval": true}, nil }},
-		{name: "mem-guard", help: "split batches over the budget",
-			overrides: func(*Model) (map[string]any, error) { return map[string]any{"mem_guard": "split"}, nil }},
-		{name: "gas", help: fmt.Sprintf("GNNAutoScale, %d parts, %d a batch", gasParts, gasPartsPerBatch),
-			overrides: func(*Model) (map[string]any, error) {
-				return map[string]any{"sampler": "gas", "parts": gasParts, "parts_per_batch": gasPartsPerBatch}, nil
-			}},
-	}
+	variant *runner.Builtin // toggles only
 }
 
 // Model is the new-experiment form.
 type Model struct {
 	c        *common.Common
+	launch   launch.Launcher
 	fields   []*field
 	focus    int
 	offset   int
@@ -110,16 +72,17 @@ type Model struct {
 	launched bool
 }
 
-// New returns the form with the default experiment's settings.
-func New(c *common.Common) *Model {
-	m := &Model{c: c}
+// New returns the form with the default experiment's settings; it
+// launches with l.
+func New(c *common.Common, l launch.Launcher) *Model {
+	m := &Model{c: c, launch: l}
 	in := func(key, label, value, placeholder, help string) *field {
 		f := &field{key: key, label: label, kind: text, input: c.NewInput(placeholder), help: help}
 		f.input.SetValue(value)
 		f.input.CursorEnd()
 		return f
 	}
-	exp, _ := common.DefaultExperiment()
+	exp, _ := launch.DefaultExperiment()
 	cfg := exp.Train
 	models := runner.Models()
 	m.fields = []*field{
@@ -135,8 +98,8 @@ func New(c *common.Common) *Model {
 		in(FieldPrefetch, "Prefetch", "4", "", "batches waiting, at most"),
 	}
 	m.setModelDefaults()
-	for _, v := range variantDefs() {
-		m.fields = append(m.fields, &field{key: "variant." + v.name, label: v.name, kind: toggle, on: v.on, help: v.help, variant: v})
+	for _, v := range runner.Builtins() {
+		m.fields = append(m.fields, &field{key: "variant." + string(v.Name), label: string(v.Name), kind: toggle, on: v.Default, help: v.Help, variant: &v})
 	}
 	m.fields = append(m.fields, &field{key: FieldLaunch, label: "Launch", kind: button, help: "save; runs start in the background"})
 	m.validate()
@@ -220,17 +183,22 @@ func (m *Model) Errors() map[string]string {
 	return out
 }
 
-// pipeline parses the sampler workers and prefetch fields.
-func (m *Model) pipeline() (int, int, error) {
+// variantParams returns the settings of the built-in variants: the
+// sampler workers and prefetch fields over the defaults. pipeErr names
+// the first of the two fields that is not a whole number ("" if none);
+// variants that take them cannot be built then.
+func (m *Model) variantParams() (p runner.VariantParams, pipeErr string) {
+	p = runner.DefaultVariantParams()
 	w, err := strconv.Atoi(m.value(FieldWorkers))
 	if err != nil {
-		return 0, 0, errors.New("sampler workers: not a whole number")
+		return p, FieldWorkers
 	}
-	p, err := strconv.Atoi(m.value(FieldPrefetch))
+	pf, err := strconv.Atoi(m.value(FieldPrefetch))
 	if err != nil {
-		return 0, 0, errors.New("prefetch: not a whole number")
+		return p, FieldPrefetch
 	}
-	return w, p, nil
+	p.SamplerWorkers, p.Prefetch = w, pf
+	return p, ""
 }
 
 // trainKeys collects the [train] keys the form sets; parse errors go to
@@ -298,20 +266,16 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	exp.Train = cfg
 	baseOK := len(errs) == 0
 	var variants []runner.Variant
+	params, pipeErr := m.variantParams()
 	for _, f := range m.fields {
 		if f.kind != toggle || !f.on {
 			continue
 		}
-		over, err := f.variant.overrides(m)
-		if err != nil {
-			if strings.HasPrefix(err.Error(), "prefetch") {
-				errs[FieldPrefetch] = "not a whole number"
-			} else {
-				errs[FieldWorkers] = "not a whole number"
-			}
+		if f.variant.Pipeline && pipeErr != "" {
+			errs[pipeErr] = "not a whole number"
 			continue
 		}
-		v := runner.Variant{Name: f.variant.name, Overrides: over}
+		v := f.variant.Variant(params)
 		if baseOK {
 			if _, err := v.Apply(exp.Train); err != nil {
 				var ke *runner.KeyError
@@ -562,7 +526,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.busy, m.err = true, ""
 	m.field(FieldLaunch).err = ""
-	return m.c.LaunchCmd(exp, variants, spec)
+	return m.launch.Cmd(exp, variants, spec)
 }
 
 // lines renders every field; it returns the lines and the line of each

@@ -18,6 +18,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/exporter"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // PollInterval is how often the list polls while a session is running.
@@ -58,6 +59,9 @@ type row struct {
 
 // Model is the sessions list.
 type Model struct {
+	// Launch starts the default experiment (the L key).
+	Launch launch.Launcher
+
 	c        *common.Common
 	entries  []Entry
 	rows     []row
@@ -382,8 +386,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (*Model, tea.Cmd) {
 	case key.Matches(msg, keys.NewExperiment):
 		return m, send(common.OpenNewMsg{})
 	case key.Matches(msg, keys.Launch):
-		exp, variants := common.DefaultExperiment()
-		return m, m.c.LaunchCmd(exp, variants, nil)
+		exp, variants := launch.DefaultExperiment()
+		return m, m.Launch.Cmd(exp, variants, nil)
 	case key.Matches(msg, keys.Refresh):
 		return m, tea.Batch(status(common.StatusMsg{Text: "reloading sessions"}), m.load())
 	}
@@ -741,7 +745,7 @@ func (m *Model) View() string {
 		msg := []string{
 			st.Title.Render("No sessions yet") + " in " + m.c.Store.Root(),
 			"",
-			"L  launch the default experiment: " + common.DefaultModel + " on " + common.DefaultData + ", baseline against optimized",
+			"L  launch the default experiment: " + launch.DefaultModel + " on " + launch.DefaultData + ", baseline against optimized",
 			"n  set up a new experiment",
 			"",
 			st.Muted.Render("Runs started here keep running when you quit; the list finds them again."),
