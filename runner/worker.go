@@ -197,11 +197,14 @@ func RunSequence(ctx context.Context, store *sessions.Store, id, exe string, log
 			logf(log, "run %s: already has a journal, skipped", run)
 			continue
 		}
-		cmd, err := startWorker(s, store.Root(), exe, run)
+		cmd, warn, err := startWorker(s, store.Root(), exe, run)
 		if err != nil {
 			logf(log, "run %s: start: %v", run, err)
 			markNotStarted(s, run, profile.StatusFailed, fmt.Errorf("the worker did not start: %w", err))
 			continue
+		}
+		if warn != nil {
+			logf(log, "run %s: warning: %v", run, warn)
 		}
 		logf(log, "run %s: started, pid %d", run, cmd.Process.Pid)
 		done := make(chan error, 1)
