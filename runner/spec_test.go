@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestParseSpecGood(t *testing.T) {
@@ -157,5 +160,13 @@ func unwrapAll(err error) error {
 			return err
 		}
 		err = u.Unwrap()
+	}
+}
+
+func TestParseSpecDecodeErrorsWrap(t *testing.T) {
+	_, err := ParseSpec("bad.toml", []byte("data = \n"))
+	var pe toml.ParseError
+	if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), "bad.toml:1: ") {
+		t.Errorf("syntax error %q does not wrap toml.ParseError or name the line", err)
 	}
 }

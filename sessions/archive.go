@@ -403,17 +403,17 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if opts.MaxTotalBytes <= 0 {
 		opts.MaxTotalBytes = DefaultMaxTotalBytes
 	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrBadArchive, fmt.Sprintf(format, a...))
+	bad := func(format string, a ...any) error { // format's %w wrap causes too
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadArchive}, a...)...)
 	}
 	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, rep, bad("not gzip-compressed (%v)", err)
+		return nil, rep, bad("not gzip-compressed (%w)", err)
 	}
 	tr := tar.NewReader(zr)
 	man, err := readManifest(tr)
 	if err != nil {
-		return nil, rep, bad("%v", err)
+		return nil, rep, bad("%w", err)
 	}
 	id := man.ID
 	rep.ID, rep.Name, rep.Manifest = id, man.Name, man
@@ -450,11 +450,11 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 			err = nil // entryPath says what is wrong with it
 		}
 		if err != nil {
-			return nil, rep, bad("reading it failed (damaged or truncated?): %v", err)
+			return nil, rep, bad("reading it failed (damaged or truncated?): %w", err)
 		}
 		rel, err := entryPath(h.Name, id)
 		if err != nil {
-			return nil, rep, bad("entry %q: %v", h.Name, err)
+			return nil, rep, bad("entry %q: %w", h.Name, err)
 		}
 		if entries++; entries > opts.MaxFiles+maxDepth+1 { // files, and the folders above them
 			return nil, rep, bad("more than %d entries", opts.MaxFiles+maxDepth+1)
@@ -468,7 +468,7 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 		case tar.TypeDir:
 			if rel != "" {
 				if err := os.MkdirAll(filepath.Join(tmp, filepath.FromSlash(rel)), 0o755); err != nil {
-					return nil, rep, bad("entry %q: %v", h.Name, err)
+					return nil, rep, bad("entry %q: %w", h.Name, err)
 				}
 			}
 			continue
@@ -499,17 +499,17 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 		delete(listed, rel)
 		dst := filepath.Join(tmp, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, rep, bad("entry %q: %v", h.Name, err)
+			return nil, rep, bad("entry %q: %w", h.Name, err)
 		}
 		if err := extractFile(dst, tr, h); err != nil {
-			return nil, rep, bad("entry %q: %v", h.Name, err)
+			return nil, rep, bad("entry %q: %w", h.Name, err)
 		}
 		rep.Files++
 		rep.Bytes += h.Size
 	}
 	// the rest of the stream: tar padding, then gzip's checksum
 	if n, err := io.Copy(io.Discard, io.LimitReader(zr, maxTrailingBytes+1)); err != nil {
-		return nil, rep, bad("reading it failed (damaged or truncated?): %v", err)
+		return nil, rep, bad("reading it failed (damaged or truncated?): %w", err)
 	} else if n > maxTrailingBytes {
 		return nil, rep, bad("data after the end of the archive")
 	}
@@ -528,7 +528,7 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	}
 	var meta SessionMeta
 	if err := json.Unmarshal(b, &meta); err != nil {
-		return nil, rep, bad("%s: %v", metaFile, err)
+		return nil, rep, bad("%s: %w", metaFile, err)
 	}
 	if meta.ID != "" && meta.ID != id {
 		return nil, rep, bad("%s is session %q, the manifest says %q", metaFile, meta.ID, id)
@@ -584,7 +584,7 @@ func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *I
 		}
 		if err := os.Rename(tmp, dest); err != nil {
 			if rerr := os.Rename(aside, dest); rerr != nil {
-				return fmt.Errorf("import: replace session %s: %w (and restoring the old one failed: %v; it is in %s)", id, err, rerr, aside)
+				return fmt.Errorf("import: replace session %s: %w (and restoring the old one failed: %w; it is in %s)", id, err, rerr, aside)
 			}
 			return fmt.Errorf("import: replace session %s: %w", id, err)
 		}
@@ -625,7 +625,7 @@ func readManifest(tr *tar.Reader) (Manifest, error) {
 		err = nil // the name is checked below
 	}
 	if err != nil {
-		return man, fmt.Errorf("not a tar archive, or a damaged or truncated one (%v)", err)
+		return man, fmt.Errorf("not a tar archive, or a damaged or truncated one (%w)", err)
 	}
 	if h.Name != ArchiveManifestName || (h.Typeflag != tar.TypeReg && h.Typeflag != '\x00') {
 		return man, fmt.Errorf("no manifest: the first entry is %q, not %s", h.Name, ArchiveManifestName)
@@ -635,10 +635,10 @@ func readManifest(tr *tar.Reader) (Manifest, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(tr, maxManifestBytes))
 	if err != nil {
-		return man, fmt.Errorf("reading the manifest failed (damaged or truncated?): %v", err)
+		return man, fmt.Errorf("reading the manifest failed (damaged or truncated?): %w", err)
 	}
 	if err := json.Unmarshal(b, &man); err != nil {
-		return man, fmt.Errorf("manifest: %v", err)
+		return man, fmt.Errorf("manifest: %w", err)
 	}
 	if man.Format != ArchiveFormat {
 		return man, fmt.Errorf("manifest format %q, not %s", man.Format, ArchiveFormat)
@@ -647,7 +647,7 @@ func readManifest(tr *tar.Reader) (Manifest, error) {
 		return man, fmt.Errorf("archive version %d; this gnnscope reads versions 1 to %d (upgrade it)", man.Version, ArchiveVersion)
 	}
 	if err := ValidName(man.ID); err != nil {
-		return man, fmt.Errorf("manifest: session id: %v", err)
+		return man, fmt.Errorf("manifest: session id: %w", err)
 	}
 	seen := map[string]bool{}
 	for _, f := range man.Files {
