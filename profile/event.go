@@ -47,6 +47,10 @@ const (
 	StageGPUTransfer = "gpu.transfer" // a batch's host-to-device feature copy
 )
 
+// VariantBaseline is the variant name (run_start's "variant") of the run
+// that comparisons measure the others against by default.
+const VariantBaseline = "baseline"
+
 // StageInfo describes a standard stage: its name and its parent, the
 // stage whose span usually contains its spans on the same lane ("" for
 // none).

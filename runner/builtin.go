@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // VariantName is the name of a built-in variant.
@@ -13,7 +14,7 @@ type VariantName string
 
 // The built-in variants (see Builtins).
 const (
-	Baseline    VariantName = "baseline"
+	Baseline    VariantName = profile.VariantBaseline
 	Optimized   VariantName = "optimized"
 	Pipelined   VariantName = "pipelined"
 	OverlapEval VariantName = "overlap-eval"
