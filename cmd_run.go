@@ -190,11 +190,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	variants, err := runner.SelectVariants(defined, f.variants)
+	variants, err := runner.SelectVariants(defined, f.variants, runner.VariantParamsFor(exp.Train))
 	if err != nil {
 		return err
 	}
-	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: f.parallel})
+	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: f.parallel, Warn: cmd.ErrOrStderr()})
 	if err != nil {
 		if s != nil {
 			return fmt.Errorf("session %s (%s): %w", s.ID(), s.Dir(), err)

@@ -47,6 +47,50 @@ const (
 	StageGPUTransfer = "gpu.transfer" // a batch's host-to-device feature copy
 )
 
+// VariantBaseline is the variant name (run_start's "variant") of the run
+// that comparisons measure the others against by default.
+const VariantBaseline = "baseline"
+
+// StageInfo describes a standard stage: its name and its parent, the
+// stage whose span usually contains its spans on the same lane ("" for
+// none).
+type StageInfo struct {
+	Name   string
+	Parent string
+}
+
+// Stages returns the standard stages in display order (the order legends
+// list them), with their parents. The memory gate's mem.wait and the
+// device-side gpu.* spans are not among them: views treat them as other
+// names. The slice is the caller's.
+func Stages() []StageInfo {
+	return []StageInfo{
+		{StageSample, ""},
+		{StageTransfer, ""},
+		{StageTrain, ""},
+		{StageForward, StageTrain},
+		{StageBackward, StageTrain},
+		{StageStep, StageTrain},
+		{StageEval, ""},
+		{StageHistoryPull, StageTrain},
+		{StageHistoryPush, StageTrain},
+		{StageCache, StageTransfer},
+		{StageGuard, ""},
+		{StageWait, ""},
+		{StageSetup, ""},
+	}
+}
+
+// StageNames returns the names of Stages, in the same order.
+func StageNames() []string {
+	st := Stages()
+	out := make([]string, len(st))
+	for i, s := range st {
+		out[i] = s.Name
+	}
+	return out
+}
+
 // Lanes (a span's "lane": where it ran). Sampler workers use SamplerLane(i).
 const (
 	LaneCompute = "compute" // the trainer's own thread / compute stream

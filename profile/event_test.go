@@ -288,3 +288,39 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	})
 }
+
+func TestStages(t *testing.T) {
+	st := Stages()
+	seen := map[string]int{}
+	for i, s := range st {
+		if _, dup := seen[s.Name]; dup || s.Name == "" {
+			t.Errorf("stage %d: name %q empty or listed twice", i, s.Name)
+		}
+		seen[s.Name] = i
+	}
+	for _, s := range st {
+		if s.Parent == "" {
+			continue
+		}
+		if j, ok := seen[s.Parent]; !ok || j >= seen[s.Name] {
+			t.Errorf("stage %s: parent %q is not a stage listed before it", s.Name, s.Parent)
+		}
+	}
+	for _, name := range []string{StageSample, StageTransfer, StageTrain, StageForward, StageBackward, StageStep,
+		StageEval, StageHistoryPull, StageHistoryPush, StageCache, StageGuard} {
+		if _, ok := seen[name]; !ok {
+			t.Errorf("design stage %s missing from Stages", name)
+		}
+	}
+	if p := st[3]; p.Name != StageForward || p.Parent != StageTrain {
+		t.Errorf("forward: %+v", p)
+	}
+	names := StageNames()
+	if len(names) != len(st) || names[0] != StageSample {
+		t.Errorf("StageNames %v", names)
+	}
+	names[0] = "x"
+	if Stages()[0].Name != StageSample {
+		t.Error("Stages shares its slice")
+	}
+}

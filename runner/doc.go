@@ -1,8 +1,10 @@
 // Package runner describes experiments and runs them: an Experiment (a
 // dataset, a split and a base training config) is trained under one or more
-// Variants (named overrides of the config, such as the built-in baseline
-// and optimized), each run in its own worker process that writes a journal
-// in a session folder.
+// Variants (named overrides of the config), each run in its own worker
+// process that writes a journal in a session folder. Builtins is the one
+// catalog of built-in variants (baseline, optimized, pipelined,
+// overlap-eval, mem-guard, gas) that both `gnnscope run --variants`
+// (SelectVariants) and the workbench's new-experiment form offer.
 //
 // Specs are TOML files (LoadSpec). Execute is the one code path that loads
 // the data, makes the split and trains; workers call it with a Recorder

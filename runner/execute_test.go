@@ -14,7 +14,7 @@ func TestExecute(t *testing.T) {
 	exp := NewExperiment("synth-tiny", "sage")
 	exp.Train.Epochs = 1
 	exp.Train.Threads = 1
-	cfg, err := BuiltinVariants()[1].Apply(exp.Train)
+	cfg, err := DefaultVariants()[1].Apply(exp.Train)
 	if err != nil {
 		t.Fatal(err)
 	}

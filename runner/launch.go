@@ -45,6 +45,10 @@ type LaunchOptions struct {
 	// Executable is the gnnscope binary that runs `worker` (default: this
 	// process's executable).
 	Executable string
+	// Warn receives warnings, one a line, about what did not stop the
+	// launch (a worker's pid file that could not be written: the worker
+	// writes it as well); nil drops them.
+	Warn io.Writer
 }
 
 // launchState is launch.json: how the runs were launched. It is written
@@ -152,28 +156,29 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 			markNotStarted(s, run, profile.StatusCanceled, errCanceledBeforeStart)
 			continue
 		}
-		cmd, err := startWorker(s, root, exe, run)
+		cmd, warn, err := startWorker(s, root, exe, run)
 		if err != nil {
 			failNotStarted(s, st.Runs[i:], fmt.Errorf("the worker did not start: %w", err))
 			return s, fmt.Errorf("launch: start run %s: %w", run, err)
+		}
+		if warn != nil && opts.Warn != nil {
+			fmt.Fprintf(opts.Warn, "gnnscope: run %s: %v\n", run, warn)
 		}
 		go cmd.Wait()
 	}
 	return s, nil
 }
 
-// startWorker starts the worker of one run and records its pid.
-func startWorker(s *sessions.Session, root, exe, run string) (*exec.Cmd, error) {
+// startWorker starts the worker of one run and records its pid. A pid
+// file that could not be written is returned as warn: the worker writes
+// it itself as well.
+func startWorker(s *sessions.Session, root, exe, run string) (cmd *exec.Cmd, warn, err error) {
 	logPath := filepath.Join(s.RunsDir(), run+".log")
-	cmd, err := startDetached(exe, logPath, workerCommand, "--store", root, "--session", s.ID(), "--run", run)
+	cmd, err = startDetached(exe, logPath, workerCommand, "--store", root, "--session", s.ID(), "--run", run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := s.WritePid(run, cmd.Process.Pid); err != nil {
-		// the worker writes its pid file itself as well
-		fmt.Fprintf(os.Stderr, "gnnscope: run %s: %v\n", run, err)
-	}
-	return cmd, nil
+	return cmd, s.WritePid(run, cmd.Process.Pid), nil
 }
 
 // startDetached starts exe with args in a new process session, stdin from

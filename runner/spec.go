@@ -83,13 +83,13 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+			return nil, &decodeError{fmt.Sprintf("%s:%d: %s", name, pe.Position.Line, pe.Message), err}
 		}
 		// type errors read `toml: line N (last key "k"): ...`
 		if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("%s:%s: key %s: %s", name, m[1], m[2], m[3])
+			return nil, &decodeError{fmt.Sprintf("%s:%s: key %s: %s", name, m[1], m[2], m[3]), err}
 		}
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "toml: "))
+		return nil, &decodeError{name + ": " + strings.TrimPrefix(err.Error(), "toml: "), err}
 	}
 	for _, k := range md.Undecoded() {
 		if k[0] == "train" || k[0] == "variants" {
@@ -218,3 +218,13 @@ func splitKey(s string) []string {
 	}
 	return parts
 }
+
+// decodeError is the TOML decoder's error restated with the spec's name
+// and line; it unwraps to the decoder's error.
+type decodeError struct {
+	msg string
+	err error
+}
+
+func (e *decodeError) Error() string { return e.msg }
+func (e *decodeError) Unwrap() error { return e.err }

@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestParseSpecGood(t *testing.T) {
@@ -48,16 +51,16 @@ func TestParseSpecGood(t *testing.T) {
 	}
 
 	// selection: spec variants by default, built-ins available by name
-	got, err := SelectVariants(spec.Variants, nil)
+	got, err := SelectVariants(spec.Variants, nil, DefaultVariantParams())
 	if err != nil || len(got) != 3 {
 		t.Errorf("default selection %v, %v", got, err)
 	}
-	got, err = SelectVariants(spec.Variants, []string{"workers-only", "baseline"})
+	got, err = SelectVariants(spec.Variants, []string{"workers-only", "baseline"}, DefaultVariantParams())
 	if err != nil || len(got) != 2 || got[0].Name != "workers-only" || got[1].Name != "baseline" {
 		t.Errorf("selection %v, %v", got, err)
 	}
-	got, err = SelectVariants(nil, nil)
-	if err != nil || len(got) != 2 || got[0].Name != Baseline || got[1].Name != Optimized {
+	got, err = SelectVariants(nil, nil, DefaultVariantParams())
+	if err != nil || len(got) != 2 || got[0].Name != string(Baseline) || got[1].Name != string(Optimized) {
 		t.Errorf("built-in selection %v, %v", got, err)
 	}
 }
@@ -141,7 +144,7 @@ func TestSelectVariantsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = SelectVariants(spec.Variants, []string{"baseline", "turbo"})
+	_, err = SelectVariants(spec.Variants, []string{"baseline", "turbo"}, DefaultVariantParams())
 	if err == nil || !strings.Contains(err.Error(), `unknown variant "turbo"`) || !strings.Contains(err.Error(), "workers-only") {
 		t.Errorf("error %v", err)
 	}
@@ -157,5 +160,13 @@ func unwrapAll(err error) error {
 			return err
 		}
 		err = u.Unwrap()
+	}
+}
+
+func TestParseSpecDecodeErrorsWrap(t *testing.T) {
+	_, err := ParseSpec("bad.toml", []byte("data = \n"))
+	var pe toml.ParseError
+	if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), "bad.toml:1: ") {
+		t.Errorf("syntax error %q does not wrap toml.ParseError or name the line", err)
 	}
 }

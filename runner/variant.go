@@ -23,24 +23,6 @@ type Variant struct {
 	Overrides map[string]any `json:"overrides,omitempty"`
 }
 
-// Names of the built-in variants.
-const (
-	Baseline  = "baseline"
-	Optimized = "optimized"
-)
-
-// BuiltinVariants returns the built-in variants: baseline (no overrides:
-// the base config's schedule, normally sampling on the training goroutine,
-// evaluation after training) and optimized (two sampler workers, four
-// prefetched batches, evaluation overlapped with the next epoch's
-// training).
-func BuiltinVariants() []Variant {
-	return []Variant{
-		{Name: Baseline},
-		{Name: Optimized, Overrides: map[string]any{"sampler_workers": 2, "prefetch": 4, "overlap_eval": true}},
-	}
-}
-
 // Apply returns base with the variant's overrides applied and validated
 // (see ApplyOverrides); errors name the variant and the key.
 func (v Variant) Apply(base train.Config) (train.Config, error) {
@@ -268,48 +250,6 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
-	}
-	return out, nil
-}
-
-// SelectVariants picks variants by name from defined (a spec's) and the
-// built-in ones; a defined variant replaces a built-in one of the same
-// name. With no names it returns defined if not empty, else the built-in
-// baseline and optimized. An unknown name is an error listing the
-// available ones.
-func SelectVariants(defined []Variant, names []string) ([]Variant, error) {
-	avail := slices.Clone(defined)
-	for _, b := range BuiltinVariants() {
-		if !slices.ContainsFunc(avail, func(v Variant) bool { return v.Name == b.Name }) {
-			avail = append(avail, b)
-		}
-	}
-	if len(names) == 0 {
-		if len(defined) > 0 {
-			return slices.Clone(defined), nil
-		}
-		return BuiltinVariants(), nil
-	}
-	var out []Variant
-	var unknown []string
-	for _, n := range names {
-		i := slices.IndexFunc(avail, func(v Variant) bool { return v.Name == n })
-		if i < 0 {
-			unknown = append(unknown, fmt.Sprintf("%q", n))
-			continue
-		}
-		out = append(out, avail[i])
-	}
-	if len(unknown) > 0 {
-		all := make([]string, len(avail))
-		for i, v := range avail {
-			all[i] = v.Name
-		}
-		what := "variant"
-		if len(unknown) > 1 {
-			what = "variants"
-		}
-		return nil, fmt.Errorf("unknown %s %s (available: %s)", what, strings.Join(unknown, ", "), strings.Join(all, ", "))
 	}
 	return out, nil
 }

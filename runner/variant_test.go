@@ -21,7 +21,7 @@ func TestConfigKeys(t *testing.T) {
 
 func TestApplyOverrides(t *testing.T) {
 	base := train.Defaults("sage")
-	opt := BuiltinVariants()[1]
+	opt := DefaultVariants()[1]
 	cfg, err := opt.Apply(base)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestApplyOverrides(t *testing.T) {
 		t.Error("base modified")
 	}
 	// baseline: no overrides, the base as is
-	if cfg, err := BuiltinVariants()[0].Apply(base); err != nil || !reflect.DeepEqual(cfg, base) {
+	if cfg, err := DefaultVariants()[0].Apply(base); err != nil || !reflect.DeepEqual(cfg, base) {
 		t.Errorf("baseline %+v, %v", cfg, err)
 	}
 	// TOML-typed values: int64, float64 holding an integer, []any
@@ -95,7 +95,7 @@ func TestResolve(t *testing.T) {
 		t.Errorf("every bad variant at once: %v", err)
 	}
 	gcn := NewExperiment("synth-tiny", "gcn")
-	if _, err := Resolve(gcn, BuiltinVariants()); err == nil || !strings.Contains(err.Error(), `variant "optimized"`) {
+	if _, err := Resolve(gcn, DefaultVariants()); err == nil || !strings.Contains(err.Error(), `variant "optimized"`) {
 		t.Errorf("optimized on full-batch gcn: %v", err)
 	}
 }

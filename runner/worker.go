@@ -65,19 +65,13 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 		return profile.StatusFailed, fmt.Errorf("session %s has no variant %q", id, run)
 	}
 	v := resolved[i]
-	path := s.JournalPath(run)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return profile.StatusFailed, fmt.Errorf("run %s of session %s already has a journal (it was started or canceled before)", run, id)
-		}
+	if err := claimRun(s, run); err != nil {
 		return profile.StatusFailed, err
 	}
-	f.Close()
 	if err := s.WritePid(run, os.Getpid()); err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
 	}
-	jw, err := sessions.OpenJournal(path)
+	jw, err := sessions.OpenJournal(s.JournalPath(run))
 	if err != nil {
 		return profile.StatusFailed, err
 	}
@@ -110,23 +104,7 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	case devErr != nil:
 		err = devErr
 	default:
-		res, err = Execute(ctx, exp, v.Config, ExecOptions{
-			Device:   dev,
-			Recorder: rec,
-			Load:     load.Options{Warn: func(msg string) { logf(log, "warning: %s", msg) }},
-			OnReady: func(ds *data.Dataset, split *data.Split) {
-				logf(log, "train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)",
-					v.Config.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
-					len(split.Train), len(split.Valid), len(split.Test))
-			},
-			OnEpoch: func(st train.EpochStat) {
-				line := fmt.Sprintf("epoch %d/%d  loss %.4f  train %.3f", st.Epoch, v.Config.Epochs, st.Loss, st.TrainAcc)
-				if st.Evaluated {
-					line += fmt.Sprintf("  val %.3f  test %.3f", st.ValAcc, st.TestAcc)
-				}
-				logf(log, "%s", line)
-			},
-		})
+		res, err = executeRun(ctx, exp, v, dev, rec, log)
 	}
 	status := RunStatus(ctx, err)
 	if errors.Is(err, errCanceledBeforeStart) {
@@ -155,6 +133,42 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 		return status, fmt.Errorf("run %s: %s: %w", run, status, err)
 	}
 	return status, nil
+}
+
+// claimRun creates the run's journal file exclusively: a run is started
+// once, and a journal that exists means it started or was canceled
+// before.
+func claimRun(s *sessions.Session, run string) error {
+	f, err := os.OpenFile(s.JournalPath(run), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("run %s of session %s already has a journal (it was started or canceled before)", run, s.ID())
+		}
+		return err
+	}
+	return f.Close()
+}
+
+// executeRun trains variant v of exp on dev with Execute, recording into
+// rec; progress lines (data, epochs, loader warnings) go to log.
+func executeRun(ctx context.Context, exp Experiment, v Resolved, dev device.Device, rec *profile.Recorder, log io.Writer) (*train.Result, error) {
+	return Execute(ctx, exp, v.Config, ExecOptions{
+		Device:   dev,
+		Recorder: rec,
+		Load:     load.Options{Warn: func(msg string) { logf(log, "warning: %s", msg) }},
+		OnReady: func(ds *data.Dataset, split *data.Split) {
+			logf(log, "train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)",
+				v.Config.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
+				len(split.Train), len(split.Valid), len(split.Test))
+		},
+		OnEpoch: func(st train.EpochStat) {
+			line := fmt.Sprintf("epoch %d/%d  loss %.4f  train %.3f", st.Epoch, v.Config.Epochs, st.Loss, st.TrainAcc)
+			if st.Evaluated {
+				line += fmt.Sprintf("  val %.3f  test %.3f", st.ValAcc, st.TestAcc)
+			}
+			logf(log, "%s", line)
+		},
+	})
 }
 
 // RunSequence is the sequencer of a sequential launch: it starts the
@@ -197,11 +211,14 @@ func RunSequence(ctx context.Context, store *sessions.Store, id, exe string, log
 			logf(log, "run %s: already has a journal, skipped", run)
 			continue
 		}
-		cmd, err := startWorker(s, store.Root(), exe, run)
+		cmd, warn, err := startWorker(s, store.Root(), exe, run)
 		if err != nil {
 			logf(log, "run %s: start: %v", run, err)
 			markNotStarted(s, run, profile.StatusFailed, fmt.Errorf("the worker did not start: %w", err))
 			continue
+		}
+		if warn != nil {
+			logf(log, "run %s: warning: %v", run, warn)
 		}
 		logf(log, "run %s: started, pid %d", run, cmd.Process.Pid)
 		done := make(chan error, 1)

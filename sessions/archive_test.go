@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -405,5 +406,31 @@ func TestExportKeepsModTimes(t *testing.T) {
 	fi, err := os.Stat(s2.JournalPath("baseline"))
 	if err != nil || !fi.ModTime().Equal(when) {
 		t.Errorf("mod time %v, want %v (%v)", fi.ModTime(), when, err)
+	}
+}
+
+// TestImportErrorsWrap: errors.Is sees through import errors to their
+// causes, as well as to ErrBadArchive.
+func TestImportErrorsWrap(t *testing.T) {
+	src, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = dst.ImportFile(filepath.Join(t.TempDir(), "missing.tar.gz"), ImportOptions{})
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v does not wrap fs.ErrNotExist", err)
+	}
+	b := exportBytes(t, archiveSession(t, src), ExportOptions{})
+	_, _, err = dst.Import(bytes.NewReader(b[:len(b)/2]), ImportOptions{})
+	if !errors.Is(err, ErrBadArchive) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("truncated archive: %v does not wrap ErrBadArchive and io.ErrUnexpectedEOF", err)
+	}
+	_, _, err = dst.Import(strings.NewReader("this is not a gzip stream at all"), ImportOptions{})
+	if !errors.Is(err, ErrBadArchive) || !errors.Is(err, gzip.ErrHeader) {
+		t.Errorf("not gzip: %v does not wrap ErrBadArchive and gzip.ErrHeader", err)
 	}
 }

@@ -168,7 +168,7 @@ func (c *Comparison) baselineIndex(name string) (int, error) {
 	}
 	if name == "" {
 		for i, r := range c.Runs {
-			if r.Variant == "baseline" {
+			if r.Variant == profile.VariantBaseline {
 				return i, nil
 			}
 		}

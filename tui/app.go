@@ -13,6 +13,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/compare"
 	"github.com/gnnscope/gnnscope/tui/dashboard"
 	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/launch"
 	"github.com/gnnscope/gnnscope/tui/newexp"
 	"github.com/gnnscope/gnnscope/tui/sessionlist"
 )
@@ -41,7 +42,8 @@ func (p *page) close() {
 
 // Model is the workbench's root model.
 type Model struct {
-	c *common.Common
+	c      *common.Common
+	launch launch.Launcher // for the new-experiment form and the L key
 	// pages is the back stack; the sessions list is always at the
 	// bottom, the screen on display at the top.
 	pages []*page
@@ -56,8 +58,17 @@ type Model struct {
 }
 
 // New returns the root model on c; it opens on the sessions list.
-func New(c *common.Common) *Model {
-	return &Model{c: c, pages: []*page{{screen: common.ScreenSessions}}, list: sessionlist.New(c)}
+// Experiments launch with l.
+func New(c *common.Common, l launch.Launcher) *Model {
+	m := &Model{c: c, pages: []*page{{screen: common.ScreenSessions}}, list: sessionlist.New(c)}
+	m.setLauncher(l)
+	return m
+}
+
+// setLauncher makes l the launcher of the list and of forms opened later.
+func (m *Model) setLauncher(l launch.Launcher) {
+	m.launch = l
+	m.list.Launch = l
 }
 
 // Init loads the sessions list.
@@ -150,7 +161,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.push(&page{screen: common.ScreenCompare, cmp: cm})
 		return m, cm.Init()
 	case common.OpenNewMsg:
-		form := newexp.New(m.c)
+		form := newexp.New(m.c, m.launch)
 		w, h := m.bodySize()
 		form.SetSize(w, h)
 		m.push(&page{screen: common.ScreenNew, form: form})

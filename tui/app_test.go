@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 type harness struct {
@@ -28,11 +29,11 @@ func newHarness(t *testing.T, st *sessions.Store, w, h int, opts common.Options)
 	t.Helper()
 	time.Local = time.UTC
 	hs := &harness{t: t}
-	hs.c = fixture.Common(st, w, h, &hs.launched)
+	hs.c = fixture.Common(st, w, h)
 	opts.NoColor = true
 	hs.c.Opts = opts
 	hs.c.Styles = common.NewStyles(opts)
-	hs.m = New(hs.c)
+	hs.m = New(hs.c, fixture.Launcher(&hs.launched))
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
 	t.Cleanup(hs.m.Close)
@@ -188,13 +189,13 @@ func TestLaunchOpensDashboard(t *testing.T) {
 	hs := newHarness(t, st, 100, 30, common.Options{})
 	// a launcher that makes a finished session, as if the runs were quick
 	ids := []string{"20260102-070000-eeee", "20260102-080000-ffff"}
-	hs.c.Launch = func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
+	hs.m.setLauncher(func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
 		hs.launched = append(hs.launched, exp)
 		return fixture.Add(t, st, fixture.Session{ID: ids[len(hs.launched)-1], Name: exp.Name,
 			Variants: []string{"baseline", "optimized"}, Runs: []fixture.Run{fixture.Baseline, fixture.Optimized}}), nil
-	}
+	})
 	hs.press("L")
-	if len(hs.launched) != 1 || hs.launched[0].Data != common.DefaultData {
+	if len(hs.launched) != 1 || hs.launched[0].Data != launch.DefaultData {
 		t.Fatalf("L launched %+v", hs.launched)
 	}
 	if hs.m.Screen() != common.ScreenDashboard || !strings.Contains(hs.m.title(), "20260102-070000-eeee") {

@@ -36,3 +36,47 @@ func TestImportChain(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommonWithoutRunner keeps tui/common, which every screen imports,
+// free of runner, directly or through the project's packages it imports:
+// launching goes through tui/launch.
+func TestCommonWithoutRunner(t *testing.T) {
+	const module = "github.com/gnnscope/gnnscope"
+	const runner = module + "/runner"
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	var walk func(pkg string, chain []string)
+	walk = func(pkg string, chain []string) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		dir := filepath.Join("..", filepath.FromSlash(strings.TrimPrefix(pkg, module+"/")))
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no Go files in %s (%v)", pkg, dir, err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if p == runner || strings.HasPrefix(p, runner+"/") {
+					t.Errorf("tui/common imports %s through %s", p, strings.Join(append(chain, path), " -> "))
+				}
+				if strings.HasPrefix(p, module+"/") {
+					walk(p, append(chain, pkg))
+				}
+			}
+		}
+	}
+	walk(module+"/tui/common", nil)
+	if !seen[module+"/profile"] {
+		t.Error("the walk did not reach profile: the test no longer sees tui/common's imports")
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // Options configure the workbench.
@@ -40,7 +41,7 @@ func Run(ctx context.Context, opts Options) error {
 		opts.NoColor = true
 	}
 	c := common.New(store, common.Options{NoColor: opts.NoColor, ASCII: opts.ASCII})
-	m := New(c)
+	m := New(c, launch.Runner(store))
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(c.Opts.MaxFPS)}
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))

@@ -29,9 +29,6 @@ type Common struct {
 	Keys          KeyMap
 	Opts          Options
 	Store         *sessions.Store
-	// Launch starts experiments in the background (RunnerLauncher of
-	// Store by default).
-	Launch Launcher
 	// Tick schedules a timer message (tea.Tick by default); tests that
 	// drive models step by step replace it so no timer fires behind them.
 	Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
@@ -47,7 +44,6 @@ func New(store *sessions.Store, opts Options) *Common {
 		Keys:   DefaultKeyMap(),
 		Opts:   opts,
 		Store:  store,
-		Launch: RunnerLauncher(store),
 		Tick:   tea.Tick,
 	}
 }

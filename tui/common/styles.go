@@ -4,11 +4,13 @@ import (
 	"image/color"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
-// Stage names as they appear in span events, in the order the legend lists
-// them.
-var Stages = []string{"sample", "transfer", "train", "forward", "backward", "step", "eval", "history.pull", "history.push", "cache", "guard", "wait", "setup"}
+// Stages are the stage names as they appear in span events, in the order
+// the legend lists them: profile's standard stages.
+var Stages = profile.StageNames()
 
 // Glyphs are the characters charts and tables draw with.
 type Glyphs struct {
@@ -112,29 +114,30 @@ func NewStyles(opts Options) *Styles {
 	s.OOM = fg("#FF0000").Bold(true)
 
 	colors := map[string]string{
-		"sample":       "#5FAFFF",
-		"transfer":     "#FFAF5F",
-		"train":        "#5FD75F",
-		"forward":      "#5FD75F",
-		"backward":     "#00AF87",
-		"step":         "#AFD700",
-		"eval":         "#D75FD7",
-		"history.pull": "#D7AF87",
-		"history.push": "#AF875F",
-		"cache":        "#87D7D7",
-		"guard":        "#FF8787",
-		"wait":         "#5F5F5F",
-		"setup":        "#808080",
+		profile.StageSample:      "#5FAFFF",
+		profile.StageTransfer:    "#FFAF5F",
+		profile.StageTrain:       "#5FD75F",
+		profile.StageForward:     "#5FD75F",
+		profile.StageBackward:    "#00AF87",
+		profile.StageStep:        "#AFD700",
+		profile.StageEval:        "#D75FD7",
+		profile.StageHistoryPull: "#D7AF87",
+		profile.StageHistoryPush: "#AF875F",
+		profile.StageCache:       "#87D7D7",
+		profile.StageGuard:       "#FF8787",
+		profile.StageWait:        "#5F5F5F",
+		profile.StageSetup:       "#808080",
 	}
 	s.Stage = make(map[string]lipgloss.Style, len(colors))
 	for k, c := range colors {
 		s.Stage[k] = fg(c)
 	}
 	s.StageGlyph = map[string]string{
-		"sample": "s", "transfer": "t", "train": "T", "forward": "f",
-		"backward": "b", "step": "o", "eval": "e", "history.pull": "p",
-		"history.push": "u", "cache": "c", "guard": "g", "wait": "w",
-		"setup": ".",
+		profile.StageSample: "s", profile.StageTransfer: "t", profile.StageTrain: "T",
+		profile.StageForward: "f", profile.StageBackward: "b", profile.StageStep: "o",
+		profile.StageEval: "e", profile.StageHistoryPull: "p", profile.StageHistoryPush: "u",
+		profile.StageCache: "c", profile.StageGuard: "g", profile.StageWait: "w",
+		profile.StageSetup: ".",
 	}
 	for _, c := range []string{"#5FAFFF", "#FFAF5F", "#5FD75F", "#D75FD7", "#FFD700", "#87D7D7"} {
 		s.Series = append(s.Series, fg(c))

@@ -24,7 +24,7 @@ type harness struct {
 
 func newHarness(t *testing.T, st *sessions.Store, w, h int, refs ...string) *harness {
 	t.Helper()
-	hs := &harness{t: t, st: st, c: fixture.Common(st, w, h, nil)}
+	hs := &harness{t: t, st: st, c: fixture.Common(st, w, h)}
 	m, err := New(hs.c, refs)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestExport(t *testing.T) {
 
 func TestErrorsAndSizes(t *testing.T) {
 	st := fixture.Standard(t)
-	c := fixture.Common(st, 80, 24, nil)
+	c := fixture.Common(st, 80, 24)
 	if _, err := New(c, nil); err == nil {
 		t.Error("no refs: no error")
 	}

@@ -89,7 +89,7 @@ func TestWriteErrors(t *testing.T) {
 func TestDialog(t *testing.T) {
 	st := fixture.Standard(t)
 	refs, _ := st.SelectRuns([]string{"20260102-030400-aaaa"})
-	c := fixture.Common(st, 80, 24, nil)
+	c := fixture.Common(st, 80, 24)
 	m := New(c, Target{Title: "x", Refs: refs, Checked: []Kind{Markdown}})
 	m.SetWidth(80)
 	var msgs []tea.Msg
@@ -119,7 +119,7 @@ func TestDialog(t *testing.T) {
 func TestDone(t *testing.T) {
 	st := fixture.Standard(t)
 	refs, _ := st.SelectRuns([]string{"20260102-030400-aaaa"})
-	m := New(fixture.Common(st, 80, 24, nil), Target{Title: "x", Refs: refs, Checked: []Kind{Markdown}})
+	m := New(fixture.Common(st, 80, 24), Target{Title: "x", Refs: refs, Checked: []Kind{Markdown}})
 	m.SetWidth(80)
 	// nothing written: the dialog stays open with the error
 	if open, s := m.Done(DoneMsg{Err: errors.New("disk full")}); !open || s.Text != "" || !strings.Contains(m.View(), "disk full") {

@@ -10,6 +10,6 @@
 // runner.ConfigFromKeys, each variant by runner.Resolve), and errors show
 // inline next to the field they concern. Launching saves the experiment
 // (session.json, plus spec.toml for `gnnscope run --spec`) and starts the
-// runs in the background through the context's Launcher; the root then
+// runs in the background through the form's launch.Launcher; the root then
 // opens the dashboard.
 package newexp

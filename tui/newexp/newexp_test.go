@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 type harness struct {
@@ -29,8 +31,8 @@ type harness struct {
 func newHarness(t *testing.T, w, h int) *harness {
 	t.Helper()
 	hs := &harness{t: t}
-	hs.c = fixture.Common(fixture.Store(t), w, h, &hs.launched)
-	hs.m = New(hs.c)
+	hs.c = fixture.Common(fixture.Store(t), w, h)
+	hs.m = New(hs.c, fixture.Launcher(&hs.launched))
 	hs.m.SetSize(w, h)
 	hs.run(hs.m.Init())
 	return hs
@@ -193,7 +195,7 @@ func TestLaunch(t *testing.T) {
 	var got []runner.Variant
 	var spec []byte
 	// a launcher that creates the session as runner.Launch would, without processes
-	hs.c.Launch = func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
+	hs.m.launch = func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
 		hs.launched = append(hs.launched, exp)
 		got = variants
 		return hs.c.Store.Create(sessions.SessionMeta{Name: exp.Name})
@@ -231,7 +233,7 @@ func TestLaunch(t *testing.T) {
 		t.Fatalf("launched messages %+v", launched)
 	}
 	// the spec reads back as the same experiment and variants
-	spec, err := os.ReadFile(filepath.Join(launched[0].Dir, common.SpecFile))
+	spec, err := os.ReadFile(filepath.Join(launched[0].Dir, launch.SpecFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,5 +289,66 @@ func TestEscAndSmall(t *testing.T) {
 				t.Fatalf("%dx%d: focused field %s not visible:\n%s", sz[0], sz[1], hs.m.Focused(), v)
 			}
 		}
+	}
+}
+
+// TestVariantCatalog: the form offers exactly runner's built-in variants,
+// on by default as the catalog says, and each toggle yields the overrides
+// it always has, with the form's sampler workers and prefetch.
+func TestVariantCatalog(t *testing.T) {
+	hs := newHarness(t, 100, 40)
+	var toggles []string
+	for _, f := range hs.m.fields {
+		if f.kind == toggle {
+			toggles = append(toggles, f.label)
+		}
+	}
+	if !slices.Equal(toggles, runner.BuiltinNames()) {
+		t.Errorf("toggles %v, catalog %v", toggles, runner.BuiltinNames())
+	}
+	for _, b := range runner.Builtins() {
+		f := hs.m.field("variant." + string(b.Name))
+		if f == nil || f.on != b.Default || f.help != b.Help {
+			t.Errorf("%s: field %+v", b.Name, f)
+		}
+		if err := hs.m.SetValue("variant."+string(b.Name), "on"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range map[string]string{FieldWorkers: "3", FieldPrefetch: "5", FieldBudget: "512MiB"} {
+		if err := hs.m.SetValue(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exp, variants, errs := hs.m.Experiment()
+	if len(errs) > 0 {
+		t.Errorf("errors %v", errs)
+	}
+	want := map[string]map[string]any{
+		"baseline":     nil,
+		"optimized":    {"sampler_workers": 3, "prefetch": 5, "overlap_eval": true},
+		"pipelined":    {"sampler_workers": 3, "prefetch": 5},
+		"overlap-eval": {"overlap_eval": true},
+		"mem-guard":    {"mem_guard": "split"},
+		"gas":          {"sampler": "gas", "parts": 32, "parts_per_batch": 8},
+	}
+	var names []string
+	for _, v := range variants {
+		names = append(names, v.Name)
+		if !reflect.DeepEqual(v.Overrides, want[v.Name]) {
+			t.Errorf("%s: overrides %v, want %v", v.Name, v.Overrides, want[v.Name])
+		}
+	}
+	// the command line accepts the same names
+	if sel, err := runner.SelectVariants(nil, names, runner.VariantParamsFor(exp.Train)); err != nil || len(sel) != len(names) {
+		t.Errorf("SelectVariants(%v) = %v, %v", names, sel, err)
+	}
+	// a bad worker count stops only the variants that take it
+	if err := hs.m.SetValue(FieldWorkers, "x"); err != nil {
+		t.Fatal(err)
+	}
+	_, variants, errs = hs.m.Experiment()
+	if errs[FieldWorkers] != "not a whole number" || len(variants) != len(names)-2 {
+		t.Errorf("bad workers: errors %v, %d variants", errs, len(variants))
 	}
 }

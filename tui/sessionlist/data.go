@@ -140,7 +140,7 @@ func (e *Entry) finish() {
 	}
 	if e.Baseline == "" {
 		for _, r := range e.Runs {
-			if r.Name == runner.Baseline {
+			if r.Name == string(runner.Baseline) {
 				e.Baseline = r.Name
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/exporter"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // key handles a key press in the list's current mode: the export dialog
@@ -82,8 +83,8 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
 	case key.Matches(msg, keys.NewExperiment):
 		return send(common.OpenNewMsg{}), true
 	case key.Matches(msg, keys.Launch):
-		exp, variants := common.DefaultExperiment()
-		return m.c.LaunchCmd(exp, variants, nil), true
+		exp, variants := launch.DefaultExperiment()
+		return m.Launch.Cmd(exp, variants, nil), true
 	case key.Matches(msg, keys.Refresh):
 		return tea.Batch(status(common.StatusMsg{Text: "reloading sessions"}), m.load()), true
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/exporter"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // PollInterval is how often the list polls while a session is running.
@@ -49,6 +50,9 @@ type row struct {
 
 // Model is the sessions list.
 type Model struct {
+	// Launch starts the default experiment (the L key).
+	Launch launch.Launcher
+
 	c        *common.Common
 	entries  []Entry
 	rows     []row

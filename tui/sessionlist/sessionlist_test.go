@@ -17,6 +17,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/exporter"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // harness is a list on a fixture store, driven like a program does.
@@ -33,8 +34,9 @@ func newHarness(t *testing.T, st *sessions.Store, w, h int) *harness {
 	t.Helper()
 	time.Local = time.UTC
 	hs := &harness{t: t, store: st}
-	hs.c = fixture.Common(st, w, h, &hs.launched)
+	hs.c = fixture.Common(st, w, h)
 	hs.m = New(hs.c)
+	hs.m.Launch = fixture.Launcher(&hs.launched)
 	hs.m.SetSize(w, h)
 	hs.run(hs.m.Init())
 	if !hs.m.loaded {
@@ -262,7 +264,7 @@ func TestLaunchDefault(t *testing.T) {
 		t.Fatalf("L launched %d experiments", len(hs.launched))
 	}
 	exp := hs.launched[0]
-	if exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != common.DefaultEpochs {
+	if exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != launch.DefaultEpochs {
 		t.Errorf("L launched %s %s for %d epochs", exp.Data, exp.Train.Model, exp.Train.Epochs)
 	}
 	// the fixture's launcher fails: the root gets the error
@@ -392,7 +394,7 @@ func TestTinySizes(t *testing.T) {
 
 func TestProgressiveLoad(t *testing.T) {
 	st := fixture.Standard(t)
-	c := fixture.Common(st, 80, 12, nil)
+	c := fixture.Common(st, 80, 12)
 	m := New(c)
 	m.SetSize(80, 12)
 	defer m.Close()
@@ -435,7 +437,7 @@ func TestTicksOnlyWhileLive(t *testing.T) {
 	st := fixture.Store(t)
 	fixture.Add(t, st, fixture.Session{ID: "20260102-030400-aaaa", Variants: []string{"baseline", "optimized"},
 		Runs: []fixture.Run{fixture.Baseline, fixture.Optimized}})
-	c := fixture.Common(st, 80, 24, nil)
+	c := fixture.Common(st, 80, 24)
 	var ticks []time.Duration
 	c.Tick = func(d time.Duration, _ func(time.Time) tea.Msg) tea.Cmd {
 		ticks = append(ticks, d)

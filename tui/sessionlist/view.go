@@ -13,6 +13,7 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // footer is what goes below the list: the export dialog, a confirmation,
@@ -236,7 +237,7 @@ func (m *Model) View() string {
 		msg := []string{
 			st.Title.Render("No sessions yet") + " in " + m.c.Store.Root(),
 			"",
-			"L  launch the default experiment: " + common.DefaultModel + " on " + common.DefaultData + ", baseline against optimized",
+			"L  launch the default experiment: " + launch.DefaultModel + " on " + launch.DefaultData + ", baseline against optimized",
 			"n  set up a new experiment",
 			"",
 			st.Muted.Render("Runs started here keep running when you quit; the list finds them again."),

@@ -72,12 +72,12 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 // Baseline returns the index of the baseline run (-1 without runs).
 func Baseline(runs []*runstate.Run) int {
 	for i, r := range runs {
-		if r.Name == "baseline" {
+		if r.Name == profile.VariantBaseline {
 			return i
 		}
 	}
 	for i, r := range runs {
-		if r.Variant == "baseline" {
+		if r.Variant == profile.VariantBaseline {
 			return i
 		}
 	}

@@ -1,9 +1,10 @@
-package common
+package launch
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,18 +15,19 @@ import (
 
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/common"
 )
 
 // Launcher starts an experiment's variants in the background and returns
-// the session it created. The workbench uses runner.Launch (exactly what
+// the session it created. The workbench uses Runner (exactly what
 // `gnnscope run` does); tests substitute their own.
 type Launcher func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error)
 
-// RunnerLauncher launches through runner.Launch into store, one run after
-// the other (the default of `gnnscope run`). The workers run this
-// program's executable, or a lasting copy of it when `go run` built it
-// into a temporary folder (see LastingExecutable).
-func RunnerLauncher(store *sessions.Store) Launcher {
+// Runner launches through runner.Launch into store, one run after the
+// other (the default of `gnnscope run`). The workers run this program's
+// executable, or a lasting copy of it when `go run` built it into a
+// temporary folder (see LastingExecutable).
+func Runner(store *sessions.Store) Launcher {
 	return func(exp runner.Experiment, variants []runner.Variant) (*sessions.Session, error) {
 		exe, err := os.Executable()
 		if err != nil {
@@ -84,37 +86,36 @@ const (
 )
 
 // DefaultExperiment is what the L key launches: GraphSAGE on the synthetic
-// synth-tiny preset for DefaultEpochs epochs, as the built-in baseline and
-// optimized variants. It needs no dataset file and ends in seconds.
+// synth-tiny preset for DefaultEpochs epochs, as the default variants
+// (baseline and optimized). It needs no dataset file and ends in seconds.
 func DefaultExperiment() (runner.Experiment, []runner.Variant) {
 	exp := runner.NewExperiment(DefaultData, DefaultModel)
 	exp.Name = fmt.Sprintf("%s on %s (default)", DefaultModel, DefaultData)
 	exp.Train.Epochs = DefaultEpochs
-	return exp, runner.BuiltinVariants()
+	return exp, runner.DefaultVariants()
 }
 
 // SpecFile is the name of the TOML spec the workbench writes into the
 // folder of a session it launches (`gnnscope run --spec` reruns it).
 const SpecFile = "spec.toml"
 
-// LaunchCmd launches an experiment with the context's Launcher in a
-// command and reports the outcome as a LaunchedMsg. When spec is not
-// empty it is written to the session folder as SpecFile.
-func (c *Common) LaunchCmd(exp runner.Experiment, variants []runner.Variant, spec []byte) tea.Cmd {
-	launch := c.Launch
+// Cmd launches an experiment with l in a command and reports the outcome
+// as a common.LaunchedMsg. When spec is not empty it is written to the
+// session folder as SpecFile. A nil Launcher reports an error.
+func (l Launcher) Cmd(exp runner.Experiment, variants []runner.Variant, spec []byte) tea.Cmd {
 	return func() tea.Msg {
-		if launch == nil {
-			return LaunchedMsg{Err: fmt.Errorf("launch: no launcher configured")}
+		if l == nil {
+			return common.LaunchedMsg{Err: errors.New("launch: no launcher configured")}
 		}
-		s, err := launch(exp, variants)
+		s, err := l(exp, variants)
 		if err != nil {
-			msg := LaunchedMsg{Err: fmt.Errorf("launch %s: %w", describe(exp), err)}
+			msg := common.LaunchedMsg{Err: fmt.Errorf("launch %s: %w", describe(exp), err)}
 			if s != nil {
 				msg.Session, msg.Dir = s.ID(), s.Dir()
 			}
 			return msg
 		}
-		msg := LaunchedMsg{Session: s.ID(), Dir: s.Dir()}
+		msg := common.LaunchedMsg{Session: s.ID(), Dir: s.Dir()}
 		if len(bytes.TrimSpace(spec)) > 0 {
 			p := filepath.Join(s.Dir(), SpecFile)
 			if err := os.WriteFile(p, spec, 0o644); err != nil {

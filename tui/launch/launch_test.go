@@ -1,4 +1,4 @@
-package common
+package launch
 
 import (
 	"bytes"
@@ -50,11 +50,5 @@ func TestLastingExecutable(t *testing.T) {
 	}
 	if _, err := LastingExecutable(filepath.Join(dir, "go-build9", "missing"), root); err == nil {
 		t.Error("a missing go-build binary: no error")
-	}
-}
-
-func TestLines(t *testing.T) {
-	if Lines("") != 0 || Lines("a\nb") != 2 {
-		t.Error("Lines")
 	}
 }

@@ -1,0 +1,188 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// VariantName is the name of a built-in variant.
+type VariantName string
+
+// The built-in variants (see Builtins).
+const (
+	Baseline    VariantName = profile.VariantBaseline
+	Optimized   VariantName = "optimized"
+	Pipelined   VariantName = "pipelined"
+	OverlapEval VariantName = "overlap-eval"
+	MemGuard    VariantName = "mem-guard"
+	GAS         VariantName = "gas"
+)
+
+// Default settings of the built-in variants that take settings.
+const (
+	DefaultSamplerWorkers = 2  // optimized and pipelined
+	DefaultPrefetch       = 4  // optimized and pipelined
+	DefaultGASParts       = 32 // gas
+	DefaultGASPartsBatch  = 8  // gas: parts per mini-batch
+)
+
+// VariantParams are the settings some built-in variants take: the
+// pipeline of optimized and pipelined, the graph parts of gas.
+type VariantParams struct {
+	SamplerWorkers int
+	Prefetch       int
+	Parts          int
+	PartsPerBatch  int
+}
+
+// DefaultVariantParams returns the default settings: DefaultSamplerWorkers,
+// DefaultPrefetch, DefaultGASParts and DefaultGASPartsBatch.
+func DefaultVariantParams() VariantParams {
+	return VariantParams{
+		SamplerWorkers: DefaultSamplerWorkers,
+		Prefetch:       DefaultPrefetch,
+		Parts:          DefaultGASParts,
+		PartsPerBatch:  DefaultGASPartsBatch,
+	}
+}
+
+// VariantParamsFor returns the settings for variants of an experiment
+// whose base config is base: the defaults, except that gas keeps the
+// graph parts the base sets (Parts > 0, and PartsPerBatch when positive).
+func VariantParamsFor(base train.Config) VariantParams {
+	p := DefaultVariantParams()
+	if base.Parts > 0 {
+		p.Parts = base.Parts
+		if base.PartsPerBatch > 0 {
+			p.PartsPerBatch = base.PartsPerBatch
+		}
+	}
+	return p
+}
+
+// Builtin is an entry of the catalog of built-in variants.
+type Builtin struct {
+	Name VariantName
+	// Help says in one line what the variant changes.
+	Help string
+	// Default marks the variants run when none is named (baseline and
+	// optimized).
+	Default bool
+	// Pipeline marks the variants whose overrides take SamplerWorkers
+	// and Prefetch of VariantParams.
+	Pipeline bool
+	// overrides builds the variant's overrides from the settings.
+	overrides func(VariantParams) map[string]any
+}
+
+// Variant returns the variant with its overrides built from p.
+func (b Builtin) Variant(p VariantParams) Variant {
+	return Variant{Name: string(b.Name), Overrides: b.overrides(p)}
+}
+
+// Builtins returns the catalog of built-in variants, in the order lists
+// show them; help texts give the default settings. A variant's overrides need what its config checks: mem-guard
+// a memory budget and neighbor sampling, gas a model that trains on graph
+// parts without overlapped evaluation.
+func Builtins() []Builtin {
+	return []Builtin{
+		{Name: Baseline, Default: true, Help: "sample, gather, train in turn",
+			overrides: func(VariantParams) map[string]any { return nil }},
+		{Name: Optimized, Default: true, Pipeline: true, Help: "workers, prefetch, overlapped eval",
+			overrides: func(p VariantParams) map[string]any {
+				return map[string]any{"sampler_workers": p.SamplerWorkers, "prefetch": p.Prefetch, "overlap_eval": true}
+			}},
+		{Name: Pipelined, Pipeline: true, Help: "sampler workers and prefetch",
+			overrides: func(p VariantParams) map[string]any {
+				return map[string]any{"sampler_workers": p.SamplerWorkers, "prefetch": p.Prefetch}
+			}},
+		{Name: OverlapEval, Help: "eval during the next epoch",
+			overrides: func(VariantParams) map[string]any { return map[string]any{"overlap_eval": true} }},
+		{Name: MemGuard, Help: "split batches over the budget",
+			overrides: func(VariantParams) map[string]any { return map[string]any{"mem_guard": train.GuardSplit} }},
+		{Name: GAS, Help: fmt.Sprintf("GNNAutoScale, %d parts, %d a batch", DefaultGASParts, DefaultGASPartsBatch),
+			overrides: func(p VariantParams) map[string]any {
+				return map[string]any{"sampler": "gas", "parts": p.Parts, "parts_per_batch": p.PartsPerBatch}
+			}},
+	}
+}
+
+// BuiltinNames returns the names of the built-in variants, in catalog
+// order.
+func BuiltinNames() []string {
+	bs := Builtins()
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = string(b.Name)
+	}
+	return out
+}
+
+// LookupBuiltin returns the built-in variant of a name.
+func LookupBuiltin(name string) (Builtin, bool) {
+	bs := Builtins()
+	i := slices.IndexFunc(bs, func(b Builtin) bool { return string(b.Name) == name })
+	if i < 0 {
+		return Builtin{}, false
+	}
+	return bs[i], true
+}
+
+// DefaultVariants returns the variants run when none is named: the
+// built-in ones marked Default (baseline and optimized) with the default
+// settings.
+func DefaultVariants() []Variant {
+	var out []Variant
+	for _, b := range Builtins() {
+		if b.Default {
+			out = append(out, b.Variant(DefaultVariantParams()))
+		}
+	}
+	return out
+}
+
+// SelectVariants picks variants by name from defined (a spec's) and the
+// built-in ones, built with p; a defined variant replaces a built-in one
+// of the same name. With no names it returns defined if not empty, else
+// DefaultVariants. An unknown name is an error listing the available
+// ones.
+func SelectVariants(defined []Variant, names []string, p VariantParams) ([]Variant, error) {
+	avail := slices.Clone(defined)
+	for _, b := range Builtins() {
+		if !slices.ContainsFunc(avail, func(v Variant) bool { return v.Name == string(b.Name) }) {
+			avail = append(avail, b.Variant(p))
+		}
+	}
+	if len(names) == 0 {
+		if len(defined) > 0 {
+			return slices.Clone(defined), nil
+		}
+		return DefaultVariants(), nil
+	}
+	var out []Variant
+	var unknown []string
+	for _, n := range names {
+		i := slices.IndexFunc(avail, func(v Variant) bool { return v.Name == n })
+		if i < 0 {
+			unknown = append(unknown, fmt.Sprintf("%q", n))
+			continue
+		}
+		out = append(out, avail[i])
+	}
+	if len(unknown) > 0 {
+		all := make([]string, len(avail))
+		for i, v := range avail {
+			all[i] = v.Name
+		}
+		what := "variant"
+		if len(unknown) > 1 {
+			what = "variants"
+		}
+		return nil, fmt.Errorf("unknown %s %s (available: %s)", what, strings.Join(unknown, ", "), strings.Join(all, ", "))
+	}
+	return out, nil
+}

@@ -1,0 +1,480 @@
+package sessions
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrBadArchive is wrapped by the errors of Import for input that is not
+// a session archive, or one it refuses (unsafe paths, links, devices,
+// several sessions, entries over the limits, a damaged or truncated file).
+var ErrBadArchive = errors.New("not an acceptable gnnscope session archive")
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// Replace replaces an existing session with the same id (otherwise
+	// Import refuses with an error wrapping os.ErrExist). A session with a
+	// running run is never replaced (ErrRunning).
+	Replace bool
+	// CanReplace, if set, is asked before an existing session is
+	// replaced; an error refuses the import (e.g. runs not started yet).
+	CanReplace func(*Session) error
+	// Limits: number of files, bytes of one file, bytes in all. Zero
+	// means the default (DefaultMaxFiles, DefaultMaxFileBytes,
+	// DefaultMaxTotalBytes).
+	MaxFiles      int
+	MaxFileBytes  int64
+	MaxTotalBytes int64
+}
+
+// ImportReport says what Import did.
+type ImportReport struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name,omitempty"`
+	Dir      string   `json:"dir"`
+	Files    int      `json:"files"`
+	Bytes    int64    `json:"bytes"`
+	Replaced bool     `json:"replaced"` // an existing session was replaced
+	Manifest Manifest `json:"manifest"`
+}
+
+// ImportInfo is the record an imported session keeps in its folder.
+type ImportInfo struct {
+	Imported time.Time `json:"imported"`
+	Exported time.Time `json:"exported"`
+	Host     string    `json:"host,omitempty"`    // the exporting machine
+	Running  []string  `json:"running,omitempty"` // runs exported while running
+	Version  int       `json:"v"`                 // archive version
+}
+
+// ImportInfo returns the import record of a session that was imported
+// (nil, nil for one that was not).
+func (s *Session) ImportInfo() (*ImportInfo, error) {
+	b, err := os.ReadFile(filepath.Join(s.dir, importFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", s.ID(), err)
+	}
+	var info ImportInfo
+	if err := json.Unmarshal(b, &info); err != nil {
+		return nil, fmt.Errorf("session %s: %s: %w", s.ID(), importFile, err)
+	}
+	return &info, nil
+}
+
+// imported reports whether the session was imported from an archive: its
+// journals were written elsewhere, so a run without run_end will never get
+// one here.
+func (s *Session) imported() bool {
+	_, err := os.Stat(filepath.Join(s.dir, importFile))
+	return err == nil
+}
+
+// ImportFile imports the archive file at p (see Import); errors name it.
+func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportReport, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, ImportReport{}, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	s, rep, err := st.Import(f, opts)
+	if err != nil {
+		return nil, rep, fmt.Errorf("import %s: %w", p, err)
+	}
+	return s, rep, nil
+}
+
+// Import adds the session in an archive made by Export to the store. It
+// extracts into a temporary folder inside the store and renames it into
+// place, so a refused or failed import leaves the store as it was. It
+// refuses (ErrBadArchive) anything but one session folder of regular
+// files and folders with safe names: absolute paths, "..", links, devices,
+// entries outside the folder or duplicated, files over the limits, files
+// the manifest does not list or lists with another size, a damaged or
+// truncated file. Pid files in the archive are ignored. It refuses to
+// replace an existing session unless opts.Replace.
+//
+// The imported session records where it came from (Session.ImportInfo);
+// its runs read their status from their journals, and one without
+// run_end reads as crashed (its writer is not on this machine).
+func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport, error) {
+	var rep ImportReport
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxTotalBytes <= 0 {
+		opts.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, rep, badArchive("not gzip-compressed (%w)", err)
+	}
+	tr := tar.NewReader(zr)
+	man, err := readManifest(tr)
+	if err != nil {
+		return nil, rep, badArchive("%w", err)
+	}
+	id := man.ID
+	rep.ID, rep.Name, rep.Manifest = id, man.Name, man
+	sessionsDir := filepath.Join(st.root, "sessions")
+	dest := filepath.Join(sessionsDir, id)
+	rep.Dir = dest
+	if _, err := os.Lstat(dest); err == nil && !opts.Replace {
+		return nil, rep, fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
+	}
+
+	removeStaleImports(sessionsDir)
+	work, err := os.MkdirTemp(sessionsDir, ".import-")
+	if err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	}
+	defer os.RemoveAll(work)
+	tmp := filepath.Join(work, id)
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	}
+	if err := extractEntries(tr, zr, tmp, man, opts, &rep); err != nil {
+		return nil, rep, err
+	}
+	if err := checkMeta(tmp, id); err != nil {
+		return nil, rep, err
+	}
+	info := ImportInfo{Imported: time.Now().UTC(), Exported: man.Exported, Host: man.Host, Running: man.Running, Version: man.Version}
+	ib, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	}
+	if err := writeFileAtomic(filepath.Join(tmp, importFile), append(ib, '\n')); err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	}
+	if err := st.commitImport(tmp, dest, work, opts, &rep); err != nil {
+		return nil, rep, err
+	}
+	s, err := st.Get(id)
+	if err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	}
+	return s, rep, nil
+}
+
+// badArchive is an error of Import that wraps ErrBadArchive; format's %w
+// verbs wrap their causes too.
+func badArchive(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrBadArchive}, a...)...)
+}
+
+// extractEntries extracts the session folder entries that follow the
+// manifest in tr into tmp, checking each against man and opts's limits,
+// then reads the rest of the gzip stream zr; it counts the files in rep.
+func extractEntries(tr *tar.Reader, zr io.Reader, tmp string, man Manifest, opts ImportOptions, rep *ImportReport) error {
+	listed := map[string]int64{}
+	for _, f := range man.Files {
+		listed[f.Path] = f.Size
+	}
+	seen := map[string]bool{} // lower-cased paths: no duplicates, even on case-insensitive file systems
+	var total int64
+	entries := 0
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, tar.ErrInsecurePath) && h != nil {
+			err = nil // entryPath says what is wrong with it
+		}
+		if err != nil {
+			return badArchive("reading it failed (damaged or truncated?): %w", err)
+		}
+		rel, err := entryPath(h.Name, man.ID)
+		if err != nil {
+			return badArchive("entry %q: %w", h.Name, err)
+		}
+		if entries++; entries > opts.MaxFiles+maxDepth+1 { // files, and the folders above them
+			return badArchive("more than %d entries", opts.MaxFiles+maxDepth+1)
+		}
+		key := strings.ToLower(rel)
+		if seen[key] {
+			return badArchive("entry %q appears twice", h.Name)
+		}
+		seen[key] = true
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if rel != "" {
+				if err := os.MkdirAll(filepath.Join(tmp, filepath.FromSlash(rel)), 0o755); err != nil {
+					return badArchive("entry %q: %w", h.Name, err)
+				}
+			}
+			continue
+		case tar.TypeReg, '\x00': // '\x00': regular file in old archives
+		default:
+			return badArchive("entry %q is a %s; only regular files and folders are accepted", h.Name, entryKind(h.Typeflag))
+		}
+		if rel == "" {
+			return badArchive("entry %q: the session folder is a file", h.Name)
+		}
+		if strings.HasSuffix(rel, pidExt) {
+			continue // pid files name processes of another machine
+		}
+		want, ok := listed[rel]
+		switch {
+		case !ok:
+			return badArchive("entry %q is not in the manifest", h.Name)
+		case h.Size != want:
+			return badArchive("entry %q has %d bytes, the manifest says %d", h.Name, h.Size, want)
+		case h.Size < 0 || h.Size > opts.MaxFileBytes:
+			return badArchive("entry %q has %d bytes, over the limit of %d", h.Name, h.Size, opts.MaxFileBytes)
+		case total+h.Size > opts.MaxTotalBytes:
+			return badArchive("the files add up to more than the limit of %d bytes", opts.MaxTotalBytes)
+		case rep.Files >= opts.MaxFiles:
+			return badArchive("more than %d files", opts.MaxFiles)
+		}
+		total += h.Size
+		delete(listed, rel)
+		dst := filepath.Join(tmp, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return badArchive("entry %q: %w", h.Name, err)
+		}
+		if err := extractFile(dst, tr, h); err != nil {
+			return badArchive("entry %q: %w", h.Name, err)
+		}
+		rep.Files++
+		rep.Bytes += h.Size
+	}
+	// the rest of the stream: tar padding, then gzip's checksum
+	if n, err := io.Copy(io.Discard, io.LimitReader(zr, maxTrailingBytes+1)); err != nil {
+		return badArchive("reading it failed (damaged or truncated?): %w", err)
+	} else if n > maxTrailingBytes {
+		return badArchive("data after the end of the archive")
+	}
+	if len(listed) > 0 {
+		missing := make([]string, 0, len(listed))
+		for p := range listed {
+			missing = append(missing, p)
+		}
+		slices.Sort(missing)
+		return badArchive("files of the manifest are missing (truncated?): %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// checkMeta checks that the extracted folder tmp holds session id's
+// session.json.
+func checkMeta(tmp, id string) error {
+	// session.json must be there and be this session's
+	b, err := os.ReadFile(filepath.Join(tmp, metaFile))
+	if err != nil {
+		return badArchive("no %s", metaFile)
+	}
+	var meta SessionMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return badArchive("%s: %w", metaFile, err)
+	}
+	if meta.ID != "" && meta.ID != id {
+		return badArchive("%s is session %q, the manifest says %q", metaFile, meta.ID, id)
+	}
+	return nil
+}
+
+// commitImport moves the extracted folder tmp to dest, replacing an
+// existing session if allowed.
+func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *ImportReport) error {
+	id := rep.ID
+	if _, err := os.Lstat(dest); err == nil {
+		if !opts.Replace {
+			return fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
+		}
+		old, err := st.Get(id)
+		if err == nil {
+			states, err := old.RunStates()
+			if err != nil {
+				return fmt.Errorf("import: replace session %s: %w", id, err)
+			}
+			for _, r := range states {
+				if r.Status == StatusRunning {
+					return fmt.Errorf("import: will not replace session %s: %w (run %s)", id, ErrRunning, r.Run)
+				}
+			}
+			if opts.CanReplace != nil {
+				if err := opts.CanReplace(old); err != nil {
+					return fmt.Errorf("import: will not replace session %s: %w", id, err)
+				}
+			}
+		}
+		// move the old one aside (it is removed with the work folder),
+		// then the new one in
+		aside := filepath.Join(work, "replaced")
+		if err := os.Rename(dest, aside); err != nil {
+			return fmt.Errorf("import: replace session %s: %w", id, err)
+		}
+		if err := os.Rename(tmp, dest); err != nil {
+			if rerr := os.Rename(aside, dest); rerr != nil {
+				return fmt.Errorf("import: replace session %s: %w (and restoring the old one failed: %w; it is in %s)", id, err, rerr, aside)
+			}
+			return fmt.Errorf("import: replace session %s: %w", id, err)
+		}
+		rep.Replaced = true
+		return nil
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		if errors.Is(err, os.ErrExist) || errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
+		}
+		return fmt.Errorf("import session %s: %w", id, err)
+	}
+	return nil
+}
+
+// removeStaleImports removes the temporary folders of imports that were
+// interrupted (the process was killed) more than a day ago.
+func removeStaleImports(sessionsDir string) {
+	ents, err := os.ReadDir(sessionsDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), ".import-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.RemoveAll(filepath.Join(sessionsDir, e.Name()))
+		}
+	}
+}
+
+// readManifest reads and checks the archive's first entry.
+func readManifest(tr *tar.Reader) (Manifest, error) {
+	var man Manifest
+	h, err := tr.Next()
+	if errors.Is(err, tar.ErrInsecurePath) && h != nil {
+		err = nil // the name is checked below
+	}
+	if err != nil {
+		return man, fmt.Errorf("not a tar archive, or a damaged or truncated one (%w)", err)
+	}
+	if h.Name != ArchiveManifestName || (h.Typeflag != tar.TypeReg && h.Typeflag != '\x00') {
+		return man, fmt.Errorf("no manifest: the first entry is %q, not %s", h.Name, ArchiveManifestName)
+	}
+	if h.Size > maxManifestBytes {
+		return man, fmt.Errorf("manifest of %d bytes, over the limit of %d", h.Size, maxManifestBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(tr, maxManifestBytes))
+	if err != nil {
+		return man, fmt.Errorf("reading the manifest failed (damaged or truncated?): %w", err)
+	}
+	if err := json.Unmarshal(b, &man); err != nil {
+		return man, fmt.Errorf("manifest: %w", err)
+	}
+	if man.Format != ArchiveFormat {
+		return man, fmt.Errorf("manifest format %q, not %s", man.Format, ArchiveFormat)
+	}
+	if man.Version < 1 || man.Version > ArchiveVersion {
+		return man, fmt.Errorf("archive version %d; this gnnscope reads versions 1 to %d (upgrade it)", man.Version, ArchiveVersion)
+	}
+	if err := ValidName(man.ID); err != nil {
+		return man, fmt.Errorf("manifest: session id: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range man.Files {
+		if _, err := entryPath(man.ID+"/"+f.Path, man.ID); err != nil || f.Path == "" {
+			return man, fmt.Errorf("manifest: file %q: unsafe path", f.Path)
+		}
+		if seen[f.Path] || f.Size < 0 {
+			return man, fmt.Errorf("manifest: file %q listed twice or with a negative size", f.Path)
+		}
+		seen[f.Path] = true
+	}
+	return man, nil
+}
+
+// entryPath checks an archive entry's name and returns its path inside the
+// session folder id ("" for the folder itself).
+func entryPath(name, id string) (string, error) {
+	if name == "" || len(name) > 4096 {
+		return "", errors.New("empty or overlong path")
+	}
+	if strings.HasPrefix(name, "/") || filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
+		return "", errors.New("absolute path")
+	}
+	name = strings.TrimPrefix(name, "./")
+	name = strings.TrimSuffix(name, "/")
+	parts := strings.Split(name, "/")
+	for _, p := range parts {
+		switch p {
+		case "..":
+			return "", errors.New("path leads out of the archive folder (..)")
+		case "", ".":
+			return "", errors.New("path with an empty or '.' component")
+		}
+	}
+	if parts[0] != id {
+		return "", fmt.Errorf("outside the session folder %s (an archive holds one session)", id)
+	}
+	if len(parts)-1 > maxDepth {
+		return "", errors.New("too deep")
+	}
+	for _, p := range parts[1:] {
+		if err := ValidName(p); err != nil {
+			return "", fmt.Errorf("unsafe file name %q", p)
+		}
+	}
+	return strings.Join(parts[1:], "/"), nil
+}
+
+// entryKind names a tar entry type.
+func entryKind(t byte) string {
+	switch t {
+	case tar.TypeSymlink:
+		return "symbolic link"
+	case tar.TypeLink:
+		return "hard link"
+	case tar.TypeChar:
+		return "character device"
+	case tar.TypeBlock:
+		return "block device"
+	case tar.TypeFifo:
+		return "named pipe"
+	case tar.TypeGNUSparse:
+		return "sparse file"
+	case tar.TypeXGlobalHeader:
+		return "global header"
+	}
+	return fmt.Sprintf("entry of type %q", t)
+}
+
+// extractFile writes the entry's data to a new file dst (it must not
+// exist) and sets its modification time.
+func extractFile(dst string, r io.Reader, h *tar.Header) error {
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n != h.Size {
+		err = fmt.Errorf("%d of %d bytes (truncated)", n, h.Size)
+	}
+	if err != nil {
+		return err
+	}
+	if !h.ModTime.IsZero() {
+		_ = os.Chtimes(dst, h.ModTime, h.ModTime)
+	}
+	return nil
+}

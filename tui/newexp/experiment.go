@@ -1,0 +1,206 @@
+package newexp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/gnnscope/gnnscope/runner"
+)
+
+// variantParams returns the settings of the built-in variants: the
+// sampler workers and prefetch fields over the defaults. pipeErr names
+// the first of the two fields that is not a whole number ("" if none);
+// variants that take them cannot be built then.
+func (m *Model) variantParams() (p runner.VariantParams, pipeErr string) {
+	p = runner.DefaultVariantParams()
+	w, err := strconv.Atoi(m.value(FieldWorkers))
+	if err != nil {
+		return p, FieldWorkers
+	}
+	pf, err := strconv.Atoi(m.value(FieldPrefetch))
+	if err != nil {
+		return p, FieldPrefetch
+	}
+	p.SamplerWorkers, p.Prefetch = w, pf
+	return p, ""
+}
+
+// trainKeys collects the [train] keys the form sets; parse errors go to
+// their fields.
+func (m *Model) trainKeys(errs map[string]string) map[string]any {
+	keys := map[string]any{"model": m.value(FieldModel), "sampler": m.value(FieldSampler)}
+	if s := m.value(FieldFanouts); s != "" {
+		var fan []int
+		for _, part := range strings.Split(s, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(part))
+			if err != nil {
+				errs[FieldFanouts] = fmt.Sprintf("%q is not a whole number", strings.TrimSpace(part))
+				fan = nil
+				break
+			}
+			fan = append(fan, v)
+		}
+		if fan != nil {
+			keys["fanouts"] = fan
+		}
+	}
+	for _, k := range []string{FieldBatch, FieldEpochs} {
+		s := m.value(k)
+		if s == "" {
+			errs[k] = "required"
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			errs[k] = fmt.Sprintf("%q is not a whole number", s)
+			continue
+		}
+		keys[k] = v
+	}
+	if s := m.value(FieldBudget); s != "" {
+		keys["mem_budget"] = s
+	}
+	return keys
+}
+
+// Experiment builds the experiment and its variants from the form, with
+// the errors of each field (empty when it can launch).
+func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]string) {
+	errs := map[string]string{}
+	exp := runner.Experiment{Name: m.value(FieldName), Data: m.value(FieldData), Split: runner.DefaultSplit()}
+	if exp.Data == "" {
+		errs[FieldData] = "give a dataset (a preset such as synth-tiny, or a file)"
+	} else if err := runner.CheckDataset(exp.Data); err != nil {
+		errs[FieldData] = firstLine(err.Error())
+	}
+	keys := m.trainKeys(errs)
+	cfg, err := runner.ConfigFromKeys(keys, m.value(FieldModel))
+	if err != nil {
+		var ke *runner.KeyError
+		if !errors.As(err, &ke) {
+			errs[FieldLaunch] = err.Error()
+		} else {
+			for _, k := range ke.Keys {
+				if _, ok := errs[k]; !ok {
+					errs[k] = keyError(keys, k, ke)
+				}
+			}
+		}
+	}
+	exp.Train = cfg
+	baseOK := len(errs) == 0
+	var variants []runner.Variant
+	params, pipeErr := m.variantParams()
+	for _, f := range m.fields {
+		if f.kind != toggle || !f.on {
+			continue
+		}
+		if f.variant.Pipeline && pipeErr != "" {
+			errs[pipeErr] = "not a whole number"
+			continue
+		}
+		v := f.variant.Variant(params)
+		if baseOK {
+			if _, err := v.Apply(exp.Train); err != nil {
+				var ke *runner.KeyError
+				if errors.As(err, &ke) {
+					errs[f.key] = trimConfig(ke.Err.Error())
+				} else {
+					errs[f.key] = strings.TrimPrefix(err.Error(), fmt.Sprintf("variant %q: ", v.Name))
+				}
+			}
+		}
+		variants = append(variants, v)
+	}
+	if len(variants) == 0 {
+		errs[FieldLaunch] = "choose at least one variant (space toggles)"
+	}
+	if len(errs) == 0 {
+		if _, err := runner.Resolve(exp, variants); err != nil {
+			errs[FieldLaunch] = err.Error()
+		}
+	}
+	return exp, variants, errs
+}
+
+// trimConfig drops the prefix of train.Config's validation errors.
+func trimConfig(s string) string { return strings.TrimPrefix(s, "invalid training config: ") }
+
+// keyError is the error of one key that the config refused: what the
+// model's defaults with that key alone say, so that each field shows its
+// own problem; the combined error when the key fails only with others.
+func keyError(keys map[string]any, k string, combined *runner.KeyError) string {
+	model, _ := keys["model"].(string)
+	one := map[string]any{k: keys[k]}
+	if k != "model" {
+		one["model"] = model
+	}
+	if _, err := runner.ConfigFromKeys(one, model); err != nil {
+		var ke *runner.KeyError
+		if errors.As(err, &ke) {
+			return trimConfig(ke.Err.Error())
+		}
+		return trimConfig(err.Error())
+	}
+	return trimConfig(combined.Err.Error())
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// validate recomputes the inline errors (a launch error stays until the
+// next launch).
+func (m *Model) validate() map[string]string {
+	_, _, errs := m.Experiment()
+	for _, f := range m.fields {
+		f.err = errs[f.key]
+	}
+	if m.err != "" && errs[FieldLaunch] == "" {
+		m.field(FieldLaunch).err = m.err
+	}
+	return errs
+}
+
+// Spec returns the experiment as a TOML spec that `gnnscope run --spec`
+// reads back to the same experiment and variants.
+func (m *Model) Spec(exp runner.Experiment, variants []runner.Variant) ([]byte, error) {
+	errs := map[string]string{}
+	keys := m.trainKeys(errs)
+	if len(errs) > 0 {
+		return nil, errors.New("the form has errors")
+	}
+	var b bytes.Buffer
+	b.WriteString("# written by the gnnscope workbench; rerun with: gnnscope run --spec spec.toml\n")
+	top, err := toml.Marshal(struct {
+		Name string `toml:"name,omitempty"`
+		Data string `toml:"data"`
+	}{exp.Name, exp.Data})
+	if err != nil {
+		return nil, err
+	}
+	b.Write(top)
+	train, err := toml.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString("\n[train]\n")
+	b.Write(train)
+	for _, v := range variants {
+		fmt.Fprintf(&b, "\n[variants.%s]\n", v.Name)
+		if len(v.Overrides) > 0 {
+			over, err := toml.Marshal(v.Overrides)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(over)
+		}
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,134 @@
+package newexp
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
+)
+
+// SetSize sets the area the form draws in.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	for _, f := range m.fields {
+		if f.kind == text {
+			f.input.SetWidth(inputW(w))
+		}
+	}
+	m.scroll()
+}
+
+// labelW is the width of the labels.
+const labelW = 16
+
+// inputW is the width of the inputs: a quarter of the width, 12 to 28.
+func inputW(w int) int { return min(max(w/4, 12), 28) }
+
+// lines renders every field; it returns the lines and the line of each
+// field.
+func (m *Model) lines() ([]string, []int) {
+	st := m.c.Styles
+	var out []string
+	at := make([]int, len(m.fields))
+	inW := inputW(m.width)
+	sectionShown := false
+	for i, f := range m.fields {
+		if f.kind == toggle && !sectionShown {
+			sectionShown = true
+			out = append(out, "", st.Header.Render("Variants")+st.Muted.Render("  (one run each; space toggles)"))
+		}
+		if f.kind == button {
+			out = append(out, "")
+		}
+		at[i] = len(out)
+		cur := "  "
+		if i == m.focus {
+			cur = st.Selected.Render(st.Glyphs.Cursor) + " "
+		}
+		var widget string
+		switch f.kind {
+		case text:
+			widget = "[" + draw.PadRight(f.input.View(), inW) + "]"
+		case choice:
+			l, r := "‹", "›"
+			if m.c.Opts.ASCII {
+				l, r = "<", ">"
+			}
+			widget = draw.PadRight(l+" "+f.choices[f.choice]+" "+r, inW+2)
+		case toggle:
+			box := "[ ]"
+			if f.on {
+				box = "[x]"
+			}
+			widget = box + " " + draw.PadRight(f.label, inW-2)
+		case button:
+			widget = draw.PadRight(st.Title.Render("[ Launch ]"), inW+2)
+			if m.busy {
+				widget = draw.PadRight(st.Muted.Render("launching..."), inW+2)
+			}
+		}
+		label := draw.PadRight(f.label, labelW)
+		if f.kind == toggle || f.kind == button {
+			label = strings.Repeat(" ", labelW)
+		}
+		note := st.Muted.Render(m.helpText(f))
+		if f.err != "" && f.kind != button {
+			note = st.Error.Render(errGlyph(m.c) + " " + f.err)
+		}
+		out = append(out, cur+label+widget+"  "+note)
+		if f.err != "" && f.kind == button {
+			// the experiment's or the launch's error, in full
+			wrapped := ansi.Wrap(errGlyph(m.c)+" "+f.err, max(m.width-4, 10), " ")
+			for _, l := range strings.Split(wrapped, "\n") {
+				out = append(out, "  "+st.Error.Render(l))
+			}
+		}
+	}
+	return out, at
+}
+
+func (m *Model) helpText(f *field) string {
+	if m.c.Opts.ASCII {
+		return strings.NewReplacer("←", "left", "→", "right").Replace(f.help)
+	}
+	return f.help
+}
+
+func errGlyph(c *common.Common) string {
+	if c.Opts.ASCII {
+		return "!"
+	}
+	return "✗"
+}
+
+// scroll keeps the focused field visible.
+func (m *Model) scroll() {
+	if m.height <= 0 {
+		return
+	}
+	_, at := m.lines()
+	h := max(m.height-1, 1)
+	line := at[m.focus]
+	if line < m.offset {
+		m.offset = line
+	}
+	if line >= m.offset+h {
+		m.offset = line - h + 1
+	}
+}
+
+// View renders the form.
+func (m *Model) View() string {
+	st := m.c.Styles
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	lines, _ := m.lines()
+	head := st.Title.Render("New experiment") + st.Muted.Render("  saved as a session, run in the background")
+	h := max(m.height-1, 1)
+	off := min(m.offset, max(len(lines)-h, 0))
+	lines = lines[off:min(off+h, len(lines))]
+	return draw.Fit(head+"\n"+strings.Join(lines, "\n"), m.width, m.height)
+}
