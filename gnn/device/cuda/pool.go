@@ -102,7 +102,7 @@ func (p *cachingPool) get(n int64) (*block, error) {
 	if err != nil && p.drv.isOOM(err) && (len(p.free) > 0 || len(p.pending) > 0) {
 		p.st.Flushes++
 		if ferr := p.flushLocked(); ferr != nil {
-			return nil, fmt.Errorf("cuda: pool: freeing the cache after %v: %w", err, ferr)
+			return nil, fmt.Errorf("cuda: pool: freeing the cache after %w: %w", err, ferr)
 		}
 		ptr, err = p.drv.memAlloc(r)
 	}
