@@ -11,11 +11,12 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
-func memConfig(model string) Config {
+func memConfig(model nn.Kind) Config {
 	c := Defaults(model)
 	c.Sampler = "neighbor"
 	c.Epochs, c.Hidden, c.BatchSize, c.Fanouts, c.EvalChunk = 3, 16, 24, []int{6, 4}, 200
@@ -55,10 +56,10 @@ func TestGuardKeepsBatchesUnderBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []string{"sage", "gcn"} {
+	for _, model := range []nn.Kind{nn.KindSAGE, nn.KindGCN} {
 		cfg := memConfig(model)
 		budget := medianTrainPeak(t, cfg, ds, split)
-		for i, mode := range []string{GuardResample, GuardSplit, GuardCut, GuardSplit} {
+		for i, mode := range []GuardMode{GuardResample, GuardSplit, GuardCut, GuardSplit} {
 			c := cfg
 			c.MemBudget, c.MemGuard = memory.Size(budget), mode
 			if i == 3 {
@@ -179,7 +180,7 @@ func TestEvalCut(t *testing.T) {
 func TestEvalCutUncutReference(t *testing.T) {
 	ds := plantedPartition(t, 900, 4, 3)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
-	for _, model := range []string{"gcn", "sage"} {
+	for _, model := range []nn.Kind{nn.KindGCN, nn.KindSAGE} {
 		cfg := memConfig(model)
 		cfg.Epochs = 1
 		plain, _ := runRecorded(t, cfg, ds, split)

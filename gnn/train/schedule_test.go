@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -190,7 +191,7 @@ func TestFullBatchIsSequential(t *testing.T) {
 func TestCachedInputAggregate(t *testing.T) {
 	ds := plantedPartition(t, 500, 4, 6)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 100, 200, 0)
-	for _, model := range []string{"gcn", "sage"} {
+	for _, model := range []nn.Kind{nn.KindGCN, nn.KindSAGE} {
 		cfg := Defaults(model)
 		cfg.Hidden = 32 // wider than the 8 features: the first layer aggregates first
 		cfg.EvalChunk = 128

@@ -176,7 +176,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 	var err error
 	t.model, err = nn.New(dev, nn.Spec{
 		Kind: cfg.Model, In: ds.NumFeatures, Hidden: cfg.Hidden, Out: ds.NumClasses, Layers: cfg.Layers,
-		Dropout: float32(cfg.Dropout), InputDropout: cfg.Model == "gcn" || cfg.Model == "gat", Seed: cfg.Seed,
+		Dropout: float32(cfg.Dropout), InputDropout: cfg.Model == nn.KindGCN || cfg.Model == nn.KindGAT, Seed: cfg.Seed,
 		Heads: cfg.Heads, AttnDropout: float32(cfg.AttnDropout),
 		Alpha: float32(cfg.Alpha), Theta: float32(cfg.Theta), Activation: cfg.Activation,
 	})
@@ -196,7 +196,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.close()
 		return nil, err
 	}
-	if cfg.Sampler == "neighbor" {
+	if cfg.Sampler == SamplerNeighbor {
 		if t.sampler, err = sample.NewNeighbor(g, cfg.Fanouts, cfg.Seed); err != nil {
 			t.close()
 			return nil, err
@@ -265,7 +265,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	} else if _, err := t.inputAggregate(t.dev, t.model, chunks); err != nil {
 		return nil, fmt.Errorf("input aggregate: %w", err)
 	}
-	if t.cfg.Sampler == "gas" {
+	if t.cfg.Sampler == SamplerGAS {
 		if err := t.setupGAS(); err != nil {
 			return nil, fmt.Errorf("gas setup: %w", err)
 		}
@@ -274,7 +274,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	res.SetupS = time.Since(w0).Seconds()
 	start := time.Now()
 	var pipe *pipeline
-	if t.cfg.Sampler == "neighbor" && t.cfg.SamplerWorkers > 0 {
+	if t.cfg.Sampler == SamplerNeighbor && t.cfg.SamplerWorkers > 0 {
 		pipe = t.startPipeline(ctx)
 		defer pipe.stop()
 	}
@@ -308,7 +308,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		t0 := time.Now()
 		var err error
 		switch {
-		case t.cfg.Sampler == "full":
+		case t.cfg.Sampler == SamplerFull:
 			err = t.fullEpoch(&st)
 		case t.gas != nil:
 			err = t.gasEpoch(ctx, epoch, &st)
