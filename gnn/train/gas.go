@@ -170,7 +170,7 @@ func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error
 	rec.Span(profile.StageSample, profile.LaneCompute, epoch, index, t0, t1-t0)
 	x, err := t.dev.Alloc(len(orig), t.ds.NumFeatures)
 	if err != nil {
-		return t.gasOOM(err, epoch, index)
+		return t.policy.batchFailed(err, epoch, index)
 	}
 	defer t.dev.Free(x)
 	t.gatherFeatures(x, orig, epoch, index)
@@ -186,7 +186,7 @@ func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error
 		return t.model.ForwardGAS(c, blocks, x, halo)
 	}, t.model.BackwardGAS, rows, labels)
 	if err != nil {
-		return t.gasOOM(err, epoch, index)
+		return t.policy.batchFailed(err, epoch, index)
 	}
 	t.recordTrainMem(epoch, index, x.Bytes(), scope.Peak(), 0, memory.Shape{})
 	acc.lossSum += loss * float64(len(labels))
@@ -194,15 +194,6 @@ func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error
 	acc.seen += len(labels)
 	acc.st.Batches++
 	return nil
-}
-
-// gasOOM records a failed batch; with OnOOM skip an out-of-memory error
-// skips it.
-func (t *trainer) gasOOM(err error, epoch, index int) error {
-	if t.recordOOM(err, epoch, index, t.oomAction()) == profile.ActionSkip {
-		return nil
-	}
-	return err
 }
 
 // pushPull builds layer l+1's input from y, layer l's in-batch output: y's

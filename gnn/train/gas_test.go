@@ -162,7 +162,7 @@ func TestGASPartBalance(t *testing.T) {
 	}
 	g := ds.Graph
 	volumes := func(cfg Config) (parts []int32, spread float64) {
-		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

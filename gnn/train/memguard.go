@@ -98,12 +98,10 @@ type memState struct {
 	// evaluations (guarded by evalMu), which its gate grant covers too.
 	evalSeen []int64
 
-	mu        sync.Mutex
-	peaks     []int64 // training batch peaks
-	ooms      int
-	guardActs int
-	evalCut   int64
-	guardW    *sample.Worker // the trainer's own sampler state for the guard
+	mu      sync.Mutex
+	peaks   []int64 // training batch peaks
+	evalCut int64
+	guardW  *sample.Worker // the trainer's own sampler state for the guard
 	// cutRate is the edges the guard's last cut dropped per byte it had
 	// to shed (0 before the first cut): the next cut's first estimate.
 	cutRate float64
@@ -126,7 +124,7 @@ func (t *trainer) initMem() error {
 		return fmt.Errorf("memory budget %s is smaller than the model's parameters, gradients and optimizer state (%s on the device)",
 			memory.FormatSize(b), memory.FormatSize(live))
 	}
-	if t.cfg.MemGuard != "" && t.cfg.OverlapEval {
+	if t.policy.guarded() && t.cfg.OverlapEval {
 		if b <= t.evalResident() {
 			return fmt.Errorf("memory budget %s leaves no room beside the model's parameters, gradients and optimizer state and the evaluated snapshot of its weights (%s)",
 				memory.FormatSize(b), memory.FormatSize(t.evalResident()))
@@ -195,27 +193,6 @@ func (t *trainer) sawEval(peaks []int64) {
 	}
 }
 
-func (t *trainer) oomAction() string {
-	if t.cfg.OnOOM == OOMSkip {
-		return profile.ActionSkip
-	}
-	return profile.ActionAbort
-}
-
-// recordOOM records an oom event for err if it is an out-of-memory error
-// and returns action; otherwise it returns "".
-func (t *trainer) recordOOM(err error, epoch, batch int, action string) string {
-	var o *device.OOMError
-	if !errors.As(err, &o) {
-		return ""
-	}
-	t.mem.mu.Lock()
-	t.mem.ooms++
-	t.mem.mu.Unlock()
-	t.rec.Emit(profile.Event{T: profile.TypeOOM, Epoch: epoch, Batch: batch, Requested: o.Requested, Live: o.Live, Budget: o.Budget, Action: action})
-	return action
-}
-
 // shapeOf returns the predictor's view of a sampled batch (empty for nil).
 func shapeOf(b *sample.Batch) memory.Shape {
 	if b == nil || len(b.Blocks) == 0 {
@@ -260,7 +237,8 @@ func (t *trainer) memResult(res *Result) {
 		res.MaxBatchPeakBytes = p[n-1]
 		res.P99BatchPeakBytes = p[int(math.Ceil(0.99*float64(n)))-1]
 	}
-	res.OOMCount, res.GuardActions, res.EvalCutEdges = t.mem.ooms, t.mem.guardActs, t.mem.evalCut
+	res.OOMCount, res.GuardActions = t.policy.counts()
+	res.EvalCutEdges = t.mem.evalCut
 	if t.mem.pred.Scored() > 0 {
 		m := t.mem.pred.MAPE()
 		res.PredictorMAPE = &m
@@ -278,7 +256,7 @@ func (t *trainer) memResult(res *Result) {
 // sampler streams and recording are untouched, so training is the same as
 // without calibration until the guard acts.
 func (t *trainer) calibrate() error {
-	if t.cfg.MemGuard == "" {
+	if !t.policy.guarded() {
 		return nil
 	}
 	scratch, err := nn.New(t.dev, t.model.Spec)
@@ -356,7 +334,7 @@ func (t *trainer) room(in int64) int64 {
 // its input. With the memory gate every batch is deferred: its features
 // are gathered only once the gate has granted its bytes.
 func (t *trainer) deferLoad(b *sample.Batch) bool {
-	if t.cfg.MemGuard == "" {
+	if !t.policy.guarded() {
 		return false
 	}
 	if t.mem.gate != nil {
@@ -384,7 +362,7 @@ func (t *trainer) deferLoad(b *sample.Batch) bool {
 // predicted to fit, resample re-draws the batch at most maxResample times.
 // Whatever the mode, a batch the action cannot fit is split.
 func (t *trainer) guard(p *prepared) ([]*prepared, error) {
-	if t.cfg.MemGuard == "" || p.raw == nil || (p.err != nil && !device.IsOOM(p.err)) {
+	if !t.policy.guarded() || p.raw == nil || (p.err != nil && !device.IsOOM(p.err)) {
 		return []*prepared{p}, nil
 	}
 	lm, ok := t.mem.pred.Model()
@@ -404,45 +382,44 @@ func (t *trainer) guard(p *prepared) ([]*prepared, error) {
 	p.free(t.dev)
 	room := t.room(0)
 	w := t.guardWorker()
-	var out []*prepared
-	action := ""
-	lazy := func(b *sample.Batch, pr int64) *prepared {
-		return &prepared{epoch: epoch, index: index, raw: b, predicted: pr, need: lm.Need(pr), lazy: true}
+	lazy := func(b *sample.Batch, pr int64) []*prepared {
+		return []*prepared{{epoch: epoch, index: index, raw: b, predicted: pr, need: lm.Need(pr), lazy: true}}
 	}
-	switch t.cfg.MemGuard {
-	case GuardResample:
-		for a := 1; a <= maxResample && out == nil; a++ {
-			b, err := w.SampleAttempt(epoch, index, a, targets)
+	for _, action := range t.policy.guardPlan() {
+		var out []*prepared
+		switch action {
+		case ActionResampled:
+			for a := 1; a <= maxResample && out == nil; a++ {
+				b, err := w.SampleAttempt(epoch, index, a, targets)
+				if err != nil {
+					return nil, err
+				}
+				if bp, _ := lm.Predict(shapeOf(b)); lm.Fits(bp, room) {
+					out = lazy(b, bp)
+				}
+			}
+		case ActionCut:
+			b, bp, err := t.cutBatch(lm, raw, pred, room)
 			if err != nil {
 				return nil, err
 			}
-			if bp, _ := lm.Predict(shapeOf(b)); lm.Fits(bp, room) {
-				out, action = []*prepared{lazy(b, bp)}, profile.ActionResampled
+			if b != nil {
+				out = lazy(b, bp)
+			}
+		case ActionSplit:
+			next := 0
+			var err error
+			if out, err = t.splitBatch(w, lm, epoch, index, targets, pred, room, &next, nil); err != nil {
+				return nil, err
 			}
 		}
-	case GuardCut:
-		b, bp, err := t.cutBatch(lm, raw, pred, room)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			out, action = []*prepared{lazy(b, bp)}, profile.ActionCut
+		if out != nil || action == ActionSplit { // a split always stands
+			t.policy.guardActed(epoch, index, pred, t.dev.Mem().Stats().Live, t.mem.budget, action)
+			rec.Span(profile.StageGuard, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
+			return out, nil
 		}
 	}
-	if out == nil {
-		next := 0
-		var err error
-		if out, err = t.splitBatch(w, lm, epoch, index, targets, pred, room, &next, out); err != nil {
-			return nil, err
-		}
-		action = profile.ActionSplit
-	}
-	rec.Emit(profile.Event{T: profile.TypeOOM, Epoch: epoch, Batch: index, Requested: pred, Live: t.dev.Mem().Stats().Live, Budget: t.mem.budget, Action: action})
-	rec.Span(profile.StageGuard, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
-	t.mem.mu.Lock()
-	t.mem.guardActs++
-	t.mem.mu.Unlock()
-	return out, nil
+	return nil, errors.New("memory guard: no action planned")
 }
 
 // splitBatch splits targets, whose batch is predicted to need pred bytes,

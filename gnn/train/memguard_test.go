@@ -221,7 +221,7 @@ func TestEvalCutNormalization(t *testing.T) {
 	for _, norm := range []string{"", CutNormScale, CutNormRenorm, CutNormKeep} {
 		cfg := memConfig("gcn")
 		cfg.EvalCut, cfg.CutRule, cfg.CutNorm = 0.3, memory.RuleDegreeSum, norm
-		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +306,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 	cfg.MemBudget, cfg.MemGuard = 1<<30, GuardCut
 	for _, rule := range memory.Rules {
 		cfg.CutRule = rule
-		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func (t *trainer) prepare(w *sample.Worker, epoch, index int, targets []int32, l
 // waiting in the pipeline hold no device memory and the room the guard
 // sees when it decides is the room the batch gets.
 func (t *trainer) prepareAhead(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
-	if t.cfg.MemGuard == "" {
+	if !t.policy.guarded() {
 		return t.prepare(w, epoch, index, targets, lane)
 	}
 	t0 := t.rec.Now()

@@ -196,7 +196,7 @@ func TestCachedInputAggregate(t *testing.T) {
 		cfg.Hidden = 32 // wider than the 8 features: the first layer aggregates first
 		cfg.EvalChunk = 128
 		dev := cpu.New(2, 0)
-		tr, err := newTrainer(cfg, ds, split, dev)
+		tr, err := newTrainer(cfg, ds, split, dev, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

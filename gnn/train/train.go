@@ -99,11 +99,10 @@ type Options struct {
 // Run trains a model on ds with the given split on dev. It stops early with
 // ctx's error when ctx is canceled.
 func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, opt Options) (*Result, error) {
-	t, err := newTrainer(cfg, ds, split, dev)
+	t, err := newTrainer(cfg, ds, split, dev, opt.Recorder)
 	if err != nil {
 		return nil, err
 	}
-	t.rec = opt.Recorder
 	t.deviceClock()
 	defer t.close()
 	return t.run(ctx, opt.OnEpoch)
@@ -130,7 +129,8 @@ type trainer struct {
 	fullX   *tensor.Tensor // full-batch: all features on the device
 	fullBlk []*graph.Block // full-batch: one prepared block per layer
 
-	mem memState // per-batch memory accounting and the guard
+	mem    memState   // per-batch memory accounting and the guard
+	policy *oomPolicy // what a refused allocation and the guard do
 
 	gas *gasState // GNNAutoScale training (sampler gas), or nil
 
@@ -148,7 +148,7 @@ func (t *trainer) uncutReference() bool {
 	return t.cfg.EvalCut > 0 && t.mem.budget == 0
 }
 
-func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device) (*trainer, error) {
+func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, rec *profile.Recorder) (*trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 			}
 		}
 	}
-	t := &trainer{cfg: cfg, ds: ds, split: split, dev: dev, sel: newSelector(cfg.Select, cfg.Patience)}
+	t := &trainer{cfg: cfg, ds: ds, split: split, dev: dev, rec: rec, sel: newSelector(cfg.Select, cfg.Patience), policy: newOOMPolicy(cfg, rec)}
 	t.isVal = make([]bool, ds.NumNodes())
 	for _, v := range split.Valid {
 		t.isVal[v] = true
@@ -581,7 +581,7 @@ func (t *trainer) fullEpoch(st *EpochStat) error {
 	scope := device.NewScope()
 	loss, correct, err := t.step(device.Scoped(t.dev, scope), st.Epoch, 0, t.fullBlk, t.fullX, t.split.Train, t.labelsOf(t.split.Train))
 	if err != nil {
-		t.recordOOM(err, st.Epoch, 0, profile.ActionAbort)
+		t.policy.abort(err, st.Epoch, 0)
 		return err
 	}
 	t.recordTrainMem(st.Epoch, 0, t.fullX.Bytes(), scope.Peak(), 0, memory.Shape{})
@@ -651,20 +651,20 @@ func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
 	}
 	if p.err != nil {
 		p.free(t.dev)
-		if t.recordOOM(p.err, p.epoch, p.index, t.oomAction()) == profile.ActionSkip {
-			return nil
+		if err := t.policy.batchFailed(p.err, p.epoch, p.index); err != nil {
+			return fmt.Errorf("batch %d: %w", p.index, err)
 		}
-		return fmt.Errorf("batch %d: %w", p.index, p.err)
+		return nil
 	}
 	scope := device.NewScope()
 	loss, ok, err := t.step(device.Scoped(t.dev, scope), p.epoch, p.index, p.blocks, p.x, nil, p.labels)
 	in := p.inBytes()
 	p.free(t.dev)
 	if err != nil {
-		if t.recordOOM(err, p.epoch, p.index, t.oomAction()) == profile.ActionSkip {
-			return nil
+		if err := t.policy.batchFailed(err, p.epoch, p.index); err != nil {
+			return fmt.Errorf("batch %d: %w", p.index, err)
 		}
-		return fmt.Errorf("batch %d: %w", p.index, err)
+		return nil
 	}
 	t.recordTrainMem(p.epoch, p.index, in, scope.Peak(), p.predicted, shapeOf(p.raw))
 	a.lossSum += loss * float64(len(p.labels))
@@ -853,7 +853,7 @@ func (t *trainer) inferEpoch(dev0 device.Device, m *nn.Model, epoch int) ([]int3
 	ce := &valCE{isVal: t.isVal, y: t.ds.Y}
 	preds, err := t.inferChunks(dev0, m, epoch, keep, ce)
 	if err != nil {
-		t.recordOOM(err, epoch, -1, profile.ActionAbort)
+		t.policy.abort(err, epoch, -1)
 		return nil, 0, err
 	}
 	return preds, ce.loss(), nil
