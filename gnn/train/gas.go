@@ -69,12 +69,12 @@ func (t *trainer) setupGAS() error {
 	if len(s.hist) == 0 {
 		return nil
 	}
-	_, err = t.inferChunks(t.dev, t.model, 0, func(l int, h []float32) error {
+	_, err = t.inf.run(inferRequest{dev: t.dev, model: t.model, keep: func(l int, h []float32) error {
 		if _, err := s.fill(l, h, int64(t.opt.Steps())); err != nil {
 			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
 		}
 		return nil
-	}, nil)
+	}})
 	if err != nil {
 		return fmt.Errorf("initial inference: %w", err)
 	}

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
-	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/rng"
@@ -94,21 +92,13 @@ type memState struct {
 	// snapshot between training batches and an overlapped evaluation's
 	// chunks (guard and overlapped evaluation only; nil otherwise).
 	gate *memory.Gate
-	// evalSeen is each inference chunk's largest measured peak in earlier
-	// evaluations (guarded by evalMu), which its gate grant covers too.
-	evalSeen []int64
 
-	mu      sync.Mutex
-	peaks   []int64 // training batch peaks
-	evalCut int64
-	guardW  *sample.Worker // the trainer's own sampler state for the guard
+	mu     sync.Mutex
+	peaks  []int64        // training batch peaks
+	guardW *sample.Worker // the trainer's own sampler state for the guard
 	// cutRate is the edges the guard's last cut dropped per byte it had
 	// to shed (0 before the first cut): the next cut's first estimate.
 	cutRate float64
-	// minKeep is the resolved automatic Config.CutMinKeep, once
-	// minKeepSet (see cutMinKeep).
-	minKeep    int
-	minKeepSet bool
 }
 
 // initMem sets the budget on the device, refusing one that the model alone
@@ -125,33 +115,15 @@ func (t *trainer) initMem() error {
 			memory.FormatSize(b), memory.FormatSize(live))
 	}
 	if t.policy.guarded() && t.cfg.OverlapEval {
-		if b <= t.evalResident() {
+		if b <= t.mem.evalResident(t.cfg) {
 			return fmt.Errorf("memory budget %s leaves no room beside the model's parameters, gradients and optimizer state and the evaluated snapshot of its weights (%s)",
-				memory.FormatSize(b), memory.FormatSize(t.evalResident()))
+				memory.FormatSize(b), memory.FormatSize(t.mem.evalResident(t.cfg)))
 		}
-		t.mem.gate = memory.NewGate(b - t.evalResident())
+		t.mem.gate = memory.NewGate(b - t.mem.evalResident(t.cfg))
 	}
 	t.dev.Mem().SetBudget(b)
 	t.mem.budget = b
 	return nil
-}
-
-// acquire takes n bytes of the memory gate for the work of (epoch, batch)
-// on lane, recording the time it waited as a mem.wait span, and returns
-// the function that releases them. Without a gate it does nothing.
-func (t *trainer) acquire(n int64, lane string, epoch, batch int) func() {
-	g := t.mem.gate
-	if g == nil {
-		return func() {}
-	}
-	t0 := t.rec.Now()
-	// Never canceled: every holder releases once its step or chunk ends,
-	// so a wait lasts at most as long as the work granted before it.
-	got, waited, _ := g.Acquire(context.Background(), n)
-	if waited {
-		t.rec.Span(profile.StageMemWait, lane, epoch, batch, t0, t.rec.Now()-t0)
-	}
-	return func() { g.Release(got) }
 }
 
 // trainGrant is the gate grant of a training batch: the guard's prediction
@@ -162,35 +134,6 @@ func (t *trainer) trainGrant(p *prepared) int64 {
 		return p.need
 	}
 	return t.mem.gate.Capacity()
-}
-
-// evalGrant is the gate grant of inference chunk i of model m: its
-// analytic peak, or its largest measured peak in earlier evaluations if
-// that is larger.
-func (t *trainer) evalGrant(m *nn.Model, i int, ch evalChunk) int64 {
-	n := evalPeak(m, ch.blk.NumSrc, ch.blk.NumDst)
-	t.evalMu.Lock()
-	if i < len(t.mem.evalSeen) {
-		n = max(n, t.mem.evalSeen[i])
-	}
-	t.evalMu.Unlock()
-	return n
-}
-
-// sawEval records the chunks' measured peaks of an evaluation for later
-// grants (see evalGrant).
-func (t *trainer) sawEval(peaks []int64) {
-	if t.mem.gate == nil {
-		return
-	}
-	t.evalMu.Lock()
-	defer t.evalMu.Unlock()
-	if len(t.mem.evalSeen) != len(peaks) {
-		t.mem.evalSeen = make([]int64, len(peaks))
-	}
-	for i, p := range peaks {
-		t.mem.evalSeen[i] = max(t.mem.evalSeen[i], p)
-	}
 }
 
 // shapeOf returns the predictor's view of a sampled batch (empty for nil).
@@ -238,7 +181,9 @@ func (t *trainer) memResult(res *Result) {
 		res.P99BatchPeakBytes = p[int(math.Ceil(0.99*float64(n)))-1]
 	}
 	res.OOMCount, res.GuardActions = t.policy.counts()
-	res.EvalCutEdges = t.mem.evalCut
+	t.inf.mu.Lock()
+	res.EvalCutEdges = t.inf.cutEdges
+	t.inf.mu.Unlock()
 	if t.mem.pred.Scored() > 0 {
 		m := t.mem.pred.MAPE()
 		res.PredictorMAPE = &m
@@ -457,12 +402,6 @@ func (t *trainer) batchCutOrder(b *sample.Batch) memory.Order {
 	return memory.Order{Rule: t.cfg.cutRule(), Seed: rng.Mix(t.cfg.Seed, uint64(b.Epoch), uint64(b.Index), 0x637574)}
 }
 
-// evalCutOrder is the order in which inference cutting drops the edges of
-// the chunk whose destinations start at lo.
-func (t *trainer) evalCutOrder(lo int) memory.Order {
-	return memory.Order{Rule: t.cfg.cutRule(), Seed: rng.Mix(t.cfg.Seed, uint64(lo), 0x6576616c), MinKeep: t.cutMinKeep()}
-}
-
 // cutBatch drops edges of the batch's outermost block by the cut rule
 // until the batch, predicted to need pred bytes, is predicted to fit room,
 // keeping the most edges any prefix of the rule's order keeps. It orders
@@ -525,245 +464,13 @@ func (t *trainer) cutBatch(lm memory.Linear, b *sample.Batch, pred, room int64) 
 	}
 }
 
-// evalLayerBytes is the device memory one chunk of layer-wise inference
-// holds at its peak in a layer mapping in to out columns, with ns sources
-// and nd destinations: the input rows, the output, and the intermediate
-// (the transformed sources when the layer transforms first, the
-// destinations' aggregate otherwise). It is exact for GCN and GraphSAGE
-// (TestEvalPeakAnalytic) and bounds the first layer's precomputed-aggregate
-// path.
-func evalLayerBytes(in, out, ns, nd int) int64 {
-	mid := int64(nd) * int64(in)
-	if in > out {
-		mid = int64(ns) * int64(out)
-	}
-	return 4 * (int64(ns)*int64(in) + int64(nd)*int64(out) + mid)
-}
-
-// evalPeak is the largest evalLayerBytes over the model's layers.
-func evalPeak(m *nn.Model, ns, nd int) int64 {
-	var p int64
-	for _, l := range m.Layers {
-		in, out := l.Dims()
-		p = max(p, evalLayerBytes(in, out, ns, nd))
-	}
-	return p
-}
-
 // evalResident is what stays on the device during evaluation outside the
 // chunks: the model, and the evaluated snapshot's weights with overlapped
 // evaluation.
-func (t *trainer) evalResident() int64 {
-	r := t.mem.resident
-	if t.cfg.OverlapEval {
+func (m *memState) evalResident(cfg Config) int64 {
+	r := m.resident
+	if cfg.OverlapEval {
 		r += r / 4
 	}
 	return r
-}
-
-// builtChunk is one inference chunk as nextEvalChunk builds it.
-type builtChunk struct {
-	evalChunk
-	dropped int64 // edges cut from it
-}
-
-// rangeBlock is the inference block of destinations [lo, hi) with all
-// their neighbors as sources.
-func rangeBlock(g *graph.CSR, lo, hi int, scratch *sample.Scratch) (*graph.Block, []int32, error) {
-	dst := make([]int32, hi-lo)
-	for i := range dst {
-		dst[i] = int32(lo + i)
-	}
-	return sample.FullBlock(g, dst, scratch)
-}
-
-// nextEvalChunk builds the inference chunk of the destinations from lo on:
-// want of them (fewer at the graph's end) or, with a budget, as many as fit
-// with their full neighborhood: smaller chunks cost no accuracy, only time
-// (more chunks gather more source rows in all), so each chunk is the
-// largest that fits, down to minEvalChunk destinations, whose edges are
-// then cut to fit. A try that does not fit shrinks the chunk by the square
-// of the ratio of the room to its need (its sources grow more slowly than
-// its destinations). It returns the chunk and, with a budget, the size to
-// try next: a sixteenth more than this one, so that chunk sizes follow the
-// graph's density.
-func (t *trainer) nextEvalChunk(m *nn.Model, scratch *sample.Scratch, lo, want int) (builtChunk, int, error) {
-	g := t.ds.Graph
-	n := min(want, g.N-lo)
-	for {
-		blk, src, err := rangeBlock(g, lo, lo+n, scratch)
-		if err != nil {
-			return builtChunk{}, 0, err
-		}
-		room := t.mem.budget - t.evalResident()
-		if need := evalPeak(m, blk.NumSrc, blk.NumDst); t.mem.budget > 0 && n > minEvalChunk && need > room {
-			r := max(0, float64(room)/float64(need))
-			n = max(minEvalChunk, min(n-1, int(float64(n)*r*r)))
-			continue
-		}
-		blk, src, dropped, err := t.cutChunk(m, blk, src, lo)
-		if err != nil {
-			return builtChunk{}, 0, err
-		}
-		next := want
-		if t.mem.budget > 0 {
-			next = n + n/16 + 1
-		}
-		return builtChunk{evalChunk{lo: lo, hi: lo + n, blk: blk, src: src}, dropped}, next, nil
-	}
-}
-
-// Weights of cut inference blocks for GCN-normalized models
-// (Config.CutNorm), with d the full graph's degrees and k those left after
-// the cut (self-loops included). Mean aggregation (GraphSAGE) always
-// averages over the neighbors kept.
-const (
-	// CutNormRenorm normalizes the cut graph as a graph of its own:
-	// 1/sqrt(k_i k_j). The default: on Cora it cost the least accuracy of
-	// the three (see the README).
-	CutNormRenorm = "renorm"
-	// CutNormScale weighs edge (i <- j) sqrt(d_i)/(k_i sqrt(d_j)): row i's
-	// full-graph weights scaled by d_i/k_i, exactly as a neighbor-sampled
-	// row is weighed in training, so that the row's sum estimates the full
-	// row's from the neighbors kept.
-	CutNormScale = "scale"
-	// CutNormKeep keeps every kept edge's full-graph weight
-	// 1/sqrt(d_i d_j): a row sums only what is left of it.
-	CutNormKeep = "keep"
-)
-
-// cutMinKeep returns the neighbors every inference row keeps from a cut
-// (Config.CutMinKeep), resolving 0 to the largest floor the cut leaves
-// room for: with EvalCut, the largest k such that the neighbors beyond the
-// first k of every row (self-loops aside) are at least the edges to cut,
-// so that the cut spreads over the longest rows and every node keeps as
-// many neighbors as any cut of that size can leave it; without EvalCut
-// (cuts only to fit the budget), half the mean degree, rounded up.
-func (t *trainer) cutMinKeep() int {
-	switch k := t.cfg.CutMinKeep; {
-	case k > 0:
-		return k
-	case k < 0:
-		return 0
-	}
-	if t.mem.minKeepSet {
-		return t.mem.minKeep
-	}
-	g := t.ds.Graph
-	k := 0
-	if g.N > 0 && t.cfg.EvalCut == 0 {
-		k = int((g.NumEdges() + 2*int64(g.N) - 1) / (2 * int64(g.N)))
-	} else if g.N > 0 {
-		// rows[l] counts the rows of l neighbors; room(k) = sum over rows
-		// of max(0, l-k) falls as k grows.
-		var rows []int64
-		for v := 0; v < g.N; v++ {
-			l := 0
-			for _, u := range g.Neighbors(int32(v)) {
-				if u != int32(v) {
-					l++
-				}
-			}
-			if l >= len(rows) {
-				rows = append(rows, make([]int64, l+1-len(rows))...)
-			}
-			rows[l]++
-		}
-		target := int64(math.Ceil(t.cfg.EvalCut * float64(g.NumEdges())))
-		// Going down from the longest row: above holds the rows longer
-		// than k, room the neighbors beyond k in them.
-		var above, room int64
-		for k = len(rows) - 1; k > 0; k-- {
-			above += rows[k]
-			room += above // every row longer than k-1 has one more beyond k-1
-			if room >= target {
-				k--
-				break
-			}
-		}
-		k = max(k, 0)
-	}
-	t.mem.minKeep, t.mem.minKeepSet = k, true
-	return k
-}
-
-// prepareEvalBlocks prepares the inference chunks' blocks for model m
-// (GCN weights, self-loops); cut says edges were dropped from some, whose
-// GCN weights then follow Config.CutNorm.
-func (t *trainer) prepareEvalBlocks(m *nn.Model, chunks []evalChunk, cut bool) {
-	norm := t.cfg.CutNorm
-	if norm == "" {
-		norm = CutNormRenorm
-	}
-	deg := t.deg
-	if cut && norm == CutNormRenorm {
-		deg = cutDegrees(chunks, t.ds.NumNodes())
-	}
-	for i := range chunks {
-		blk := m.PrepareBlock(chunks[i].blk, chunks[i].src, deg)
-		if cut && norm == CutNormKeep && blk.Weights != nil {
-			// PrepareBlock weighs edge (i <- j) of a row of k_i edges (its
-			// self-loop included) sqrt(d_i)/(k_i sqrt(d_j)); times k_i/d_i
-			// it is the full graph's 1/sqrt(d_i d_j).
-			src := chunks[i].src
-			for d := 0; d < blk.NumDst; d++ {
-				f := float32(float64(blk.Indptr[d+1]-blk.Indptr[d]) / float64(t.deg[src[d]]))
-				for e := blk.Indptr[d]; e < blk.Indptr[d+1]; e++ {
-					blk.Weights[e] *= f
-				}
-			}
-		}
-		chunks[i].blk = blk
-	}
-}
-
-// cutDegrees returns each node's degree + 1 (its self-loop) in the graph
-// the inference chunks keep: the edges left in its own row. Every node is
-// the destination of exactly one chunk.
-func cutDegrees(chunks []evalChunk, n int) []float32 {
-	deg := make([]float32, n)
-	for _, ch := range chunks {
-		for d := 0; d < ch.blk.NumDst; d++ {
-			deg[ch.src[d]] = float32(ch.blk.Indptr[d+1]-ch.blk.Indptr[d]) + 1
-		}
-	}
-	return deg
-}
-
-// cutChunk applies inference cutting to one chunk's raw block: EvalCut's
-// fraction of its edges, and as many more as the budget needs, dropped by
-// the cut rule. It returns the block and its source ids (unchanged when
-// nothing is cut) and the edges dropped.
-func (t *trainer) cutChunk(m *nn.Model, blk *graph.Block, src []int32, lo int) (*graph.Block, []int32, int64, error) {
-	if t.mem.budget == 0 && t.cfg.EvalCut == 0 {
-		return blk, src, 0, nil
-	}
-	limit := blk.NumEdges()
-	if t.cfg.EvalCut > 0 {
-		limit = int64(float64(limit) * (1 - t.cfg.EvalCut))
-	}
-	room := t.mem.budget - t.evalResident()
-	fits := func(ns int, ne int64) bool {
-		return ne <= limit && (t.mem.budget == 0 || evalPeak(m, ns, blk.NumDst) <= room)
-	}
-	if fits(blk.NumSrc, blk.NumEdges()) {
-		return blk, src, 0, nil
-	}
-	order, err := t.evalCutOrder(lo).Prefix(blk, src, t.deg, blk.NumEdges())
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	out, keep, dropped, ok := memory.Cut(blk, order, fits)
-	if !ok {
-		return nil, nil, 0, fmt.Errorf("inference chunk of %d nodes needs %s even without edges, over the memory budget %s: lower --eval-chunk",
-			blk.NumDst, memory.FormatSize(t.evalResident()+evalPeak(m, blk.NumDst, blk.NumDst)), memory.FormatSize(t.mem.budget))
-	}
-	if keep == nil {
-		return blk, src, 0, nil
-	}
-	ns := make([]int32, len(keep))
-	for i, k := range keep {
-		ns[i] = src[k]
-	}
-	return out, ns, dropped, nil
 }

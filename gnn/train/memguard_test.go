@@ -225,13 +225,13 @@ func TestEvalCutNormalization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunks, err := tr.evalChunks(tr.model)
+		chunks, err := tr.inf.chunks(tr.model)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The automatic floor: the largest k leaving at least 30 % of the
 		// edges beyond the first k neighbors of every row.
-		minKeep := tr.cutMinKeep()
+		minKeep := tr.inf.cutMinKeep()
 		room := func(k int) int64 {
 			var r int64
 			for v := 0; v < g.N; v++ {
@@ -264,8 +264,8 @@ func TestEvalCutNormalization(t *testing.T) {
 			}
 			edges += ch.blk.NumEdges() - int64(ch.blk.NumDst)
 		}
-		if want := g.NumEdges() - tr.mem.evalCut; edges != want || tr.mem.evalCut == 0 {
-			t.Fatalf("%d edges kept, want %d (%d cut)", edges, want, tr.mem.evalCut)
+		if want := g.NumEdges() - tr.inf.cutEdges; edges != want || tr.inf.cutEdges == 0 {
+			t.Fatalf("%d edges kept, want %d (%d cut)", edges, want, tr.inf.cutEdges)
 		}
 		for _, ch := range chunks {
 			for d := 0; d < ch.blk.NumDst; d++ {
@@ -378,16 +378,16 @@ func TestCutKeepsMostEdges(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := evalPeak(tr.model, blk.NumSrc, blk.NumDst)
-		tr.mem.budget = tr.evalResident() + (full+evalPeak(tr.model, chunk, chunk))/2
-		out, _, dropped, err := tr.cutChunk(tr.model, blk, src, 0)
+		tr.inf.budget = tr.inf.resident + (full+evalPeak(tr.model, chunk, chunk))/2
+		out, _, dropped, err := tr.inf.cutChunk(tr.model, blk, src, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		room := tr.mem.budget - tr.evalResident()
+		room := tr.inf.budget - tr.inf.resident
 		if dropped == 0 || evalPeak(tr.model, out.NumSrc, out.NumDst) > room || out.NumEdges() != blk.NumEdges()-dropped {
 			t.Fatalf("%s: inference chunk: dropped %d, peak %d, room %d", rule, dropped, evalPeak(tr.model, out.NumSrc, out.NumDst), room)
 		}
-		order, _ := tr.evalCutOrder(0).Prefix(blk, src, tr.deg, blk.NumEdges())
+		order, _ := tr.inf.cutOrder(0).Prefix(blk, src, tr.deg, blk.NumEdges())
 		fits := func(ns int, ne int64) bool { return evalPeak(tr.model, ns, blk.NumDst) <= room }
 		if _, _, _, ok := memory.Cut(blk, order[:dropped-1], fits); ok {
 			t.Fatalf("%s: inference chunk: keeping one more edge fits too", rule)

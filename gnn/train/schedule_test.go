@@ -204,16 +204,16 @@ func TestCachedInputAggregate(t *testing.T) {
 			t.Fatalf("%s: first layer should aggregate first for this test", model)
 		}
 		for round := 0; round < 2; round++ {
-			tr.noAggCache = false
-			cached, err := tr.infer(dev, tr.model)
+			tr.inf.noAggCache = false
+			cached, err := tr.inf.predict(dev, tr.model)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tr.agg0 == nil {
+			if tr.inf.agg0 == nil {
 				t.Fatalf("%s: no aggregate was cached", model)
 			}
-			tr.noAggCache = true
-			fresh, err := tr.infer(dev, tr.model)
+			tr.inf.noAggCache = true
+			fresh, err := tr.inf.predict(dev, tr.model)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
@@ -121,10 +120,7 @@ type trainer struct {
 	rec     *profile.Recorder
 	inline  *sample.Worker // baseline: the training goroutine's sampler state
 
-	evalMu     sync.Mutex
-	evalCache  []evalChunk // inference blocks, kept between evaluations
-	agg0       []float32   // first layer's input aggregate, kept between evaluations
-	noAggCache bool        // tests: always aggregate the input afresh
+	inf *inference // layer-wise inference for evaluation
 
 	fullX   *tensor.Tensor // full-batch: all features on the device
 	fullBlk []*graph.Block // full-batch: one prepared block per layer
@@ -196,6 +192,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.close()
 		return nil, err
 	}
+	t.inf = newInference(cfg, ds, t.x, t.deg, t.isVal, &t.mem, rec)
 	if cfg.Sampler == SamplerNeighbor {
 		if t.sampler, err = sample.NewNeighbor(g, cfg.Fanouts, cfg.Seed); err != nil {
 			t.close()
@@ -260,9 +257,9 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	if err := t.calibrate(); err != nil {
 		return nil, err
 	}
-	if chunks, err := t.evalChunks(t.model); err != nil {
+	if chunks, err := t.inf.chunks(t.model); err != nil {
 		return nil, fmt.Errorf("inference blocks: %w", err)
-	} else if _, err := t.inputAggregate(t.dev, t.model, chunks); err != nil {
+	} else if _, err := t.inf.inputAggregate(t.dev, t.model, chunks); err != nil {
 		return nil, fmt.Errorf("input aggregate: %w", err)
 	}
 	if t.cfg.Sampler == SamplerGAS {
@@ -421,11 +418,19 @@ type evalResult struct {
 func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch int) evalResult {
 	t0 := t.rec.Now()
 	w0 := time.Now()
-	preds, valLoss, err := t.inferEpoch(dev, m, epoch)
+	req := inferRequest{dev: dev, model: m, epoch: epoch, ce: &valCE{isVal: t.isVal, y: t.ds.Y}}
+	if t.gas != nil && m == t.model {
+		req.keep = func(l int, h []float32) error { return t.gas.refresh(t, epoch, l, h) }
+	}
+	preds, err := t.inf.run(req)
+	if err != nil {
+		t.policy.abort(err, epoch, -1)
+	}
 	t.rec.Span(profile.StageEval, lane, epoch, 0, t0, t.rec.Now()-t0)
 	if err != nil {
 		return evalResult{err: err}
 	}
+	valLoss := req.ce.loss()
 	r := evalResult{
 		val:     accuracy(preds, t.ds.Y, t.split.Valid),
 		test:    accuracy(preds, t.ds.Y, t.split.Test),
@@ -641,7 +646,7 @@ func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
 	if t.mem.gate != nil {
 		// Overlapped evaluation under the guard: the batch's predicted
 		// bytes are granted before its features are gathered.
-		release := t.acquire(t.trainGrant(p), profile.LaneCompute, p.epoch, p.index)
+		release := acquire(t.mem.gate, t.rec, t.trainGrant(p), profile.LaneCompute, p.epoch, p.index)
 		defer release()
 	}
 	if p.lazy {
@@ -681,289 +686,6 @@ func (a *epochAcc) finish() {
 	}
 }
 
-// evalChunk is one block of layer-wise inference: destinations [lo, hi)
-// with all their neighbors as sources.
-type evalChunk struct {
-	lo, hi int
-	blk    *graph.Block // prepared for the model
-	src    []int32
-}
-
-// minEvalChunk is the smallest inference chunk a budget makes: below it,
-// edges are cut instead.
-const minEvalChunk = 256
-
-// maxCachedEvalEdges bounds the edges of inference blocks kept between
-// evaluations (about 8 bytes each); larger graphs rebuild them each time.
-const maxCachedEvalEdges = 64 << 20
-
-// evalChunks returns the inference blocks, built once and reused by every
-// evaluation when the graph is small enough. The blocks are the same for
-// every layer and every evaluation: they depend only on the graph.
-func (t *trainer) evalChunks(m *nn.Model) ([]evalChunk, error) {
-	t.evalMu.Lock()
-	defer t.evalMu.Unlock()
-	if t.evalCache != nil {
-		return t.evalCache, nil
-	}
-	g := t.ds.Graph
-	scratch := sample.NewScratch(g.N)
-	var chunks []evalChunk
-	size := t.cfg.EvalChunk
-	if t.mem.budget > 0 {
-		// Chunks whose destination rows alone would not fit the budget are
-		// made smaller; edges are cut from those that still do not fit.
-		room := t.mem.budget - t.evalResident()
-		for size > 1 && evalPeak(m, size, size) > room {
-			size /= 2
-		}
-	}
-	// Consecutive chunks of up to size destinations; with a budget, each
-	// as large as its full neighborhood allows (see nextEvalChunk), edges
-	// cut from those that still do not fit.
-	var cut int64 // edges dropped from all chunks
-	want := size
-	for lo := 0; lo < g.N; {
-		ch, next, err := t.nextEvalChunk(m, scratch, lo, want)
-		if err != nil {
-			return nil, err
-		}
-		t.mem.mu.Lock()
-		t.mem.evalCut += ch.dropped
-		t.mem.mu.Unlock()
-		cut += ch.dropped
-		chunks = append(chunks, ch.evalChunk)
-		lo, want = ch.hi, min(size, next)
-	}
-	t.prepareEvalBlocks(m, chunks, cut > 0)
-	if g.NumEdges() <= maxCachedEvalEdges {
-		t.evalCache = chunks
-	}
-	return chunks, nil
-}
-
-// maxCachedAggregateBytes bounds the host memory kept for the first
-// layer's input aggregate.
-const maxCachedAggregateBytes = 2 << 30
-
-// inputAggregate returns the first layer's aggregation of the input
-// features over every node's full neighborhood (N×F on the host), computed
-// once and reused by every evaluation, or nil when the first layer
-// transforms before aggregating (its aggregate then depends on the weights)
-// or the aggregate would be too large to keep. The features never change,
-// so evaluations from it are exactly those computed from scratch.
-func (t *trainer) inputAggregate(dev device.Device, m *nn.Model, chunks []evalChunk) ([]float32, error) {
-	p, ok := m.Layers[0].(nn.Precomputable)
-	f := t.ds.NumFeatures
-	if !ok || !p.AggregatesFirst() || t.noAggCache || int64(t.ds.NumNodes())*int64(f)*4 > maxCachedAggregateBytes {
-		return nil, nil
-	}
-	t.evalMu.Lock()
-	defer t.evalMu.Unlock()
-	if t.agg0 != nil {
-		return t.agg0, nil
-	}
-	agg := make([]float32, t.ds.NumNodes()*f)
-	c := &nn.Context{Dev: dev}
-	for _, ch := range chunks {
-		release := t.acquire(4*int64(f)*int64(len(ch.src)+ch.hi-ch.lo), profile.LaneEval, 0, ch.lo)
-		x, err := dev.Alloc(len(ch.src), f)
-		if err != nil {
-			release()
-			return nil, err
-		}
-		dev.GatherHost(x, t.x, ch.src)
-		a, err := p.Aggregate(c, ch.blk, x)
-		dev.Free(x)
-		if err == nil {
-			dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
-			dev.Free(a)
-		}
-		release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	t.agg0 = agg
-	return agg, nil
-}
-
-// inferFirstFromAggregate runs the first layer of layer-wise inference from
-// the precomputed input aggregate: per chunk, only the destinations' own
-// rows and their aggregate move to the device, and no aggregation runs.
-func (t *trainer) inferFirstFromAggregate(dev0 device.Device, m *nn.Model, epoch int, chunks []evalChunk, agg []float32, out int, next []float32, preds []int32, last bool, ce *valCE, peaks []int64) error {
-	f := t.ds.NumFeatures
-	for i, ch := range chunks {
-		release := t.acquire(t.evalGrant(m, i, ch), profile.LaneEval, epoch, i)
-		err := t.inferFirstChunk(dev0, m, ch, agg, f, out, next, preds, last, ce, &peaks[i])
-		release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// inferFirstChunk is inferFirstFromAggregate for one chunk, raising *peak
-// to the chunk's own peak.
-func (t *trainer) inferFirstChunk(dev0 device.Device, m *nn.Model, ch evalChunk, agg []float32, f, out int, next []float32, preds []int32, last bool, ce *valCE, peak *int64) error {
-	scope := device.NewScope()
-	dev := device.Scoped(dev0, scope)
-	c := &nn.Context{Dev: dev}
-	n := ch.hi - ch.lo
-	a, err := dev.Alloc(n, f)
-	if err != nil {
-		return err
-	}
-	xd, err := dev.Alloc(n, f)
-	if err != nil {
-		dev.Free(a)
-		return err
-	}
-	dev.CopyFromHost(a, agg[ch.lo*f:ch.hi*f])
-	dev.CopyFromHost(xd, t.x[ch.lo*f:ch.hi*f])
-	y, err := m.FromAggregate(c, 0, a, xd)
-	dev.Free(a)
-	dev.Free(xd)
-	if err != nil {
-		return fmt.Errorf("layer 1: %w", err)
-	}
-	storeChunk(dev, y, ch, out, next, preds, last, ce)
-	*peak = max(*peak, scope.Peak())
-	return nil
-}
-
-// infer runs exact layer-wise inference over every node with model m: layer
-// by layer, each in chunks of destinations with all their neighbors,
-// keeping the intermediate embeddings on the host. It returns each node's
-// predicted class.
-func (t *trainer) infer(dev device.Device, m *nn.Model) ([]int32, error) {
-	preds, _, err := t.inferEpoch(dev, m, 0)
-	return preds, err
-}
-
-// inferEpoch is infer for the evaluation of epoch, also returning the
-// validation nodes' mean cross-entropy, recording a mem event (phase eval)
-// per chunk, and an oom event when the budget refuses one.
-func (t *trainer) inferEpoch(dev0 device.Device, m *nn.Model, epoch int) ([]int32, float64, error) {
-	var keep func(l int, h []float32) error
-	if t.gas != nil && m == t.model {
-		keep = func(l int, h []float32) error { return t.gas.refresh(t, epoch, l, h) }
-	}
-	ce := &valCE{isVal: t.isVal, y: t.ds.Y}
-	preds, err := t.inferChunks(dev0, m, epoch, keep, ce)
-	if err != nil {
-		t.policy.abort(err, epoch, -1)
-		return nil, 0, err
-	}
-	return preds, ce.loss(), nil
-}
-
-// inferChunks runs layer-wise inference; keep, if not nil, receives each
-// hidden layer's output (N×hidden on the host, original node order) once
-// the layer is complete, and ce, if not nil, the last layer's logits.
-func (t *trainer) inferChunks(dev0 device.Device, m *nn.Model, epoch int, keep func(l int, h []float32) error, ce *valCE) (_ []int32, err error) {
-	g := t.ds.Graph
-	h, dim := t.x, t.ds.NumFeatures
-	preds := make([]int32, g.N)
-	chunks, err := t.evalChunks(m)
-	if err != nil {
-		return nil, err
-	}
-	peaks := make([]int64, len(chunks))
-	defer func() {
-		if err != nil {
-			return
-		}
-		t.sawEval(peaks)
-		res := t.evalResident()
-		for i, ch := range chunks {
-			var pred int64
-			if t.mem.budget > 0 {
-				pred = res + evalPeak(m, ch.blk.NumSrc, ch.blk.NumDst)
-			}
-			t.rec.Mem(epoch, i, profile.PhaseEval, res+peaks[i], dev0.Mem().Stats().Live, t.mem.budget, pred)
-		}
-	}()
-	last := len(m.Layers) - 1
-	for l, layer := range m.Layers {
-		_, out := layer.Dims()
-		var next []float32
-		if l < last {
-			next = make([]float32, g.N*out)
-		}
-		if l == 0 {
-			agg, err := t.inputAggregate(dev0, m, chunks)
-			if err != nil {
-				return nil, err
-			}
-			if agg != nil {
-				if err = t.inferFirstFromAggregate(dev0, m, epoch, chunks, agg, out, next, preds, l == last, ce, peaks); err != nil {
-					return nil, err
-				}
-				h, dim = next, out
-				if keep != nil && l < last {
-					if err := keep(l, h); err != nil {
-						return nil, err
-					}
-				}
-				continue
-			}
-		}
-		for i, ch := range chunks {
-			release := t.acquire(t.evalGrant(m, i, ch), profile.LaneEval, epoch, i)
-			err := inferChunk(dev0, m, l, ch, h, dim, out, next, preds, l == last, ce, &peaks[i])
-			release()
-			if err != nil {
-				return nil, err
-			}
-		}
-		h, dim = next, out
-		if keep != nil && l < last {
-			if err := keep(l, h); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return preds, nil
-}
-
-// storeChunk keeps a chunk's layer output y and frees it: at the last
-// layer its predicted classes go to preds (and its cross-entropy to ce, if
-// not nil), else its rows (out columns) to next.
-func storeChunk(dev device.Device, y *tensor.Tensor, ch evalChunk, out int, next []float32, preds []int32, last bool, ce *valCE) {
-	if last {
-		dev.Argmax(preds[ch.lo:ch.hi], y)
-		ce.add(dev, y, ch.lo, ch.hi)
-	} else {
-		dev.CopyToHost(next[ch.lo*out:ch.hi*out], y)
-	}
-	dev.Free(y)
-}
-
-// inferChunk runs layer l of layer-wise inference on one chunk, from the
-// layer's input h (dim columns, on the host) into next (out columns) or,
-// at the last layer, preds (and ce, if not nil), raising *peak to the
-// chunk's own peak.
-func inferChunk(dev0 device.Device, m *nn.Model, l int, ch evalChunk, h []float32, dim, out int, next []float32, preds []int32, last bool, ce *valCE, peak *int64) error {
-	scope := device.NewScope()
-	dev := device.Scoped(dev0, scope)
-	c := &nn.Context{Dev: dev}
-	x, err := dev.Alloc(len(ch.src), dim)
-	if err != nil {
-		return err
-	}
-	dev.GatherHost(x, h, ch.src)
-	y, err := m.ForwardLayer(c, l, ch.blk, x)
-	dev.Free(x)
-	if err != nil {
-		return fmt.Errorf("layer %d: %w", l+1, err)
-	}
-	storeChunk(dev, y, ch, out, next, preds, last, ce)
-	*peak = max(*peak, scope.Peak())
-	return nil
-}
-
 // uncutEval evaluates the selected epoch's weights (t.best) on the whole
 // graph, without the inference cut, and stores the accuracies in res (see
 // Result.TestAccUncut). It runs after the training loop, outside train_s
@@ -980,34 +702,9 @@ func (t *trainer) uncutEval(res *Result) error {
 	for i, p := range m.Params() {
 		t.dev.CopyFromHost(p.W, t.best[i])
 	}
-	g := t.ds.Graph
-	scratch := sample.NewScratch(g.N)
-	var chunks []evalChunk
-	for lo := 0; lo < g.N; lo += t.cfg.EvalChunk {
-		hi := min(g.N, lo+t.cfg.EvalChunk)
-		blk, src, err := rangeBlock(g, lo, hi, scratch)
-		if err != nil {
-			return err
-		}
-		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src})
-	}
-	t.prepareEvalBlocks(m, chunks, false)
-	preds := make([]int32, g.N)
-	var peak int64
-	h, dim := t.x, t.ds.NumFeatures
-	last := len(m.Layers) - 1
-	for l, layer := range m.Layers {
-		_, out := layer.Dims()
-		var next []float32
-		if l < last {
-			next = make([]float32, g.N*out)
-		}
-		for _, ch := range chunks {
-			if err := inferChunk(t.dev, m, l, ch, h, dim, out, next, preds, l == last, nil, &peak); err != nil {
-				return err
-			}
-		}
-		h, dim = next, out
+	preds, err := t.inf.uncut(t.dev, m)
+	if err != nil {
+		return err
 	}
 	test, val := accuracy(preds, t.ds.Y, t.split.Test), accuracy(preds, t.ds.Y, t.split.Valid)
 	res.TestAccUncut, res.ValAccUncut = &test, &val
