@@ -275,24 +275,15 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		pipe = t.startPipeline(ctx)
 		defer pipe.stop()
 	}
-	// pending is the epoch whose overlapped evaluation is in flight.
-	var pending *EpochStat
-	var evalDone chan evalResult
-	finishEval := func() error {
-		if pending == nil {
-			return nil
-		}
-		r := <-evalDone
-		if r.err != nil {
-			return fmt.Errorf("epoch %d evaluation: %w", pending.Epoch, r.err)
-		}
-		t.record(res, pending, r)
+	ov := &overlapEval{t: t, deliver: func(st *EpochStat, r evalResult) {
+		t.record(res, st, r)
 		if onEpoch != nil {
-			onEpoch(*pending)
+			onEpoch(*st)
 		}
-		pending = nil
-		return nil
-	}
+	}}
+	// The evaluation in flight uses the model's device and the recorder:
+	// wait for it on every way out, before the caller frees them.
+	defer ov.drain()
 	// patienceOut reports whether Patience epochs have passed since the
 	// selected epoch, as of the last recorded evaluation.
 	patienceOut := t.sel.stop
@@ -335,7 +326,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 		if t.cfg.OverlapEval {
 			// At most one evaluation in flight: the previous epoch's must
 			// finish before this epoch's snapshot is evaluated.
-			if err := finishEval(); err != nil {
+			if err := ov.finish(); err != nil {
 				return nil, err
 			}
 			if patienceOut() {
@@ -345,22 +336,9 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 				}
 				break
 			}
-			snap, err := t.model.Snapshot(t.dev)
-			if err != nil {
-				return nil, fmt.Errorf("epoch %d: snapshot for evaluation: %w", epoch, err)
+			if err := ov.start(st); err != nil {
+				return nil, err
 			}
-			st := st
-			pending = &st
-			evalDone = make(chan evalResult, 1)
-			go func(epoch int) {
-				// The snapshot is freed before the result is delivered,
-				// so that the next epoch's snapshot never coexists with
-				// it (the memory gate counts one) and a finished run has
-				// nothing left on the device.
-				r := t.evaluate(t.dev, snap, profile.LaneEval, epoch)
-				snap.Free(t.dev)
-				evalDone <- r
-			}(epoch)
 			rec.Flush()
 			continue
 		}
@@ -377,7 +355,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 			break
 		}
 	}
-	if err := finishEval(); err != nil {
+	if err := ov.finish(); err != nil {
 		return nil, err
 	}
 	res.Epochs = ran
