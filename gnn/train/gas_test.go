@@ -167,12 +167,14 @@ func TestGASPartBalance(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tr.close()
-		if err := tr.setupGAS(); err != nil {
+		sch, err := newGASSchedule(tr)
+		if err != nil {
 			t.Fatal(err)
 		}
+		defer sch.close()
 		// The loader numbers nodes part by part: part p is the permuted
 		// ids [PartPtr[p], PartPtr[p+1]), original node Inv[i].
-		ld := tr.gas.loader
+		ld := sch.s.loader
 		vol := make([]int64, cfg.Parts)
 		parts = make([]int32, g.N)
 		for p := 0; p < cfg.Parts; p++ {

@@ -346,3 +346,10 @@ func acquire(g *memory.Gate, rec *profile.Recorder, n int64, lane string, epoch,
 	}
 	return func() { g.Release(got) }
 }
+
+// cut returns the edges dropped from the inference chunks.
+func (in *inference) cut() int64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cutEdges
+}

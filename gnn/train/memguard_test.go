@@ -310,7 +310,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.calibrate(); err != nil {
+		if err := tr.guard.calibrate(tr.load); err != nil {
 			t.Fatal(err)
 		}
 		lm, ok := tr.mem.pred.Model()
@@ -328,7 +328,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 			pred, _ := lm.Predict(shape)
 			// Rooms that need a few edges cut, or many.
 			room := int64(float64(pred) * (1 + lm.Margin) * (1 - 0.002*float64(1+3*i)))
-			cut, cpred, err := tr.cutBatch(lm, b, pred, room)
+			cut, cpred, err := tr.guard.cutBatch(lm, b, pred, room)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,7 +338,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 				p, _ := lm.Predict(s)
 				return lm.Fits(p, room)
 			}
-			order, err := tr.batchCutOrder(b).Prefix(b.Blocks[0], b.Nodes, tr.deg, b.Blocks[0].NumEdges())
+			order, err := tr.guard.batchCutOrder(b).Prefix(b.Blocks[0], b.Nodes, tr.deg, b.Blocks[0].NumEdges())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,9 +43,10 @@ func (o *overlapEval) start(st EpochStat) error {
 	return nil
 }
 
-// finish waits for the evaluation in flight, if any, and delivers it.
+// finish waits for the evaluation in flight, if any, and delivers it. A
+// nil overlapEval (evaluation in turn) has none.
 func (o *overlapEval) finish() error {
-	if o.pending == nil {
+	if o == nil || o.pending == nil {
 		return nil
 	}
 	st := o.pending
@@ -62,7 +63,7 @@ func (o *overlapEval) finish() error {
 // the run is ending without reporting it. Afterwards nothing of the
 // evaluation is left on the device.
 func (o *overlapEval) drain() {
-	if o.pending == nil {
+	if o == nil || o.pending == nil {
 		return
 	}
 	o.pending = nil

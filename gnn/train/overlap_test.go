@@ -16,13 +16,28 @@ import (
 
 // holdingDevice holds the first evaluation at its first Argmax (only
 // inference's last layer takes one) until release is closed, after
-// telling held; it counts the Argmax calls that returned.
+// telling held, and counts the Argmax calls that returned. It holds the
+// training of epoch 2 (the training steps after the first perEpoch, each
+// taking one softmax cross-entropy) until the evaluation is held and
+// canceled is closed, so that the cancel falls in the middle of epoch 2
+// while epoch 1's evaluation is in flight, whatever the timing.
 type holdingDevice struct {
 	device.Device
 	once     sync.Once
 	held     chan struct{}
 	release  chan struct{}
 	returned atomic.Int64
+	perEpoch int64
+	steps    atomic.Int64
+	canceled <-chan struct{}
+}
+
+func (d *holdingDevice) SoftmaxCrossEntropy(logits *tensor.Tensor, labels []int32, grad *tensor.Tensor) (float64, int) {
+	if d.steps.Add(1) > d.perEpoch {
+		<-d.held
+		<-d.canceled
+	}
+	return d.Device.SoftmaxCrossEntropy(logits, labels, grad)
 }
 
 func (d *holdingDevice) Argmax(dst []int32, x *tensor.Tensor) {
@@ -48,11 +63,12 @@ func TestCancelWhileEvaluationOverlaps(t *testing.T) {
 	}
 	for _, workers := range []int{0, 2} {
 		cfg := Defaults("sage")
-		cfg.Epochs, cfg.Hidden, cfg.BatchSize, cfg.Fanouts = 5, 16, 2, []int{5, 5}
+		cfg.Epochs, cfg.Hidden, cfg.BatchSize, cfg.Fanouts = 5, 16, 32, []int{5, 5}
 		cfg.OverlapEval, cfg.SamplerWorkers = true, workers
 		cfg.EvalChunk = 64
-		dev := &holdingDevice{Device: cpu.New(1, 0), held: make(chan struct{}), release: make(chan struct{})}
 		ctx, cancel := context.WithCancel(context.Background())
+		dev := &holdingDevice{Device: cpu.New(1, 0), held: make(chan struct{}), release: make(chan struct{}),
+			perEpoch: int64((len(split.Train) + cfg.BatchSize - 1) / cfg.BatchSize), canceled: ctx.Done()}
 		epochs := 0
 		var released atomic.Bool
 		go func() {

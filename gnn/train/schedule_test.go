@@ -203,6 +203,7 @@ func TestCachedInputAggregate(t *testing.T) {
 		if p := tr.model.Layers[0].(interface{ AggregatesFirst() bool }); !p.AggregatesFirst() {
 			t.Fatalf("%s: first layer should aggregate first for this test", model)
 		}
+		full := &fullBatch{t: tr}
 		for round := 0; round < 2; round++ {
 			tr.inf.noAggCache = false
 			cached, err := tr.inf.predict(dev, tr.model)
@@ -224,10 +225,11 @@ func TestCachedInputAggregate(t *testing.T) {
 			}
 			// Change the weights: the cache must still be valid.
 			st := EpochStat{Epoch: 1}
-			if err := tr.fullEpoch(&st); err != nil {
+			if err := full.epoch(context.Background(), 1, &st); err != nil {
 				t.Fatal(err)
 			}
 		}
+		full.close()
 		tr.close()
 	}
 }
