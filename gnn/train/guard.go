@@ -140,16 +140,8 @@ func (g *memGuard) deferLoad(b *sample.Batch) bool {
 // guard returns the batches to train in place of p: p itself when the
 // guard is off or p is predicted to fit, otherwise p re-drawn, cut or split
 // (not yet loaded: trainOne loads them one at a time), recording an oom
-// event with the action and a guard span.
-//
-// Every decision is a prediction from a sampled batch's shape (nodes and
-// edges per layer), made before its features are gathered: a batch that
-// prepare deferred (see deferLoad) costs no gather, and the guard's actions
-// draw and weigh candidates without loading them. The actions, cheapest
-// first in time: cut drops just enough edges of the outermost block (a
-// partial selection of the rule's order), split draws the fewest parts
-// predicted to fit, resample re-draws the batch at most maxResample times.
-// Whatever the mode, a batch the action cannot fit is split.
+// event with the action and a guard span. It tries the actions of the OOM
+// policy's plan in turn (see the package documentation).
 func (g *memGuard) guard(p *prepared) ([]*prepared, error) {
 	if g == nil || p.raw == nil || (p.err != nil && !device.IsOOM(p.err)) {
 		return []*prepared{p}, nil
