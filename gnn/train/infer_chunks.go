@@ -27,7 +27,7 @@ const minEvalChunk = 256
 // evaluations (about 8 bytes each); larger graphs rebuild them each time.
 const maxCachedEvalEdges = 64 << 20
 
-// evalChunks returns the inference blocks, built once and reused by every
+// chunks returns the inference blocks, built once and reused by every
 // evaluation when the graph is small enough. The blocks are the same for
 // every layer and every evaluation: they depend only on the graph.
 func (in *inference) chunks(m *nn.Model) ([]evalChunk, error) {
@@ -49,7 +49,7 @@ func (in *inference) chunks(m *nn.Model) ([]evalChunk, error) {
 		}
 	}
 	// Consecutive chunks of up to size destinations; with a budget, each
-	// as large as its full neighborhood allows (see nextEvalChunk), edges
+	// as large as its full neighborhood allows (see nextChunk), edges
 	// cut from those that still do not fit.
 	var cut int64 // edges dropped from all chunks
 	want := size
@@ -70,7 +70,7 @@ func (in *inference) chunks(m *nn.Model) ([]evalChunk, error) {
 	return chunks, nil
 }
 
-// evalCutOrder is the order in which inference cutting drops the edges of
+// cutOrder is the order in which inference cutting drops the edges of
 // the chunk whose destinations start at lo.
 func (in *inference) cutOrder(lo int) memory.Order {
 	return memory.Order{Rule: in.cfg.cutRule(), Seed: rng.Mix(in.cfg.Seed, uint64(lo), 0x6576616c), MinKeep: in.cutMinKeep()}
@@ -101,7 +101,7 @@ func evalPeak(m *nn.Model, ns, nd int) int64 {
 	return p
 }
 
-// builtChunk is one inference chunk as nextEvalChunk builds it.
+// builtChunk is one inference chunk as nextChunk builds it.
 type builtChunk struct {
 	evalChunk
 	dropped int64 // edges cut from it
@@ -117,7 +117,7 @@ func rangeBlock(g *graph.CSR, lo, hi int, scratch *sample.Scratch) (*graph.Block
 	return sample.FullBlock(g, dst, scratch)
 }
 
-// nextEvalChunk builds the inference chunk of the destinations from lo on:
+// nextChunk builds the inference chunk of the destinations from lo on:
 // want of them (fewer at the graph's end) or, with a budget, as many as fit
 // with their full neighborhood: smaller chunks cost no accuracy, only time
 // (more chunks gather more source rows in all), so each chunk is the
@@ -227,7 +227,7 @@ func (in *inference) cutMinKeep() int {
 	return k
 }
 
-// prepareEvalBlocks prepares the inference chunks' blocks for model m
+// prepareBlocks prepares the inference chunks' blocks for model m
 // (GCN weights, self-loops); cut says edges were dropped from some, whose
 // GCN weights then follow Config.CutNorm.
 func (in *inference) prepareBlocks(m *nn.Model, chunks []evalChunk, cut bool) {
