@@ -164,7 +164,7 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) sessionEn
 		e.Imported = true
 	}
 	if exp, _, err := runner.LoadSession(s); err == nil {
-		e.Data, e.Model = exp.Data, exp.Train.Model
+		e.Data, e.Model = exp.Data, string(exp.Train.Model)
 	}
 	t, err := runner.Compare(s)
 	if err != nil && e.Error == "" {

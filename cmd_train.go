@@ -20,6 +20,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
@@ -45,11 +46,11 @@ type trainFlags struct {
 // register adds the experiment flags shared by `train` and `run`, with
 // defaultModel's hyper-parameters as defaults.
 func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
-	f.cfg = train.Defaults(defaultModel)
+	f.cfg = train.Defaults(nn.Kind(defaultModel))
 	sp := runner.DefaultSplit()
 	f.fanout = "25,10"
 	fl.StringVar(&f.data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB or Planetoid folder, or .gsd cache file")
-	fl.StringVar(&f.cfg.Model, "model", defaultModel, "model: gcn, sage, gat, appnp or gcnii")
+	fl.StringVar((*string)(&f.cfg.Model), "model", defaultModel, "model: gcn, sage, gat, appnp or gcnii")
 	fl.IntVar(&f.cfg.Layers, "layers", f.cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 16)")
 	fl.IntVar(&f.cfg.Hidden, "hidden", f.cfg.Hidden, "hidden width")
 	fl.IntVar(&f.cfg.Epochs, "epochs", f.cfg.Epochs, "training epochs (gcnii: 1500 by default)")
@@ -66,7 +67,7 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.cfg.Activation, "act", f.cfg.Activation, "activation between gcn, sage and gat layers: relu or elu (default relu)")
 	fl.Float64Var(&f.cfg.Alpha, "alpha", f.cfg.Alpha, "appnp, gcnii: teleport (initial-residual) weight alpha (default 0.1)")
 	fl.Float64Var(&f.cfg.Theta, "theta", f.cfg.Theta, "gcnii: lambda of the identity mapping, beta_l = ln(lambda/l + 1) (default 0.5)")
-	fl.StringVar(&f.cfg.Sampler, "sampler", f.cfg.Sampler, "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
+	fl.StringVar((*string)(&f.cfg.Sampler), "sampler", string(f.cfg.Sampler), "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
 	fl.IntVar(&f.cfg.Parts, "parts", 0, "gas: number of graph parts (KWay partition)")
 	fl.IntVar(&f.cfg.PartsPerBatch, "parts-per-batch", 1, "gas: graph parts per mini-batch")
 	fl.StringVar(&f.cfg.PartBalance, "part-balance", "", "gas: what the parts balance: nodes (the default, as METIS and GNNAutoScale) or edges (each node weighs its degree + 1: even edge volumes, so batch memory varies less)")
@@ -86,8 +87,8 @@ func (f *trainFlags) register(fl *pflag.FlagSet, defaultModel string) {
 	fl.Float64Var(&f.validFrac, "valid-frac", sp.ValidFrac, "frac split: fraction for validation (the rest is test)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the dataset cache")
 	fl.Var((*sizeFlag)(&f.cfg.MemBudget), "mem-budget", "device memory budget (bytes, or 512MiB, 2GiB, 0.1G; 0 = unlimited): allocations past it fail with an out-of-memory error")
-	fl.StringVar(&f.cfg.OnOOM, "on-oom", train.OOMAbort, "what a batch that runs out of memory does: abort (the run ends with status oom) or skip (record it and go on)")
-	fl.StringVar(&f.cfg.MemGuard, "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
+	fl.StringVar((*string)(&f.cfg.OnOOM), "on-oom", string(train.OOMAbort), "what a batch that runs out of memory does: abort (the run ends with status oom) or skip (record it and go on)")
+	fl.StringVar((*string)(&f.cfg.MemGuard), "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
 	fl.StringVar(&f.cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product, degree-cap (trim the longest neighbor lists first)")
 	fl.Float64Var(&f.cfg.EvalCut, "eval-cut", 0, "drop this fraction of every inference block's edges by --cut-rule (0 = none); without --mem-budget the selected weights are also evaluated uncut after training (test_acc_uncut), so one run shows what the cut costs")
 	fl.IntVar(&f.cfg.CutMinKeep, "cut-min-keep", 0, "neighbors every node keeps from an inference cut while other edges are left (0 = automatic: with --eval-cut the largest floor that leaves enough edges to cut, else half the mean degree; -1 = none)")

@@ -1,15 +1,13 @@
 package runner
 
 import (
-	"slices"
-
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 )
 
 // Models lists the model kinds a training config accepts (its Model), in
 // the order a picker shows them. The slice is the caller's.
-func Models() []string { return slices.Clone(nn.Kinds) }
+func Models() []string { return nn.KindNames() }
 
 // CheckDataset reports whether ref names a dataset a run can load: a
 // synthetic preset, a gnn-benchmark .npz file, an OGB or Planetoid folder

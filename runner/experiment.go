@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
 )
 
@@ -72,7 +73,7 @@ type Experiment struct {
 // NewExperiment returns an experiment on data with the default split and
 // the given model's default config (train.Defaults).
 func NewExperiment(data, model string) Experiment {
-	return Experiment{Data: data, Split: DefaultSplit(), Train: train.Defaults(model)}
+	return Experiment{Data: data, Split: DefaultSplit(), Train: train.Defaults(nn.Kind(model))}
 }
 
 // SplitSeed returns the seed of the split: Split.Seed if set, else the

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -185,9 +186,9 @@ func ConfigFromKeys(keys map[string]any, defaultModel string) (train.Config, err
 	if m, ok := keys["model"].(string); ok {
 		model = m
 	}
-	base := train.Defaults(model)
+	base := train.Defaults(nn.Kind(model))
 	if base.Validate() != nil { // an unknown model: let the override name the key
-		base = train.Defaults(defaultModel)
+		base = train.Defaults(nn.Kind(defaultModel))
 	}
 	if _, ok := keys["fanouts"]; !ok {
 		if cfg, err := overlay(base, pick(keys, "layers")); err == nil && cfg.Layers > 0 && cfg.Layers != len(base.Fanouts) {

@@ -99,8 +99,8 @@ func randomizeBiases(t *testing.T, dev device.Device, r *rng.Rand, m *Model) {
 // last) against the float64 reference, and its backward against central
 // finite differences of <layer(x), dy>.
 func TestPropLayerGradients(t *testing.T) {
-	for _, kind := range []string{"appnp", "gcnii"} {
-		t.Run(kind, func(t *testing.T) {
+	for _, kind := range []Kind{KindAPPNP, KindGCNII} {
+		t.Run(string(kind), func(t *testing.T) {
 			dev := cpu.New(2, 0)
 			r := rng.New(7)
 			m, err := New(dev, Spec{Kind: kind, In: 5, Hidden: 6, Out: 3, Layers: 3, Seed: 1})
@@ -127,9 +127,9 @@ func TestPropLayerGradients(t *testing.T) {
 // that layer-wise inference (ForwardLayer step by step) matches the
 // evaluation forward.
 func TestPropModelGradients(t *testing.T) {
-	for _, kind := range []string{"appnp", "gcnii"} {
+	for _, kind := range []Kind{KindAPPNP, KindGCNII} {
 		for _, L := range []int{1, 3} {
-			t.Run(kind, func(t *testing.T) {
+			t.Run(string(kind), func(t *testing.T) {
 				dev := cpu.New(2, 0)
 				r := rng.New(42)
 				all := []*graph.Block{randBlock(r, 9, 14), randBlock(r, 6, 9), randBlock(r, 4, 6)}

@@ -46,10 +46,11 @@ func refAnyLayer(m *Model, l int, blk *graph.Block, x mat, ps []mat) mat {
 // logits and that nothing stays allocated.
 func TestGASGradients(t *testing.T) {
 	cases := []struct {
-		kind, act string
+		kind Kind
+		act  string
 	}{{"gcn", ""}, {"sage", ""}, {"gat", ActELU}, {"gat", ActReLU}, {"appnp", ""}, {"gcnii", ""}}
 	for _, tc := range cases {
-		t.Run(tc.kind+tc.act, func(t *testing.T) {
+		t.Run(string(tc.kind)+tc.act, func(t *testing.T) {
 			dev := cpu.New(2, 0)
 			r := rng.New(21)
 			const nd, ns, L = 6, 11, 3

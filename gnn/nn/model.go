@@ -13,11 +13,11 @@ import (
 
 // Spec describes a model: its kind, widths and regularization.
 type Spec struct {
-	Kind   string // one of Kinds
-	In     int    // input feature width
-	Hidden int    // hidden width
-	Out    int    // number of classes
-	Layers int    // number of message-passing layers (>= 1)
+	Kind   Kind // one of Kinds
+	In     int  // input feature width
+	Hidden int  // hidden width
+	Out    int  // number of classes
+	Layers int  // number of message-passing layers (>= 1)
 	// Dropout is applied after every hidden layer's ReLU, and to the input
 	// when InputDropout is set (as in Kipf & Welling's GCN).
 	Dropout      float32
@@ -37,14 +37,35 @@ type Spec struct {
 	Activation string
 }
 
+// Kind names a model architecture (Spec.Kind).
+type Kind string
+
+// The model kinds.
+const (
+	KindGCN   Kind = "gcn"   // graph convolution (Kipf & Welling)
+	KindSAGE  Kind = "sage"  // GraphSAGE, mean aggregation
+	KindGAT   Kind = "gat"   // graph attention
+	KindAPPNP Kind = "appnp" // an MLP followed by personalized-PageRank propagation
+	KindGCNII Kind = "gcnii" // deep GCN with initial residual and identity mapping
+)
+
 // Kinds lists the model kinds New accepts.
-var Kinds = []string{"gcn", "sage", "gat", "appnp", "gcnii"}
+var Kinds = []Kind{KindGCN, KindSAGE, KindGAT, KindAPPNP, KindGCNII}
+
+// KindNames returns the names of Kinds, in order.
+func KindNames() []string {
+	out := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = string(k)
+	}
+	return out
+}
 
 // Validate reports an impossible spec.
 func (s Spec) Validate() error {
 	switch {
 	case !slices.Contains(Kinds, s.Kind):
-		return fmt.Errorf("unknown model %q (choose %s)", s.Kind, strings.Join(Kinds, ", "))
+		return fmt.Errorf("unknown model %q (choose %s)", s.Kind, strings.Join(KindNames(), ", "))
 	case s.Layers < 1:
 		return fmt.Errorf("model needs at least 1 layer, got %d", s.Layers)
 	case s.In < 1 || s.Out < 1:
@@ -88,9 +109,9 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 	r := rng.New(spec.Seed, 0x6d6f64656c)
 	m := &Model{Spec: spec}
 	switch spec.Kind {
-	case "appnp", "gcnii": // propagation steps: see newAPPNP, newGCNII
+	case KindAPPNP, KindGCNII: // propagation steps: see newAPPNP, newGCNII
 		build := newAPPNP
-		if spec.Kind == "gcnii" {
+		if spec.Kind == KindGCNII {
 			build = newGCNII
 		}
 		layers, err := build(dev, spec, r)
@@ -102,7 +123,7 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 	}
 	for l := 0; l < spec.Layers; l++ {
 		in, out := spec.Hidden, spec.Hidden
-		if l > 0 && spec.Kind == "gat" {
+		if l > 0 && spec.Kind == KindGAT {
 			in = spec.Hidden * max(spec.Heads, 1)
 		}
 		if l == 0 {
@@ -115,11 +136,11 @@ func New(dev device.Device, spec Spec) (*Model, error) {
 		var layer Layer
 		var err error
 		switch spec.Kind {
-		case "gcn":
+		case KindGCN:
 			layer, err = NewGCNConv(dev, name, in, out, r)
-		case "sage":
+		case KindSAGE:
 			layer, err = NewSAGEConv(dev, name, in, out, r)
-		case "gat":
+		case KindGAT:
 			if l < spec.Layers-1 {
 				layer, err = NewGATConv(dev, name, in, out, max(spec.Heads, 1), true, spec.AttnDropout, gatSite+l, r)
 			} else {
@@ -358,10 +379,10 @@ func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*ten
 // block as it is (its root weight stands in for the self-loop); GAT adds
 // self-loops and computes its own attention weights.
 func (m *Model) PrepareBlock(blk *graph.Block, srcNodes []int32, deg []float32) *graph.Block {
-	if m.Spec.Kind == "gat" {
+	if m.Spec.Kind == KindGAT {
 		return blk.AddSelfLoops() // GAT attends over itself too, as PyG does
 	}
-	if m.Spec.Kind != "gcn" && m.Spec.Kind != "appnp" && m.Spec.Kind != "gcnii" {
+	if m.Spec.Kind != KindGCN && m.Spec.Kind != KindAPPNP && m.Spec.Kind != KindGCNII {
 		return blk
 	}
 	b := blk.AddSelfLoops()

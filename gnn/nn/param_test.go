@@ -43,10 +43,10 @@ func TestWeightDecayGroups(t *testing.T) {
 				}
 			}
 		}
-		if want := map[string]int{"gcn": 1, "sage": 2, "gat": 3, "appnp": 1, "gcnii": 1}[kind]; outs != want {
+		if want := map[Kind]int{"gcn": 1, "sage": 2, "gat": 3, "appnp": 1, "gcnii": 1}[kind]; outs != want {
 			t.Errorf("%s: %d decayed output parameters, want %d (the output layer's weights)", kind, outs, want)
 		}
-		wantConv := map[string]bool{"gcn": true, "sage": true, "gat": true, "appnp": false, "gcnii": true}[kind]
+		wantConv := map[Kind]bool{"gcn": true, "sage": true, "gat": true, "appnp": false, "gcnii": true}[kind]
 		conv := false
 		for _, p := range m.Params() {
 			conv = conv || p.Conv

@@ -60,7 +60,7 @@ func aggregate(blk *graph.Block, x mat, agg device.Agg) mat {
 
 // refLayer computes one layer in float64 from parameter matrices ps (in the
 // order of Layer.Params).
-func refLayer(kind string, blk *graph.Block, x mat, ps []mat) mat {
+func refLayer(kind Kind, blk *graph.Block, x mat, ps []mat) mat {
 	var y mat
 	switch kind {
 	case "gcn":
@@ -254,9 +254,9 @@ func checkLayerGradients(t *testing.T, dev device.Device, r *rng.Rand, layer Lay
 // reference and its backward against central finite differences of
 // L = <layer(x), dy> computed on that reference.
 func TestLayerGradients(t *testing.T) {
-	for _, kind := range []string{"gcn", "sage"} { // other kinds have their own tests
+	for _, kind := range []Kind{KindGCN, KindSAGE} { // other kinds have their own tests
 		for _, dims := range [][2]int{{7, 3}, {3, 7}, {5, 5}} { // both multiplication orders
-			t.Run(kind, func(t *testing.T) {
+			t.Run(string(kind), func(t *testing.T) {
 				dev := cpu.New(2, 0)
 				r := rng.New(uint64(dims[0]), uint64(dims[1]))
 				blk := randBlock(r, 6, 11)
@@ -284,7 +284,7 @@ func TestLayerGradients(t *testing.T) {
 
 // refModel is the float64 model: layers with ReLU between, no dropout,
 // followed by mean softmax cross-entropy over the targets.
-func refModel(kind string, blocks []*graph.Block, x mat, ps [][]mat, labels []int32) float64 {
+func refModel(kind Kind, blocks []*graph.Block, x mat, ps [][]mat, labels []int32) float64 {
 	h := x
 	for l, blk := range blocks {
 		h = refLayer(kind, blk, h, ps[l])
@@ -317,8 +317,8 @@ func refCE(h mat, labels []int32) float64 {
 // TestModelGradients checks a whole 3-layer model (sampled-style blocks with
 // the targets-first prefix) end to end through the loss.
 func TestModelGradients(t *testing.T) {
-	for _, kind := range []string{"gcn", "sage"} { // other kinds have their own tests
-		t.Run(kind, func(t *testing.T) {
+	for _, kind := range []Kind{KindGCN, KindSAGE} { // other kinds have their own tests
+		t.Run(string(kind), func(t *testing.T) {
 			dev := cpu.New(2, 0)
 			r := rng.New(42)
 			blocks := []*graph.Block{randBlock(r, 9, 14), randBlock(r, 6, 9), randBlock(r, 4, 6)}

@@ -12,7 +12,7 @@ import (
 
 // Config is one training run's settings.
 type Config struct {
-	Model       string  `json:"model"`
+	Model       nn.Kind `json:"model"`
 	Layers      int     `json:"layers"`
 	Hidden      int     `json:"hidden"`
 	Epochs      int     `json:"epochs"`
@@ -53,14 +53,14 @@ type Config struct {
 	// the first on ties; "" means it) or SelectValLoss (the lowest
 	// validation cross-entropy, as the GCNII paper and PyG's example do).
 	Select string `json:"select,omitempty"`
-	// Sampler is "full" (full-batch training on the whole graph),
-	// "neighbor" (mini-batches with per-layer fanouts) or "gas"
+	// Sampler is SamplerFull (full-batch training on the whole graph),
+	// SamplerNeighbor (mini-batches with per-layer fanouts) or SamplerGAS
 	// (GNNAutoScale: mini-batches of whole graph parts with historical
 	// embeddings of their 1-hop halo).
-	Sampler   string `json:"sampler"`
-	Fanouts   []int  `json:"fanouts,omitempty"` // hop 1 first, -1 = all neighbors
-	BatchSize int    `json:"batch_size,omitempty"`
-	Seed      uint64 `json:"seed"`
+	Sampler   Sampler `json:"sampler"`
+	Fanouts   []int   `json:"fanouts,omitempty"` // hop 1 first, -1 = all neighbors
+	BatchSize int     `json:"batch_size,omitempty"`
+	Seed      uint64  `json:"seed"`
 	// Parts is the number of graph parts of GAS training (KWay partition).
 	Parts int `json:"parts,omitempty"`
 	// PartsPerBatch is the number of parts per GAS mini-batch.
@@ -107,15 +107,15 @@ type Config struct {
 	// past it fails with a typed out-of-memory error. Specs may write it as
 	// a number of bytes or a size string ("512MiB", "0.1G").
 	MemBudget memory.Size `json:"mem_budget,omitempty"`
-	// OnOOM is what a training batch that runs out of memory does: "abort"
-	// (the default; the run ends with status oom) or "skip" (the batch is
-	// recorded as an oom event and training moves on).
-	OnOOM string `json:"on_oom,omitempty"`
+	// OnOOM is what a training batch that runs out of memory does: OOMAbort
+	// (the default, also ""; the run ends with status oom) or OOMSkip (the
+	// batch is recorded as an oom event and training moves on).
+	OnOOM OOMAction `json:"on_oom,omitempty"`
 	// MemGuard keeps every training batch under MemBudget by predicting its
-	// peak from its shape before running it: "resample" draws it again,
-	// "split" splits its targets, "cut" drops edges of its outermost block
-	// by CutRule; "" turns the guard off.
-	MemGuard string `json:"mem_guard,omitempty"`
+	// peak from its shape before running it: GuardResample draws it again,
+	// GuardSplit splits its targets, GuardCut drops edges of its outermost
+	// block by CutRule; "" turns the guard off.
+	MemGuard GuardMode `json:"mem_guard,omitempty"`
 	// CutRule orders the edges the guard and inference cutting drop:
 	// random, degree-sum (default), degree-product or degree-cap.
 	CutRule string `json:"cut_rule,omitempty"`
@@ -138,14 +138,18 @@ type Config struct {
 	CutNorm string `json:"cut_norm,omitempty"`
 }
 
-// Memory guard modes (Config.MemGuard) and OOM policies (Config.OnOOM).
+// Sampler names how training batches are drawn (Config.Sampler).
+type Sampler string
+
+// The samplers.
 const (
-	GuardResample = "resample"
-	GuardSplit    = "split"
-	GuardCut      = "cut"
-	OOMAbort      = "abort"
-	OOMSkip       = "skip"
+	SamplerFull     Sampler = "full"     // one step per epoch on the whole graph
+	SamplerNeighbor Sampler = "neighbor" // neighbor-sampled mini-batches
+	SamplerGAS      Sampler = "gas"      // GNNAutoScale: graph parts with historical embeddings
 )
+
+// Samplers lists the samplers Config.Sampler accepts.
+var Samplers = []Sampler{SamplerFull, SamplerNeighbor, SamplerGAS}
 
 // Epoch selection criteria (Config.Select).
 const (
@@ -167,23 +171,23 @@ func (c Config) cutRule() string {
 // 64, lr 0.01, weight decay 5e-4, dropout 0.5 (GCN also drops input
 // features, as Kipf & Welling do). GCN trains full-batch; GraphSAGE on
 // neighbor-sampled mini-batches with fanouts 25,10 and batches of 512.
-func Defaults(model string) Config {
+func Defaults(model nn.Kind) Config {
 	c := Config{
 		Model: model, Layers: 2, Hidden: 64, Epochs: 200, LR: 0.01, WeightDecay: 5e-4, Dropout: 0.5,
-		Sampler: "full", Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 8192, EvalEvery: 1,
+		Sampler: SamplerFull, Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 8192, EvalEvery: 1,
 	}
 	switch model {
-	case "sage":
-		c.Sampler = "neighbor"
-	case "gat":
+	case nn.KindSAGE:
+		c.Sampler = SamplerNeighbor
+	case nn.KindGAT:
 		// PyG's GAT example on Cora: 8 heads of 8, dropout 0.6 on features
 		// and attention, lr 0.005.
 		c.Hidden, c.Heads, c.Dropout, c.AttnDropout, c.LR = 8, 8, 0.6, 0.6, 0.005
-	case "appnp":
+	case nn.KindAPPNP:
 		// APPNP paper / PyG example: K = 10 propagation steps (Layers),
 		// α = 0.1, an MLP of 64 hidden, dropout 0.5.
 		c.Layers, c.Fanouts, c.Alpha = 10, []int{10}, 0.1
-	case "gcnii":
+	case nn.KindGCNII:
 		// The GCNII paper's Cora setting (Chen et al., 2020): 64 layers of
 		// 64, α = 0.1, λ = 0.5, dropout 0.6, lr 0.01, weight decay 0.01 on
 		// the convolutions and 5e-4 on the input and output linears, 1500
@@ -195,161 +199,191 @@ func Defaults(model string) Config {
 	return c
 }
 
+// problems collects a config's problems, one message each.
+type problems []string
+
+func (p *problems) add(f string, a ...any) { *p = append(*p, fmt.Sprintf(f, a...)) }
+
 // Validate reports impossible settings with a message naming the setting.
 func (c Config) Validate() error {
-	var errs []string
-	add := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
+	var p problems
+	c.checkModel(&p)
+	c.checkSampler(&p)
+	c.checkSchedule(&p)
+	c.checkMemory(&p)
+	if len(p) > 0 {
+		return fmt.Errorf("invalid training config: %s", strings.Join(p, "; "))
+	}
+	return nil
+}
+
+// checkModel checks the model, the optimizer and the epoch selection.
+func (c Config) checkModel(p *problems) {
 	if !slices.Contains(nn.Kinds, c.Model) {
-		add("model %q is not one of %s", c.Model, strings.Join(nn.Kinds, ", "))
+		p.add("model %q is not one of %s", c.Model, strings.Join(nn.KindNames(), ", "))
 	}
 	if c.Layers < 1 {
-		add("layers must be at least 1, got %d", c.Layers)
+		p.add("layers must be at least 1, got %d", c.Layers)
 	}
 	if c.Hidden < 1 {
-		add("hidden must be at least 1, got %d", c.Hidden)
+		p.add("hidden must be at least 1, got %d", c.Hidden)
 	}
 	if c.Epochs < 1 {
-		add("epochs must be at least 1, got %d", c.Epochs)
+		p.add("epochs must be at least 1, got %d", c.Epochs)
 	}
 	if c.LR <= 0 {
-		add("lr must be positive, got %g", c.LR)
+		p.add("lr must be positive, got %g", c.LR)
 	}
 	if c.WeightDecay < 0 {
-		add("weight decay must be non-negative, got %g", c.WeightDecay)
+		p.add("weight decay must be non-negative, got %g", c.WeightDecay)
 	}
 	if c.Dropout < 0 || c.Dropout >= 1 {
-		add("dropout must be in [0, 1), got %g", c.Dropout)
+		p.add("dropout must be in [0, 1), got %g", c.Dropout)
 	}
-	if c.Model == "gat" {
+	if c.Model == nn.KindGAT {
 		if c.Heads < 1 {
-			add("gat needs at least 1 head, got %d", c.Heads)
+			p.add("gat needs at least 1 head, got %d", c.Heads)
 		}
 		if c.AttnDropout < 0 || c.AttnDropout >= 1 {
-			add("attention dropout must be in [0, 1), got %g", c.AttnDropout)
+			p.add("attention dropout must be in [0, 1), got %g", c.AttnDropout)
 		}
 	}
 	if c.Activation != "" && !slices.Contains(nn.Activations, c.Activation) {
-		add("activation %q is not one of %s", c.Activation, strings.Join(nn.Activations, ", "))
+		p.add("activation %q is not one of %s", c.Activation, strings.Join(nn.Activations, ", "))
 	}
-	if c.Activation != "" && c.Activation != nn.ActReLU && (c.Model == "appnp" || c.Model == "gcnii") {
-		add("%s applies its own ReLU: activation %q is for gcn, sage and gat", c.Model, c.Activation)
+	if c.Activation != "" && c.Activation != nn.ActReLU && (c.Model == nn.KindAPPNP || c.Model == nn.KindGCNII) {
+		p.add("%s applies its own ReLU: activation %q is for gcn, sage and gat", c.Model, c.Activation)
 	}
+	c.checkOptimizer(p)
+}
+
+// checkOptimizer checks the models' constants, the optimizer's settings
+// and the epoch selection.
+func (c Config) checkOptimizer(p *problems) {
 	if c.Alpha < 0 || c.Alpha > 1 {
-		add("alpha must be in [0, 1] (0 = the model's default), got %g", c.Alpha)
+		p.add("alpha must be in [0, 1] (0 = the model's default), got %g", c.Alpha)
 	}
 	if c.Theta < 0 {
-		add("theta must be non-negative (0 = the model's default), got %g", c.Theta)
+		p.add("theta must be non-negative (0 = the model's default), got %g", c.Theta)
 	}
 	if c.WDConv != nil && *c.WDConv < 0 {
-		add("conv weight decay must be non-negative, got %g", *c.WDConv)
+		p.add("conv weight decay must be non-negative, got %g", *c.WDConv)
 	}
 	if c.WDOut != nil && *c.WDOut < 0 {
-		add("output weight decay must be non-negative, got %g", *c.WDOut)
+		p.add("output weight decay must be non-negative, got %g", *c.WDOut)
 	}
 	if c.ClipNorm < 0 {
-		add("clip norm must be non-negative, got %g", c.ClipNorm)
+		p.add("clip norm must be non-negative, got %g", c.ClipNorm)
 	}
 	if c.Patience < 0 {
-		add("patience must be non-negative, got %d", c.Patience)
+		p.add("patience must be non-negative, got %d", c.Patience)
 	}
 	switch c.Select {
 	case "", SelectValAcc, SelectValLoss:
 	default:
-		add("select %q is not one of %s, %s", c.Select, SelectValAcc, SelectValLoss)
+		p.add("select %q is not one of %s, %s", c.Select, SelectValAcc, SelectValLoss)
 	}
+}
+
+// checkSampler checks the sampler and the settings it needs.
+func (c Config) checkSampler(p *problems) {
 	switch c.Sampler {
-	case "full":
-	case "neighbor":
+	case SamplerFull:
+	case SamplerNeighbor:
 		if len(c.Fanouts) != c.Layers {
-			add("neighbor sampling needs one fanout per layer: %d fanouts for %d layers", len(c.Fanouts), c.Layers)
+			p.add("neighbor sampling needs one fanout per layer: %d fanouts for %d layers", len(c.Fanouts), c.Layers)
 		}
 		for _, f := range c.Fanouts {
 			if f == 0 || f < -1 {
-				add("fanout %d is invalid (positive, or -1 for all neighbors)", f)
+				p.add("fanout %d is invalid (positive, or -1 for all neighbors)", f)
 			}
 		}
 		if c.BatchSize < 1 {
-			add("batch size must be at least 1, got %d", c.BatchSize)
+			p.add("batch size must be at least 1, got %d", c.BatchSize)
 		}
-	case "gas":
+	case SamplerGAS:
 		if c.Parts < 1 {
-			add("gas needs at least 1 part (--parts), got %d", c.Parts)
+			p.add("gas needs at least 1 part (--parts), got %d", c.Parts)
 		}
 		if c.PartsPerBatch < 1 {
-			add("gas needs at least 1 part per batch (--parts-per-batch), got %d", c.PartsPerBatch)
+			p.add("gas needs at least 1 part per batch (--parts-per-batch), got %d", c.PartsPerBatch)
 		}
 		if c.PartBalance != "" && c.PartBalance != PartBalanceNodes && c.PartBalance != PartBalanceEdges {
-			add("part balance %q is not one of nodes, edges", c.PartBalance)
+			p.add("part balance %q is not one of nodes, edges", c.PartBalance)
 		}
 		if c.OverlapEval {
-			add("overlapped evaluation is not supported with --sampler gas (evaluation refreshes the histories)")
+			p.add("overlapped evaluation is not supported with --sampler gas (evaluation refreshes the histories)")
 		}
 	default:
-		add("sampler %q is not one of full, neighbor, gas", c.Sampler)
+		p.add("sampler %q is not one of full, neighbor, gas", c.Sampler)
 	}
+}
+
+// checkSchedule checks the features, evaluation, workers and device.
+func (c Config) checkSchedule(p *problems) {
 	switch c.Features {
 	case "auto", "row", "none":
 	default:
-		add("features %q is not one of auto, row, none", c.Features)
+		p.add("features %q is not one of auto, row, none", c.Features)
 	}
 	if c.EvalChunk < 1 {
-		add("eval chunk must be at least 1, got %d", c.EvalChunk)
+		p.add("eval chunk must be at least 1, got %d", c.EvalChunk)
 	}
 	if c.SamplerWorkers < 0 {
-		add("sampler workers must be non-negative, got %d", c.SamplerWorkers)
+		p.add("sampler workers must be non-negative, got %d", c.SamplerWorkers)
 	}
 	if c.Prefetch < 0 {
-		add("prefetch must be non-negative, got %d", c.Prefetch)
+		p.add("prefetch must be non-negative, got %d", c.Prefetch)
 	}
-	if c.SamplerWorkers > 0 && c.Sampler != "neighbor" {
-		add("sampler workers prepare sampled mini-batches: they need --sampler neighbor")
+	if c.SamplerWorkers > 0 && c.Sampler != SamplerNeighbor {
+		p.add("sampler workers prepare sampled mini-batches: they need --sampler neighbor")
 	}
 	if _, _, err := device.ParseName(c.Device); err != nil {
-		add("%v", err)
+		p.add("%v", err)
 	}
 	if c.EvalEvery < 1 {
-		add("eval every must be at least 1, got %d", c.EvalEvery)
+		p.add("eval every must be at least 1, got %d", c.EvalEvery)
 	}
+}
+
+// checkMemory checks the budget, the OOM policy, the guard and cutting.
+func (c Config) checkMemory(p *problems) {
 	if c.MemBudget < 0 {
-		add("memory budget must be non-negative, got %d", c.MemBudget)
+		p.add("memory budget must be non-negative, got %d", c.MemBudget)
 	}
 	switch c.OnOOM {
 	case "", OOMAbort, OOMSkip:
 	default:
-		add("on-oom %q is not one of abort, skip", c.OnOOM)
+		p.add("on-oom %q is not one of abort, skip", c.OnOOM)
 	}
 	switch c.MemGuard {
 	case "":
 	case GuardResample, GuardSplit, GuardCut:
 		if c.MemBudget == 0 {
-			add("the memory guard needs a memory budget")
+			p.add("the memory guard needs a memory budget")
 		}
-		if c.Sampler != "neighbor" {
-			add("the memory guard shapes sampled mini-batches: it needs --sampler neighbor")
+		if c.Sampler != SamplerNeighbor {
+			p.add("the memory guard shapes sampled mini-batches: it needs --sampler neighbor")
 		}
 	default:
-		add("memory guard %q is not one of resample, split, cut", c.MemGuard)
+		p.add("memory guard %q is not one of resample, split, cut", c.MemGuard)
 	}
 	if c.CutRule != "" {
 		if err := memory.CheckRule(c.CutRule); err != nil {
-			add("%v", err)
+			p.add("%v", err)
 		}
 	}
 	if c.EvalCut < 0 || c.EvalCut >= 1 {
-		add("eval cut must be a fraction in [0, 1), got %g", c.EvalCut)
+		p.add("eval cut must be a fraction in [0, 1), got %g", c.EvalCut)
 	}
 	if c.CutMinKeep < -1 {
-		add("cut min keep must be -1 (none), 0 (half the mean degree) or positive, got %d", c.CutMinKeep)
+		p.add("cut min keep must be -1 (none), 0 (half the mean degree) or positive, got %d", c.CutMinKeep)
 	}
 	switch c.CutNorm {
 	case "", CutNormKeep, CutNormRenorm, CutNormScale:
 	default:
-		add("cut norm %q is not one of %s, %s, %s", c.CutNorm, CutNormKeep, CutNormRenorm, CutNormScale)
+		p.add("cut norm %q is not one of %s, %s, %s", c.CutNorm, CutNormKeep, CutNormRenorm, CutNormScale)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("invalid training config: %s", strings.Join(errs, "; "))
-	}
-	return nil
 }
 
 // What GAS partitions balance (Config.PartBalance).

@@ -33,10 +33,29 @@ type gasState struct {
 	buf       []float32
 }
 
-// setupGAS partitions the graph, builds the GAS loader and the histories,
-// and fills the histories by exact layer-wise inference with the initial
-// weights.
-func (t *trainer) setupGAS() error {
+// gasSchedule trains GNNAutoScale mini-batches (sampler gas): groups of
+// whole graph parts, their 1-hop halo's embeddings pulled from the
+// histories of the hidden layers and the batch's own pushed into them.
+type gasSchedule struct {
+	t *trainer
+	s *gasState
+}
+
+// newGASSchedule partitions the graph, builds the GAS loader and the
+// histories, and fills the histories by exact layer-wise inference with
+// the initial weights.
+func newGASSchedule(t *trainer) (*gasSchedule, error) {
+	sch := &gasSchedule{t: t}
+	if err := sch.setup(); err != nil {
+		sch.close()
+		return nil, err
+	}
+	return sch, nil
+}
+
+// setup is newGASSchedule's work.
+func (sch *gasSchedule) setup() error {
+	t := sch.t
 	g := t.ds.Graph
 	k := t.cfg.Parts
 	if k > g.N {
@@ -55,6 +74,7 @@ func (t *trainer) setupGAS() error {
 		return err
 	}
 	s := &gasState{loader: loader, isTrain: make([]bool, g.N)}
+	sch.s = s
 	for _, v := range t.split.Train {
 		s.isTrain[v] = true
 	}
@@ -65,16 +85,15 @@ func (t *trainer) setupGAS() error {
 		}
 		s.hist = append(s.hist, h)
 	}
-	t.gas = s
 	if len(s.hist) == 0 {
 		return nil
 	}
-	_, err = t.inferChunks(t.dev, t.model, 0, func(l int, h []float32) error {
+	_, err = t.inf.run(inferRequest{dev: t.dev, model: t.model, keep: func(l int, h []float32) error {
 		if _, err := s.fill(l, h, int64(t.opt.Steps())); err != nil {
 			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
 		}
 		return nil
-	}, nil)
+	}})
 	if err != nil {
 		return fmt.Errorf("initial inference: %w", err)
 	}
@@ -117,10 +136,11 @@ func (s *gasState) refresh(t *trainer, epoch, l int, h []float32) error {
 	return nil
 }
 
-// gasEpoch trains one epoch of GAS mini-batches: the non-empty parts,
+// epoch trains one epoch of GAS mini-batches: the non-empty parts,
 // shuffled, in groups of PartsPerBatch.
-func (t *trainer) gasEpoch(ctx context.Context, epoch int, st *EpochStat) error {
-	groups, err := t.gas.loader.Batches(epoch, t.cfg.PartsPerBatch, t.cfg.Seed)
+func (sch *gasSchedule) epoch(ctx context.Context, epoch int, st *EpochStat) error {
+	t := sch.t
+	groups, err := sch.s.loader.Batches(epoch, t.cfg.PartsPerBatch, t.cfg.Seed)
 	if err != nil {
 		return err
 	}
@@ -129,7 +149,7 @@ func (t *trainer) gasEpoch(ctx context.Context, epoch int, st *EpochStat) error 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := t.gasBatch(epoch, i, parts, &acc); err != nil {
+		if err := sch.batch(epoch, i, parts, &acc); err != nil {
 			return fmt.Errorf("batch %d: %w", i, err)
 		}
 	}
@@ -137,10 +157,11 @@ func (t *trainer) gasEpoch(ctx context.Context, epoch int, st *EpochStat) error 
 	return nil
 }
 
-// gasBatch builds, gathers and trains the GAS mini-batch of parts. A batch
+// batch builds, gathers and trains the GAS mini-batch of parts. A batch
 // without training nodes is skipped (nothing to learn from, nothing pushed).
-func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error {
-	s, rec := t.gas, t.rec
+func (sch *gasSchedule) batch(epoch, index int, parts []int32, acc *epochAcc) error {
+	t := sch.t
+	s, rec := sch.s, t.rec
 	t0 := rec.Now()
 	b, err := s.loader.Batch(epoch, index, parts, t.cfg.Layers)
 	if err != nil {
@@ -170,10 +191,10 @@ func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error
 	rec.Span(profile.StageSample, profile.LaneCompute, epoch, index, t0, t1-t0)
 	x, err := t.dev.Alloc(len(orig), t.ds.NumFeatures)
 	if err != nil {
-		return t.gasOOM(err, epoch, index)
+		return t.policy.batchFailed(err, epoch, index)
 	}
 	defer t.dev.Free(x)
-	t.gatherFeatures(x, orig, epoch, index)
+	t.load.gather(x, orig, epoch, index)
 	rec.Span(profile.StageTransfer, profile.LaneCompute, epoch, index, t1, rec.Now()-t1)
 
 	scope := device.NewScope()
@@ -182,27 +203,15 @@ func (t *trainer) gasBatch(epoch, index int, parts []int32, acc *epochAcc) error
 	halo := func(l int, y *tensor.Tensor) (*tensor.Tensor, error) {
 		return s.pushPull(dev, rec, epoch, index, l, b, y, blk.NumSrc, step)
 	}
-	loss, ok, err := t.stepWith(dev, epoch, index, func(c *nn.Context) (*tensor.Tensor, error) {
+	loss, ok, err := t.step.stepWith(dev, epoch, index, func(c *nn.Context) (*tensor.Tensor, error) {
 		return t.model.ForwardGAS(c, blocks, x, halo)
 	}, t.model.BackwardGAS, rows, labels)
 	if err != nil {
-		return t.gasOOM(err, epoch, index)
+		return t.policy.batchFailed(err, epoch, index)
 	}
-	t.recordTrainMem(epoch, index, x.Bytes(), scope.Peak(), 0, memory.Shape{})
-	acc.lossSum += loss * float64(len(labels))
-	acc.correct += ok
-	acc.seen += len(labels)
-	acc.st.Batches++
+	t.mem.recordTrain(epoch, index, x.Bytes(), scope.Peak(), 0, memory.Shape{})
+	acc.add(loss, ok, len(labels))
 	return nil
-}
-
-// gasOOM records a failed batch; with OnOOM skip an out-of-memory error
-// skips it.
-func (t *trainer) gasOOM(err error, epoch, index int) error {
-	if t.recordOOM(err, epoch, index, t.oomAction()) == profile.ActionSkip {
-		return nil
-	}
-	return err
 }
 
 // pushPull builds layer l+1's input from y, layer l's in-batch output: y's
@@ -242,12 +251,26 @@ func (s *gasState) pushPull(dev device.Device, rec *profile.Recorder, epoch, ind
 	return h, nil
 }
 
-// gasResult stores the run's history figures in res.
-func (t *trainer) gasResult(res *Result) {
-	s := t.gas
-	if s == nil {
+// keeper refreshes the histories with the exact embeddings of the
+// evaluation of epoch.
+func (sch *gasSchedule) keeper(epoch int) func(l int, h []float32) error {
+	return func(l int, h []float32) error { return sch.s.refresh(sch.t, epoch, l, h) }
+}
+
+// close releases the histories (pinned device memory on the CUDA
+// backend).
+func (sch *gasSchedule) close() {
+	if sch.s == nil {
 		return
 	}
+	for _, h := range sch.s.hist {
+		h.Close()
+	}
+}
+
+// fill stores the run's history figures in res.
+func (sch *gasSchedule) fill(res *Result) {
+	s := sch.s
 	for _, h := range s.hist {
 		res.HistoryBytes += h.Bytes()
 	}

@@ -9,13 +9,14 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
 // gasModels are the models GAS trains.
-var gasModels = []string{"gcn", "sage", "gat", "appnp", "gcnii"}
+var gasModels = nn.Kinds
 
-func gasConfig(model string) Config {
+func gasConfig(model nn.Kind) Config {
 	cfg := Defaults(model)
 	cfg.Sampler, cfg.Parts, cfg.PartsPerBatch = "gas", 12, 3
 	cfg.Epochs, cfg.Hidden, cfg.EvalChunk, cfg.Layers, cfg.Patience = 30, 32, 128, 2, 0
@@ -44,7 +45,7 @@ func TestGASLearnsAndIsDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, model := range gasModels {
-		t.Run(model, func(t *testing.T) {
+		t.Run(string(model), func(t *testing.T) {
 			cfg := gasConfig(model)
 			sink := &memSink{}
 			rec := profile.NewRecorder(sink, profile.RecorderOptions{})
@@ -161,17 +162,19 @@ func TestGASPartBalance(t *testing.T) {
 	}
 	g := ds.Graph
 	volumes := func(cfg Config) (parts []int32, spread float64) {
-		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer tr.close()
-		if err := tr.setupGAS(); err != nil {
+		sch, err := newGASSchedule(tr)
+		if err != nil {
 			t.Fatal(err)
 		}
+		defer sch.close()
 		// The loader numbers nodes part by part: part p is the permuted
 		// ids [PartPtr[p], PartPtr[p+1]), original node Inv[i].
-		ld := tr.gas.loader
+		ld := sch.s.loader
 		vol := make([]int64, cfg.Parts)
 		parts = make([]int32, g.N)
 		for p := 0; p < cfg.Parts; p++ {

@@ -8,6 +8,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -26,7 +27,7 @@ func TestGuardWithOverlappedEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []string{"sage", "gcn"} {
+	for _, model := range []nn.Kind{nn.KindSAGE, nn.KindGCN} {
 		cfg := memConfig(model)
 		cfg.Epochs = 4
 		budget := medianTrainPeak(t, cfg, ds, split)

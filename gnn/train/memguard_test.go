@@ -11,11 +11,12 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
-func memConfig(model string) Config {
+func memConfig(model nn.Kind) Config {
 	c := Defaults(model)
 	c.Sampler = "neighbor"
 	c.Epochs, c.Hidden, c.BatchSize, c.Fanouts, c.EvalChunk = 3, 16, 24, []int{6, 4}, 200
@@ -55,10 +56,10 @@ func TestGuardKeepsBatchesUnderBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []string{"sage", "gcn"} {
+	for _, model := range []nn.Kind{nn.KindSAGE, nn.KindGCN} {
 		cfg := memConfig(model)
 		budget := medianTrainPeak(t, cfg, ds, split)
-		for i, mode := range []string{GuardResample, GuardSplit, GuardCut, GuardSplit} {
+		for i, mode := range []GuardMode{GuardResample, GuardSplit, GuardCut, GuardSplit} {
 			c := cfg
 			c.MemBudget, c.MemGuard = memory.Size(budget), mode
 			if i == 3 {
@@ -179,7 +180,7 @@ func TestEvalCut(t *testing.T) {
 func TestEvalCutUncutReference(t *testing.T) {
 	ds := plantedPartition(t, 900, 4, 3)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
-	for _, model := range []string{"gcn", "sage"} {
+	for _, model := range []nn.Kind{nn.KindGCN, nn.KindSAGE} {
 		cfg := memConfig(model)
 		cfg.Epochs = 1
 		plain, _ := runRecorded(t, cfg, ds, split)
@@ -220,17 +221,17 @@ func TestEvalCutNormalization(t *testing.T) {
 	for _, norm := range []string{"", CutNormScale, CutNormRenorm, CutNormKeep} {
 		cfg := memConfig("gcn")
 		cfg.EvalCut, cfg.CutRule, cfg.CutNorm = 0.3, memory.RuleDegreeSum, norm
-		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunks, err := tr.evalChunks(tr.model)
+		chunks, err := tr.inf.chunks(tr.model)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The automatic floor: the largest k leaving at least 30 % of the
 		// edges beyond the first k neighbors of every row.
-		minKeep := tr.cutMinKeep()
+		minKeep := tr.inf.cutMinKeep()
 		room := func(k int) int64 {
 			var r int64
 			for v := 0; v < g.N; v++ {
@@ -263,8 +264,8 @@ func TestEvalCutNormalization(t *testing.T) {
 			}
 			edges += ch.blk.NumEdges() - int64(ch.blk.NumDst)
 		}
-		if want := g.NumEdges() - tr.mem.evalCut; edges != want || tr.mem.evalCut == 0 {
-			t.Fatalf("%d edges kept, want %d (%d cut)", edges, want, tr.mem.evalCut)
+		if want := g.NumEdges() - tr.inf.cutEdges; edges != want || tr.inf.cutEdges == 0 {
+			t.Fatalf("%d edges kept, want %d (%d cut)", edges, want, tr.inf.cutEdges)
 		}
 		for _, ch := range chunks {
 			for d := 0; d < ch.blk.NumDst; d++ {
@@ -305,11 +306,11 @@ func TestCutKeepsMostEdges(t *testing.T) {
 	cfg.MemBudget, cfg.MemGuard = 1<<30, GuardCut
 	for _, rule := range memory.Rules {
 		cfg.CutRule = rule
-		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0))
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.calibrate(); err != nil {
+		if err := tr.guard.calibrate(tr.load); err != nil {
 			t.Fatal(err)
 		}
 		lm, ok := tr.mem.pred.Model()
@@ -327,7 +328,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 			pred, _ := lm.Predict(shape)
 			// Rooms that need a few edges cut, or many.
 			room := int64(float64(pred) * (1 + lm.Margin) * (1 - 0.002*float64(1+3*i)))
-			cut, cpred, err := tr.cutBatch(lm, b, pred, room)
+			cut, cpred, err := tr.guard.cutBatch(lm, b, pred, room)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,7 +338,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 				p, _ := lm.Predict(s)
 				return lm.Fits(p, room)
 			}
-			order, err := tr.batchCutOrder(b).Prefix(b.Blocks[0], b.Nodes, tr.deg, b.Blocks[0].NumEdges())
+			order, err := tr.guard.batchCutOrder(b).Prefix(b.Blocks[0], b.Nodes, tr.deg, b.Blocks[0].NumEdges())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -377,16 +378,16 @@ func TestCutKeepsMostEdges(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := evalPeak(tr.model, blk.NumSrc, blk.NumDst)
-		tr.mem.budget = tr.evalResident() + (full+evalPeak(tr.model, chunk, chunk))/2
-		out, _, dropped, err := tr.cutChunk(tr.model, blk, src, 0)
+		tr.inf.budget = tr.inf.resident + (full+evalPeak(tr.model, chunk, chunk))/2
+		out, _, dropped, err := tr.inf.cutChunk(tr.model, blk, src, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		room := tr.mem.budget - tr.evalResident()
+		room := tr.inf.budget - tr.inf.resident
 		if dropped == 0 || evalPeak(tr.model, out.NumSrc, out.NumDst) > room || out.NumEdges() != blk.NumEdges()-dropped {
 			t.Fatalf("%s: inference chunk: dropped %d, peak %d, room %d", rule, dropped, evalPeak(tr.model, out.NumSrc, out.NumDst), room)
 		}
-		order, _ := tr.evalCutOrder(0).Prefix(blk, src, tr.deg, blk.NumEdges())
+		order, _ := tr.inf.cutOrder(0).Prefix(blk, src, tr.deg, blk.NumEdges())
 		fits := func(ns int, ne int64) bool { return evalPeak(tr.model, ns, blk.NumDst) <= room }
 		if _, _, _, ok := memory.Cut(blk, order[:dropped-1], fits); ok {
 			t.Fatalf("%s: inference chunk: keeping one more edge fits too", rule)

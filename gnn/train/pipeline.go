@@ -6,107 +6,9 @@ import (
 	"sync"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
-	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/sample"
-	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
 )
-
-// prepared is a batch ready to train: sampled, its blocks prepared for the
-// model, its features and labels gathered into device buffers.
-type prepared struct {
-	epoch, index int
-	raw          *sample.Batch // the sampled batch, before PrepareBlock
-	blocks       []*graph.Block
-	x            *tensor.Tensor
-	labels       []int32
-	predicted    int64 // the guard's prediction of the batch's own peak (0 = none)
-	need         int64 // predicted with the guard's safety margin: its memory gate grant (0 = none)
-	lazy         bool  // sampled by the guard; blocks and features not loaded yet
-	err          error
-}
-
-// inBytes returns the bytes of the batch's device input.
-func (p *prepared) inBytes() int64 {
-	if p.x == nil {
-		return 0
-	}
-	return p.x.Bytes()
-}
-
-func (p *prepared) free(dev device.Device) {
-	if p.x != nil {
-		dev.Free(p.x)
-		p.x = nil
-	}
-}
-
-// prepare samples batch (epoch, index) with w and gathers its features,
-// recording a sample and a transfer span on lane. It depends only on the
-// seed, epoch, index and targets, so any worker produces the same batch.
-// A batch the memory guard will replace (see deferLoad) is returned
-// sampled but not loaded (lazy), so that nothing is gathered in vain.
-func (t *trainer) prepare(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
-	t0 := t.rec.Now()
-	batch, err := w.Sample(epoch, index, targets)
-	if err != nil {
-		return &prepared{epoch: epoch, index: index, err: err}
-	}
-	if t.deferLoad(batch) {
-		t.rec.Span(profile.StageSample, lane, epoch, index, t0, t.rec.Now()-t0)
-		return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
-	}
-	return t.load(batch, epoch, index, lane, t0)
-}
-
-// prepareAhead is prepare for a sampler worker preparing batches ahead of
-// the trainer: with the memory guard on, the batch is only sampled (lazy)
-// and the trainer gathers it once the guard has passed it, so that batches
-// waiting in the pipeline hold no device memory and the room the guard
-// sees when it decides is the room the batch gets.
-func (t *trainer) prepareAhead(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
-	if t.cfg.MemGuard == "" {
-		return t.prepare(w, epoch, index, targets, lane)
-	}
-	t0 := t.rec.Now()
-	batch, err := w.Sample(epoch, index, targets)
-	if err != nil {
-		return &prepared{epoch: epoch, index: index, err: err}
-	}
-	t.rec.Span(profile.StageSample, lane, epoch, index, t0, t.rec.Now()-t0)
-	return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
-}
-
-// prepareAttempt is prepare with the sampler's draw attempt (see
-// sample.Worker.SampleAttempt); attempt 0 is prepare's draw.
-func (t *trainer) prepareAttempt(w *sample.Worker, epoch, index, attempt int, targets []int32, lane string) *prepared {
-	t0 := t.rec.Now()
-	batch, err := w.SampleAttempt(epoch, index, attempt, targets)
-	if err != nil {
-		return &prepared{epoch: epoch, index: index, err: err}
-	}
-	return t.load(batch, epoch, index, lane, t0)
-}
-
-// load prepares a sampled batch's blocks for the model and gathers its
-// features, recording the sample span (from t0) and the transfer span.
-func (t *trainer) load(batch *sample.Batch, epoch, index int, lane string, t0 int64) *prepared {
-	rec := t.rec
-	p := &prepared{epoch: epoch, index: index, raw: batch}
-	p.blocks = make([]*graph.Block, len(batch.Blocks))
-	for l, blk := range batch.Blocks {
-		p.blocks[l] = t.model.PrepareBlock(blk, batch.Nodes, t.deg)
-	}
-	t1 := rec.Now()
-	rec.Span(profile.StageSample, lane, epoch, index, t0, t1-t0)
-	p.x, p.err = t.dev.Alloc(len(batch.Nodes), t.ds.NumFeatures)
-	if p.err == nil {
-		t.gatherFeatures(p.x, batch.Nodes, epoch, index)
-		p.labels = t.labelsOf(batch.Targets())
-	}
-	rec.Span(profile.StageTransfer, lane, epoch, index, t1, rec.Now()-t1)
-	return p
-}
 
 // pipeline prepares the batches of every epoch, in order, on sampler
 // workers ahead of the trainer. At most depth batches are prepared or being
@@ -129,7 +31,7 @@ type job struct {
 }
 
 // startPipeline starts the dispatcher and the sampler workers for all epochs.
-func (t *trainer) startPipeline(ctx context.Context) *pipeline {
+func startPipeline(ctx context.Context, t *trainer) *pipeline {
 	workers := t.cfg.SamplerWorkers
 	depth := t.cfg.Prefetch
 	if depth <= 0 {
@@ -181,7 +83,7 @@ func (t *trainer) startPipeline(ctx context.Context) *pipeline {
 			sw := t.sampler.NewWorker()
 			lane := profile.SamplerLane(w)
 			for j := range jobs {
-				pb := t.prepareAhead(sw, j.epoch, j.index, j.targets, lane)
+				pb := t.load.prepareAhead(sw, j.epoch, j.index, j.targets, lane)
 				p.slots[j.seq%depth] <- pb // never blocks: see pipeline
 			}
 		}(w)
@@ -223,12 +125,23 @@ func (p *pipeline) stop() {
 	}
 }
 
-// pipelinedEpoch trains the epoch's batches as the pipeline delivers them.
-func (t *trainer) pipelinedEpoch(ctx context.Context, pipe *pipeline, epoch int, st *EpochStat) error {
+// pipelined is the mini-batch schedule with sampler workers: a pipeline,
+// started with the first epoch, prepares the batches of every epoch ahead
+// of the trainer, which trains them as they are delivered.
+type pipelined struct {
+	t    *trainer
+	pipe *pipeline
+}
+
+func (s *pipelined) epoch(ctx context.Context, epoch int, st *EpochStat) error {
+	t := s.t
+	if s.pipe == nil {
+		s.pipe = startPipeline(ctx, t)
+	}
 	n := (len(t.split.Train) + t.cfg.BatchSize - 1) / t.cfg.BatchSize
 	acc := epochAcc{st: st}
 	for i := 0; i < n; i++ {
-		pb, err := pipe.take(ctx, t.rec, epoch, i)
+		pb, err := s.pipe.take(ctx, t.rec, epoch, i)
 		if err != nil {
 			return err
 		}
@@ -245,6 +158,14 @@ func (t *trainer) pipelinedEpoch(ctx context.Context, pipe *pipeline, epoch int,
 	}
 	acc.finish()
 	return nil
+}
+
+// close stops the pipeline and frees the batches it prepared for nothing.
+func (s *pipelined) close() {
+	if s.pipe != nil {
+		s.pipe.stop()
+		s.pipe = nil
+	}
 }
 
 func errPipelineOrder(epoch, index int, pb *prepared) error {

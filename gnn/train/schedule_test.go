@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -190,29 +191,30 @@ func TestFullBatchIsSequential(t *testing.T) {
 func TestCachedInputAggregate(t *testing.T) {
 	ds := plantedPartition(t, 500, 4, 6)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 100, 200, 0)
-	for _, model := range []string{"gcn", "sage"} {
+	for _, model := range []nn.Kind{nn.KindGCN, nn.KindSAGE} {
 		cfg := Defaults(model)
 		cfg.Hidden = 32 // wider than the 8 features: the first layer aggregates first
 		cfg.EvalChunk = 128
 		dev := cpu.New(2, 0)
-		tr, err := newTrainer(cfg, ds, split, dev)
+		tr, err := newTrainer(cfg, ds, split, dev, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if p := tr.model.Layers[0].(interface{ AggregatesFirst() bool }); !p.AggregatesFirst() {
 			t.Fatalf("%s: first layer should aggregate first for this test", model)
 		}
+		full := &fullBatch{t: tr}
 		for round := 0; round < 2; round++ {
-			tr.noAggCache = false
-			cached, err := tr.infer(dev, tr.model)
+			tr.inf.noAggCache = false
+			cached, err := tr.inf.predict(dev, tr.model)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tr.agg0 == nil {
+			if tr.inf.agg0 == nil {
 				t.Fatalf("%s: no aggregate was cached", model)
 			}
-			tr.noAggCache = true
-			fresh, err := tr.infer(dev, tr.model)
+			tr.inf.noAggCache = true
+			fresh, err := tr.inf.predict(dev, tr.model)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,10 +225,11 @@ func TestCachedInputAggregate(t *testing.T) {
 			}
 			// Change the weights: the cache must still be valid.
 			st := EpochStat{Epoch: 1}
-			if err := tr.fullEpoch(&st); err != nil {
+			if err := full.epoch(context.Background(), 1, &st); err != nil {
 				t.Fatal(err)
 			}
 		}
+		full.close()
 		tr.close()
 	}
 }

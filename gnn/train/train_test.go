@@ -8,6 +8,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/rng"
 )
 
@@ -61,9 +62,10 @@ func TestTrainLearnsAndIsDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		model, sampler string
+		model   nn.Kind
+		sampler Sampler
 	}{{"gcn", "full"}, {"gcn", "neighbor"}, {"sage", "full"}, {"sage", "neighbor"}} {
-		t.Run(tc.model+"/"+tc.sampler, func(t *testing.T) {
+		t.Run(string(tc.model)+"/"+string(tc.sampler), func(t *testing.T) {
 			cfg := Defaults(tc.model)
 			cfg.Sampler, cfg.Epochs, cfg.Hidden, cfg.BatchSize = tc.sampler, 30, 32, 32
 			cfg.Fanouts = []int{5, 5}
@@ -106,7 +108,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := Defaults("gat").Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []string{"gcn", "sage", "gat", "appnp", "gcnii"} {
+	for _, model := range nn.Kinds {
 		cfg = Defaults(model)
 		cfg.Sampler, cfg.Parts, cfg.PartsPerBatch = "gas", 4, 1
 		if err := cfg.Validate(); err != nil {

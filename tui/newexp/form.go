@@ -83,7 +83,7 @@ func New(c *common.Common, l launch.Launcher) *Model {
 	m.fields = []*field{
 		in(FieldName, "Name", "", "", "optional: how the list names it"),
 		in(FieldData, "Dataset", exp.Data, "", "preset, .npz, OGB/Planetoid dir, .gsd"),
-		{key: FieldModel, label: "Model", kind: choice, choices: models, choice: slices.Index(models, cfg.Model), help: "←/→ change; resets sampler, fanouts"},
+		{key: FieldModel, label: "Model", kind: choice, choices: models, choice: slices.Index(models, string(cfg.Model)), help: "←/→ change; resets sampler, fanouts"},
 		{key: FieldSampler, label: "Sampler", kind: choice, choices: []string{"full", "neighbor", "gas"}, help: "full batch, neighbor or GAS parts"},
 		in(FieldFanouts, "Fanouts", "", "", "one per layer, -1 = all"),
 		in(FieldBatch, "Batch size", "", "", "target nodes per batch"),
@@ -156,7 +156,7 @@ func (m *Model) SetValue(key, value string) error {
 func (m *Model) setModelDefaults() {
 	cfg := runner.NewExperiment("", m.value(FieldModel)).Train
 	s := m.field(FieldSampler)
-	s.choice = max(slices.Index(s.choices, cfg.Sampler), 0)
+	s.choice = max(slices.Index(s.choices, string(cfg.Sampler)), 0)
 	fan := make([]string, len(cfg.Fanouts))
 	for i, v := range cfg.Fanouts {
 		fan[i] = strconv.Itoa(v)

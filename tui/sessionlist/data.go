@@ -77,7 +77,7 @@ func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
 	info, _ := s.ImportInfo()
 	e.Imported = info != nil
 	if exp, _, err := runner.LoadSession(s); err == nil {
-		e.Data, e.Model = exp.Data, exp.Train.Model
+		e.Data, e.Model = exp.Data, string(exp.Train.Model)
 	}
 	return s, e
 }

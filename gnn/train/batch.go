@@ -1,0 +1,143 @@
+package train
+
+import (
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/nn"
+	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// batchLoader turns sampled batches into prepared ones: blocks prepared
+// for the model, features gathered into a device buffer, labels. The
+// memory guard's calibration uses one of its own (a scratch model,
+// unrecorded, without the guard).
+type batchLoader struct {
+	dev   device.Device
+	model *nn.Model         // for PrepareBlock (its kind's weights and self-loops)
+	rec   *profile.Recorder // nil: nothing recorded
+	x     []float32         // features as the model sees them
+	f     int               // feature width
+	deg   []float32         // degree + 1 per node
+	y     []int32           // labels
+	guard *memGuard         // nil: no guard
+}
+
+// prepared is a batch ready to train: sampled, its blocks prepared for the
+// model, its features and labels gathered into device buffers.
+type prepared struct {
+	epoch, index int
+	raw          *sample.Batch // the sampled batch, before PrepareBlock
+	blocks       []*graph.Block
+	x            *tensor.Tensor
+	labels       []int32
+	predicted    int64 // the guard's prediction of the batch's own peak (0 = none)
+	need         int64 // predicted with the guard's safety margin: its memory gate grant (0 = none)
+	lazy         bool  // sampled by the guard; blocks and features not loaded yet
+	err          error
+}
+
+// inBytes returns the bytes of the batch's device input.
+func (p *prepared) inBytes() int64 {
+	if p.x == nil {
+		return 0
+	}
+	return p.x.Bytes()
+}
+
+func (p *prepared) free(dev device.Device) {
+	if p.x != nil {
+		dev.Free(p.x)
+		p.x = nil
+	}
+}
+
+// prepare samples batch (epoch, index) with w and gathers its features,
+// recording a sample and a transfer span on lane. It depends only on the
+// seed, epoch, index and targets, so any worker produces the same batch.
+// A batch the memory guard will replace (see deferLoad) is returned
+// sampled but not loaded (lazy), so that nothing is gathered in vain.
+func (l *batchLoader) prepare(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
+	t0 := l.rec.Now()
+	batch, err := w.Sample(epoch, index, targets)
+	if err != nil {
+		return &prepared{epoch: epoch, index: index, err: err}
+	}
+	if l.guard.deferLoad(batch) {
+		l.rec.Span(profile.StageSample, lane, epoch, index, t0, l.rec.Now()-t0)
+		return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
+	}
+	return l.load(batch, epoch, index, lane, t0)
+}
+
+// prepareAhead is prepare for a sampler worker preparing batches ahead of
+// the trainer: with the memory guard on, the batch is only sampled (lazy)
+// and the trainer gathers it once the guard has passed it, so that batches
+// waiting in the pipeline hold no device memory and the room the guard
+// sees when it decides is the room the batch gets.
+func (l *batchLoader) prepareAhead(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
+	if !l.guard.on() {
+		return l.prepare(w, epoch, index, targets, lane)
+	}
+	t0 := l.rec.Now()
+	batch, err := w.Sample(epoch, index, targets)
+	if err != nil {
+		return &prepared{epoch: epoch, index: index, err: err}
+	}
+	l.rec.Span(profile.StageSample, lane, epoch, index, t0, l.rec.Now()-t0)
+	return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
+}
+
+// prepareAttempt is prepare with the sampler's draw attempt (see
+// sample.Worker.SampleAttempt); attempt 0 is prepare's draw.
+func (l *batchLoader) prepareAttempt(w *sample.Worker, epoch, index, attempt int, targets []int32, lane string) *prepared {
+	t0 := l.rec.Now()
+	batch, err := w.SampleAttempt(epoch, index, attempt, targets)
+	if err != nil {
+		return &prepared{epoch: epoch, index: index, err: err}
+	}
+	return l.load(batch, epoch, index, lane, t0)
+}
+
+// load prepares a sampled batch's blocks for the model and gathers its
+// features, recording the sample span (from t0) and the transfer span.
+func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t0 int64) *prepared {
+	rec := l.rec
+	p := &prepared{epoch: epoch, index: index, raw: batch}
+	p.blocks = make([]*graph.Block, len(batch.Blocks))
+	for i, blk := range batch.Blocks {
+		p.blocks[i] = l.model.PrepareBlock(blk, batch.Nodes, l.deg)
+	}
+	t1 := rec.Now()
+	rec.Span(profile.StageSample, lane, epoch, index, t0, t1-t0)
+	p.x, p.err = l.dev.Alloc(len(batch.Nodes), l.f)
+	if p.err == nil {
+		l.gather(p.x, batch.Nodes, epoch, index)
+		p.labels = l.labelsOf(batch.Targets())
+	}
+	rec.Span(profile.StageTransfer, lane, epoch, index, t1, rec.Now()-t1)
+	return p
+}
+
+// labelsOf returns the labels of nodes.
+func (l *batchLoader) labelsOf(nodes []int32) []int32 {
+	out := make([]int32, len(nodes))
+	for i, v := range nodes {
+		out[i] = l.y[v]
+	}
+	return out
+}
+
+// gather sets dst's rows to the features of nodes (GatherHost),
+// recording when the copy ran on an asynchronous device.
+func (l *batchLoader) gather(dst *tensor.Tensor, nodes []int32, epoch, batch int) {
+	if a, ok := device.AsAsync(l.dev); ok && l.rec != nil {
+		rec := l.rec
+		a.GatherHostTimed(dst, l.x, nodes, func(start, dur int64) {
+			rec.Span(profile.StageGPUTransfer, profile.LaneGPUCopy, epoch, batch, start, dur)
+		})
+		return
+	}
+	l.dev.GatherHost(dst, l.x, nodes)
+}

@@ -1,0 +1,355 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
+	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/gnn/tensor"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// inference is exact layer-wise inference over the whole graph: layer by
+// layer, each in chunks of destinations with all their neighbors (cut to
+// fit the budget, or by Config.EvalCut), the intermediate embeddings kept
+// on the host. The chunks (and the first layer's input aggregate, where
+// the model allows) are built once and shared by every evaluation; an
+// overlapped evaluation runs on another goroutine than the setup, hence
+// the mutex.
+type inference struct {
+	g        *graph.CSR
+	x        []float32 // the input features as the model sees them (N×f)
+	f        int
+	deg      []float32 // degree + 1 per node, for GCN normalization
+	y        []int32   // labels
+	isVal    []bool    // per node: in the validation set
+	cfg      Config    // the chunk size and the cut's settings
+	budget   int64     // the device budget (0 = unlimited)
+	resident int64     // on the device outside the chunks (see evalResident)
+	gate     *memory.Gate
+	rec      *profile.Recorder
+
+	mu         sync.Mutex
+	cache      []evalChunk // inference blocks, kept between evaluations
+	agg0       []float32   // first layer's input aggregate, kept between evaluations
+	noAggCache bool        // tests: always aggregate the input afresh
+	seen       []int64     // each chunk's largest measured peak (see grant)
+	cutEdges   int64       // edges dropped from the chunks
+	minKeep    int         // the resolved automatic Config.CutMinKeep, once minKeepSet
+	minKeepSet bool
+}
+
+func newInference(cfg Config, ds *data.Dataset, x, deg []float32, isVal []bool, mem *memState, rec *profile.Recorder) *inference {
+	return &inference{
+		g: ds.Graph, x: x, f: ds.NumFeatures, deg: deg, y: ds.Y, isVal: isVal, cfg: cfg,
+		budget: mem.budget, resident: mem.evalResident(cfg), gate: mem.gate, rec: rec,
+	}
+}
+
+// inferRequest is one inference pass.
+type inferRequest struct {
+	dev   device.Device // the device (each chunk runs through a scoped view)
+	model *nn.Model
+	epoch int // the evaluated epoch, for the recorded events (0: none)
+	// keep, if not nil, receives each hidden layer's output (N×width on
+	// the host, original node order) once the layer is complete.
+	keep func(l int, h []float32) error
+	// ce, if not nil, receives the last layer's logits.
+	ce *valCE
+}
+
+// layerPass is one layer of an inference pass: what each of its chunks
+// reads and writes.
+type layerPass struct {
+	dev   device.Device
+	model *nn.Model
+	layer int
+	in    []float32 // the layer's input rows on the host, dim wide
+	dim   int
+	agg   []float32 // the first layer's precomputed input aggregate, or nil
+	out   int       // the layer's output width
+	next  []float32 // the layer's output rows (nil at the last layer)
+	preds []int32   // the predicted classes (written at the last layer)
+	ce    *valCE
+	last  bool
+}
+
+// predict runs inference with model m and returns each node's predicted
+// class.
+func (in *inference) predict(dev device.Device, m *nn.Model) ([]int32, error) {
+	return in.run(inferRequest{dev: dev, model: m})
+}
+
+// run runs one inference pass and returns each node's predicted class,
+// recording a mem event (phase eval) per chunk.
+func (in *inference) run(r inferRequest) (_ []int32, err error) {
+	m := r.model
+	preds := make([]int32, in.g.N)
+	chunks, err := in.chunks(m)
+	if err != nil {
+		return nil, err
+	}
+	peaks := make([]int64, len(chunks))
+	defer func() {
+		if err == nil {
+			in.recordMem(r, chunks, peaks)
+		}
+	}()
+	h, dim := in.x, in.f
+	last := len(m.Layers) - 1
+	for l, layer := range m.Layers {
+		_, out := layer.Dims()
+		p := &layerPass{dev: r.dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, ce: r.ce, last: l == last}
+		if l < last {
+			p.next = make([]float32, in.g.N*out)
+		}
+		if l == 0 {
+			if p.agg, err = in.inputAggregate(r.dev, m, chunks); err != nil {
+				return nil, err
+			}
+		}
+		for i, ch := range chunks {
+			release := acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
+			err := p.chunk(ch, &peaks[i])
+			release()
+			if err != nil {
+				return nil, err
+			}
+		}
+		h, dim = p.next, out
+		if r.keep != nil && l < last {
+			if err := r.keep(l, h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return preds, nil
+}
+
+// recordMem records the chunks' measured peaks for later grants and one
+// mem event per chunk.
+func (in *inference) recordMem(r inferRequest, chunks []evalChunk, peaks []int64) {
+	in.saw(peaks)
+	for i, ch := range chunks {
+		var pred int64
+		if in.budget > 0 {
+			pred = in.resident + evalPeak(r.model, ch.blk.NumSrc, ch.blk.NumDst)
+		}
+		in.rec.Mem(r.epoch, i, profile.PhaseEval, in.resident+peaks[i], r.dev.Mem().Stats().Live, in.budget, pred)
+	}
+}
+
+// grant is the memory gate grant of inference chunk i of model m: its
+// analytic peak, or its largest measured peak in earlier evaluations if
+// that is larger.
+func (in *inference) grant(m *nn.Model, i int, ch evalChunk) int64 {
+	n := evalPeak(m, ch.blk.NumSrc, ch.blk.NumDst)
+	in.mu.Lock()
+	if i < len(in.seen) {
+		n = max(n, in.seen[i])
+	}
+	in.mu.Unlock()
+	return n
+}
+
+// saw records the chunks' measured peaks of an evaluation for later grants
+// (see grant).
+func (in *inference) saw(peaks []int64) {
+	if in.gate == nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.seen) != len(peaks) {
+		in.seen = make([]int64, len(peaks))
+	}
+	for i, p := range peaks {
+		in.seen[i] = max(in.seen[i], p)
+	}
+}
+
+// maxCachedAggregateBytes bounds the host memory kept for the first
+// layer's input aggregate.
+const maxCachedAggregateBytes = 2 << 30
+
+// inputAggregate returns the first layer's aggregation of the input
+// features over every node's full neighborhood (N×F on the host), computed
+// once and reused by every evaluation, or nil when the first layer
+// transforms before aggregating (its aggregate then depends on the weights)
+// or the aggregate would be too large to keep. The features never change,
+// so evaluations from it are exactly those computed from scratch.
+func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []evalChunk) ([]float32, error) {
+	p, ok := m.Layers[0].(nn.Precomputable)
+	f := in.f
+	if !ok || !p.AggregatesFirst() || in.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
+		return nil, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.agg0 != nil {
+		return in.agg0, nil
+	}
+	agg := make([]float32, in.g.N*f)
+	c := &nn.Context{Dev: dev}
+	for _, ch := range chunks {
+		release := acquire(in.gate, in.rec, 4*int64(f)*int64(len(ch.src)+ch.hi-ch.lo), profile.LaneEval, 0, ch.lo)
+		x, err := dev.Alloc(len(ch.src), f)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		dev.GatherHost(x, in.x, ch.src)
+		a, err := p.Aggregate(c, ch.blk, x)
+		dev.Free(x)
+		if err == nil {
+			dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
+			dev.Free(a)
+		}
+		release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	in.agg0 = agg
+	return agg, nil
+}
+
+// chunk runs the layer on one chunk, raising *peak to the chunk's own
+// peak: from the precomputed aggregate when the pass has one, else from
+// the layer's input rows of the chunk's sources.
+func (p *layerPass) chunk(ch evalChunk, peak *int64) error {
+	scope := device.NewScope()
+	dev := device.Scoped(p.dev, scope)
+	var y *tensor.Tensor
+	var err error
+	if p.agg != nil {
+		y, err = p.fromAggregate(dev, ch)
+	} else {
+		y, err = p.forward(dev, ch)
+	}
+	if err != nil {
+		return err
+	}
+	p.store(dev, y, ch)
+	*peak = max(*peak, scope.Peak())
+	return nil
+}
+
+// forward gathers the chunk's source rows of the layer's input and runs
+// the layer on them.
+func (p *layerPass) forward(dev device.Device, ch evalChunk) (*tensor.Tensor, error) {
+	x, err := dev.Alloc(len(ch.src), p.dim)
+	if err != nil {
+		return nil, err
+	}
+	dev.GatherHost(x, p.in, ch.src)
+	y, err := p.model.ForwardLayer(&nn.Context{Dev: dev}, p.layer, ch.blk, x)
+	dev.Free(x)
+	if err != nil {
+		return nil, fmt.Errorf("layer %d: %w", p.layer+1, err)
+	}
+	return y, nil
+}
+
+// fromAggregate runs the first layer from the precomputed input aggregate:
+// only the destinations' own rows and their aggregate move to the device,
+// and no aggregation runs.
+func (p *layerPass) fromAggregate(dev device.Device, ch evalChunk) (*tensor.Tensor, error) {
+	n, f := ch.hi-ch.lo, p.dim
+	a, err := dev.Alloc(n, f)
+	if err != nil {
+		return nil, err
+	}
+	xd, err := dev.Alloc(n, f)
+	if err != nil {
+		dev.Free(a)
+		return nil, err
+	}
+	dev.CopyFromHost(a, p.agg[ch.lo*f:ch.hi*f])
+	dev.CopyFromHost(xd, p.in[ch.lo*f:ch.hi*f])
+	y, err := p.model.FromAggregate(&nn.Context{Dev: dev}, 0, a, xd)
+	dev.Free(a)
+	dev.Free(xd)
+	if err != nil {
+		return nil, fmt.Errorf("layer 1: %w", err)
+	}
+	return y, nil
+}
+
+// store keeps a chunk's layer output y and frees it: at the last layer its
+// predicted classes go to preds (and its cross-entropy to ce, if not nil),
+// else its rows to next.
+func (p *layerPass) store(dev device.Device, y *tensor.Tensor, ch evalChunk) {
+	if p.last {
+		dev.Argmax(p.preds[ch.lo:ch.hi], y)
+		p.ce.add(dev, y, ch.lo, ch.hi)
+	} else {
+		dev.CopyToHost(p.next[ch.lo*p.out:ch.hi*p.out], y)
+	}
+	dev.Free(y)
+}
+
+// uncut runs inference with model m on the whole graph, without any cut,
+// in chunks of Config.EvalChunk destinations, ignoring the budget (see
+// Result.TestAccUncut), and returns each node's predicted class.
+func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
+	scratch := sample.NewScratch(in.g.N)
+	var chunks []evalChunk
+	for lo := 0; lo < in.g.N; lo += in.cfg.EvalChunk {
+		hi := min(in.g.N, lo+in.cfg.EvalChunk)
+		blk, src, err := rangeBlock(in.g, lo, hi, scratch)
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src})
+	}
+	in.prepareBlocks(m, chunks, false)
+	preds := make([]int32, in.g.N)
+	var peak int64
+	h, dim := in.x, in.f
+	last := len(m.Layers) - 1
+	for l, layer := range m.Layers {
+		_, out := layer.Dims()
+		p := &layerPass{dev: dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, last: l == last}
+		if l < last {
+			p.next = make([]float32, in.g.N*out)
+		}
+		for _, ch := range chunks {
+			if err := p.chunk(ch, &peak); err != nil {
+				return nil, err
+			}
+		}
+		h, dim = p.next, out
+	}
+	return preds, nil
+}
+
+// acquire takes n bytes of the memory gate g for the work of (epoch,
+// batch) on lane, recording the time it waited as a mem.wait span, and
+// returns the function that releases them. Without a gate it does nothing.
+func acquire(g *memory.Gate, rec *profile.Recorder, n int64, lane string, epoch, batch int) func() {
+	if g == nil {
+		return func() {}
+	}
+	t0 := rec.Now()
+	// Never canceled: every holder releases once its step or chunk ends,
+	// so a wait lasts at most as long as the work granted before it.
+	got, waited, _ := g.Acquire(context.Background(), n)
+	if waited {
+		rec.Span(profile.StageMemWait, lane, epoch, batch, t0, rec.Now()-t0)
+	}
+	return func() { g.Release(got) }
+}
+
+// cut returns the edges dropped from the inference chunks.
+func (in *inference) cut() int64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cutEdges
+}

@@ -1,0 +1,138 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
+	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// Memory accounting: see the package documentation.
+
+const (
+	// calibBatches is the number of calibration measurements before the
+	// predictor predicts (probes with a guard, real batches without).
+	calibBatches = 8
+	// predictorWindow is the number of recent batches the predictor fits.
+	predictorWindow = 64
+	// maxResample bounds the guard's re-draws before it splits instead: a
+	// batch too large because of its targets (their degrees) stays too
+	// large however its neighbors are drawn, so more re-draws mostly cost
+	// sampling time.
+	maxResample = 2
+	// splitAttempt is the first sampler attempt used by the parts of a
+	// split batch (re-draws use 1..maxResample).
+	splitAttempt = 1 << 20
+)
+
+// memState is the run's memory accounting: the budget, the resident
+// bytes, the peak predictor, the memory gate and every training batch's
+// peak.
+type memState struct {
+	dev      device.Device
+	rec      *profile.Recorder
+	budget   int64 // 0 = unlimited
+	resident int64 // parameters, gradients and optimizer moments
+	pred     *memory.Predictor
+	// gate shares the room beyond the resident bytes and the evaluated
+	// snapshot between training batches and an overlapped evaluation's
+	// chunks (guard and overlapped evaluation only; nil otherwise).
+	gate *memory.Gate
+
+	mu    sync.Mutex
+	peaks []int64 // training batch peaks
+}
+
+// init sets cfg's budget on dev, refusing one that model alone exceeds;
+// guarded says whether the memory guard is on (with overlapped
+// evaluation, it then shares the budget through the memory gate).
+func (m *memState) init(cfg Config, dev device.Device, model *nn.Model, rec *profile.Recorder, guarded bool) error {
+	m.dev, m.rec = dev, rec
+	m.resident = model.ParamBytes()
+	m.pred = memory.NewPredictor(predictorWindow, calibBatches)
+	b := int64(cfg.MemBudget)
+	if b <= 0 {
+		return nil
+	}
+	if live := dev.Mem().Stats().Live; live > b {
+		return fmt.Errorf("memory budget %s is smaller than the model's parameters, gradients and optimizer state (%s on the device)",
+			memory.FormatSize(b), memory.FormatSize(live))
+	}
+	if guarded && cfg.OverlapEval {
+		if b <= m.evalResident(cfg) {
+			return fmt.Errorf("memory budget %s leaves no room beside the model's parameters, gradients and optimizer state and the evaluated snapshot of its weights (%s)",
+				memory.FormatSize(b), memory.FormatSize(m.evalResident(cfg)))
+		}
+		m.gate = memory.NewGate(b - m.evalResident(cfg))
+	}
+	dev.Mem().SetBudget(b)
+	m.budget = b
+	return nil
+}
+
+// recordTrain records a trained batch's memory: in is its input bytes,
+// stepPeak the step's own peak, predicted the guard's prediction of their
+// sum (0 = none). The measurement also trains the predictor.
+func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, shape memory.Shape) {
+	own := in + stepPeak
+	if len(shape.Nodes) > 0 {
+		if p := m.pred.Observe(shape, own); predicted == 0 {
+			predicted = p
+		}
+	}
+	peak := m.resident + own
+	m.mu.Lock()
+	m.peaks = append(m.peaks, peak)
+	m.mu.Unlock()
+	if predicted > 0 {
+		predicted += m.resident
+	}
+	m.rec.Mem(epoch, index, profile.PhaseTrain, peak, m.dev.Mem().Stats().Live, m.budget, predicted)
+}
+
+// result fills the result's memory figures.
+func (m *memState) result(res *Result) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n := len(m.peaks); n > 0 {
+		p := slices.Clone(m.peaks)
+		slices.Sort(p)
+		res.MaxBatchPeakBytes = p[n-1]
+		res.P99BatchPeakBytes = p[int(math.Ceil(0.99*float64(n)))-1]
+	}
+	if m.pred.Scored() > 0 {
+		mape := m.pred.MAPE()
+		res.PredictorMAPE = &mape
+	}
+}
+
+// evalResident is what stays on the device during evaluation outside the
+// chunks: the model, and the evaluated snapshot's weights with overlapped
+// evaluation.
+func (m *memState) evalResident(cfg Config) int64 {
+	r := m.resident
+	if cfg.OverlapEval {
+		r += r / 4
+	}
+	return r
+}
+
+// shapeOf returns the predictor's view of a sampled batch (empty for nil).
+func shapeOf(b *sample.Batch) memory.Shape {
+	if b == nil || len(b.Blocks) == 0 {
+		return memory.Shape{}
+	}
+	s := memory.Shape{Nodes: make([]int, 0, len(b.Blocks)+1), Edges: make([]int64, 0, len(b.Blocks))}
+	s.Nodes = append(s.Nodes, b.Blocks[0].NumSrc)
+	for _, blk := range b.Blocks {
+		s.Nodes = append(s.Nodes, blk.NumDst)
+		s.Edges = append(s.Edges, blk.NumEdges())
+	}
+	return s
+}
