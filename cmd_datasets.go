@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/data/synth"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 func init() { subcommands = append(subcommands, newDatasetsCmd) }
@@ -233,7 +234,7 @@ stderr.`,
 			}
 			fmt.Fprintf(out, "generated %s (seed %d): %s nodes, %s edges, %d features, %d classes in %.1fs\nwrote %s (%s)\n",
 				name, seed, datasetsCommas(int64(d.NumNodes())), datasetsCommas(d.Graph.NumEdges()), d.NumFeatures, d.NumClasses,
-				time.Since(start).Seconds(), path, datasetsBytes(size))
+				time.Since(start).Seconds(), path, units.Bytes(size))
 			return nil
 		},
 	}
@@ -282,19 +283,6 @@ func datasetsCommas(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-func datasetsBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, exp := float64(n)/unit, 0
-	for v >= unit && exp < 5 {
-		v /= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", v, "KMGTPE"[exp])
 }
 
 // datasetProgress shows loading progress on stderr: one line rewritten in

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -105,7 +106,7 @@ func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) erro
 		return err
 	}
 	if !f.quiet && f.output != "-" && f.output != "" {
-		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", f.output, sum.Runs, sum.Spans, sessions.HumanBytes(written))
+		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", f.output, sum.Runs, sum.Spans, units.BytesFine(written))
 		if sum.Malformed > 0 {
 			msg += fmt.Sprintf(" (%d damaged journal lines skipped)", sum.Malformed)
 		}

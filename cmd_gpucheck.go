@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device/devcheck"
 	"github.com/gnnscope/gnnscope/gnn/device/nvml"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 func init() { subcommands = append(subcommands, newGPUCheckCmd) }
@@ -171,7 +172,7 @@ func printGPUCheck(w io.Writer, rep *gpuCheckReport) {
 	h := rep.Host
 	fmt.Fprintf(w, "device %s", rep.Device)
 	if h.GPU != "" {
-		fmt.Fprintf(w, ": %s, %s, driver %s", h.GPU, humanBytes(h.GPUMem), h.Driver)
+		fmt.Fprintf(w, ": %s, %s, driver %s", h.GPU, units.Bytes(h.GPUMem), h.Driver)
 	}
 	fmt.Fprintf(w, "\nNVML: %s\n", rep.NVML)
 	for _, run := range rep.Checks {
@@ -194,12 +195,12 @@ func printGPUCheck(w io.Writer, rep *gpuCheckReport) {
 		}
 	}
 	if m := rep.Memory; m != nil {
-		fmt.Fprintf(w, "\nmemory (%s): allocator peak %s", m.Pattern, humanBytes(m.AllocatorPeak))
+		fmt.Fprintf(w, "\nmemory (%s): allocator peak %s", m.Pattern, units.Bytes(m.AllocatorPeak))
 		if m.PoolReserved >= 0 {
-			fmt.Fprintf(w, ", pool reserved %s", humanBytes(m.PoolReserved))
+			fmt.Fprintf(w, ", pool reserved %s", units.Bytes(m.PoolReserved))
 		}
 		if m.ProcessBefore >= 0 && m.ProcessAtPeak >= 0 {
-			fmt.Fprintf(w, "; NVML process %s before, %s at the peak (+%s)", humanBytes(m.ProcessBefore), humanBytes(m.ProcessAtPeak), humanBytes(m.ProcessAtPeak-m.ProcessBefore))
+			fmt.Fprintf(w, "; NVML process %s before, %s at the peak (+%s)", units.Bytes(m.ProcessBefore), units.Bytes(m.ProcessAtPeak), units.Bytes(m.ProcessAtPeak-m.ProcessBefore))
 		} else {
 			fmt.Fprint(w, "; NVML process memory not available")
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -158,7 +159,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				if !f.quiet {
-					fmt.Fprintf(errw, "stopped at %s of %s\n", fmtSeconds(r.Position()), fmtSeconds(r.Duration()))
+					fmt.Fprintf(errw, "stopped at %s of %s\n", units.Seconds(r.Position()), units.Seconds(r.Duration()))
 				}
 				return nil
 			}
@@ -179,7 +180,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 		n++
 	}
 	if !f.quiet {
-		fmt.Fprintf(errw, "replayed %d events of %d runs of session %s (%s)\n", n, len(names), s.ID(), fmtSeconds(r.Duration()))
+		fmt.Fprintf(errw, "replayed %d events of %d runs of session %s (%s)\n", n, len(names), s.ID(), units.Seconds(r.Duration()))
 	}
 	return nil
 }
@@ -197,11 +198,6 @@ func writeReplayJSON(w io.Writer, ev sessions.ReplayEvent) error {
 	return err
 }
 
-// fmtSeconds writes a position as seconds with microseconds.
-func fmtSeconds(d time.Duration) string {
-	return fmt.Sprintf("%.6fs", d.Seconds())
-}
-
 // fmtNs writes nanoseconds as a duration rounded to microseconds.
 func fmtNs(ns int64) string {
 	return time.Duration(ns).Round(time.Microsecond).String()
@@ -212,7 +208,7 @@ func fmtNs(ns int64) string {
 func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 	e := &ev.Event
 	var b strings.Builder
-	fmt.Fprintf(&b, "%12s  %-*s  %-9s", fmtSeconds(ev.At), runWidth, ev.Run, e.T)
+	fmt.Fprintf(&b, "%12s  %-*s  %-9s", units.Seconds(ev.At), runWidth, ev.Run, e.T)
 	kv := func(k string, v any) { fmt.Fprintf(&b, " %s=%v", k, v) }
 	at := func() { // batch -1: a per-epoch figure
 		kv("epoch", e.Epoch)
@@ -253,25 +249,25 @@ func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 			kv("phase", e.Phase)
 		}
 		at()
-		kv("peak", humanBytes(e.Peak))
-		kv("live", humanBytes(e.Live))
+		kv("peak", units.Bytes(e.Peak))
+		kv("live", units.Bytes(e.Live))
 		if e.Budget > 0 {
-			kv("budget", humanBytes(e.Budget))
+			kv("budget", units.Bytes(e.Budget))
 		}
 		if e.Predicted > 0 {
-			kv("predicted", humanBytes(e.Predicted))
+			kv("predicted", units.Bytes(e.Predicted))
 		}
 	case profile.TypeGPU:
-		kv("used", humanBytes(e.Used))
-		kv("total", humanBytes(e.Total))
+		kv("used", units.Bytes(e.Used))
+		kv("total", units.Bytes(e.Total))
 		if e.Util >= 0 { // -1: not measured
 			kv("util", fmt.Sprintf("%.0f%%", e.Util*100))
 		}
 	case profile.TypeOOM:
 		at()
-		kv("requested", humanBytes(e.Requested))
-		kv("live", humanBytes(e.Live))
-		kv("budget", humanBytes(e.Budget))
+		kv("requested", units.Bytes(e.Requested))
+		kv("live", units.Bytes(e.Live))
+		kv("budget", units.Bytes(e.Budget))
 		kv("action", e.Action)
 	case profile.TypeStale:
 		at()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -425,7 +426,7 @@ func renderShow(w io.Writer, s *sessions.Session, v sessionShow) error {
 		}
 		size := "-"
 		if r.Size > 0 {
-			size = humanBytes(r.Size)
+			size = units.Bytes(r.Size)
 		}
 		mod := "-"
 		if !r.Modified.IsZero() {
@@ -645,7 +646,7 @@ func sessionsExport(cmd *cobra.Command, f *sessionsFlags, ref, out string, force
 	if out == "-" {
 		dest = "stdout"
 	}
-	fmt.Fprintf(errw, "exported session %s (%d files, %s) to %s\n", s.ID(), rep.Files, humanBytes(rep.Bytes), dest)
+	fmt.Fprintf(errw, "exported session %s (%d files, %s) to %s\n", s.ID(), rep.Files, units.Bytes(rep.Bytes), dest)
 	return nil
 }
 
@@ -727,7 +728,7 @@ func sessionsImport(cmd *cobra.Command, f *sessionsFlags, file string, force boo
 	if s.Meta.Name != "" {
 		title += " (" + s.Meta.Name + ")"
 	}
-	fmt.Fprintf(out, "%s session %s: %d files, %s\nfolder %s\n", verb, title, rep.Files, humanBytes(rep.Bytes), s.Dir())
+	fmt.Fprintf(out, "%s session %s: %d files, %s\nfolder %s\n", verb, title, rep.Files, units.Bytes(rep.Bytes), s.Dir())
 	for _, r := range states {
 		fmt.Fprintf(out, "  %-16s %s\n", r.Run, r.Status)
 	}

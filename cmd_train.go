@@ -22,6 +22,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 )
 
@@ -102,7 +103,7 @@ type sizeFlag memory.Size
 func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
 
 func (s *sizeFlag) Set(v string) error {
-	n, err := memory.ParseSize(v)
+	n, err := units.ParseSize(v)
 	if err != nil {
 		return err
 	}
@@ -369,7 +370,7 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	host := profile.LocalHost()
 	backend.Describe(dev, &host)
 	if host.GPU != "" {
-		prog.printf("device %s: %s, %s, driver %s\n", dev.Name(), host.GPU, humanBytes(host.GPUMem), host.Driver)
+		prog.printf("device %s: %s, %s, driver %s\n", dev.Name(), host.GPU, units.Bytes(host.GPUMem), host.Driver)
 	}
 	var rec *profile.Recorder
 	if !f.noRecord {
@@ -435,10 +436,10 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (validation accuracy %.4f, loss %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc, res.ValLoss)
 	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating; %.2fs setup before), peak device memory %s\n",
-		res.Epochs, res.TrainS, res.EpochS, res.EvalS, res.SetupS, humanBytes(res.PeakBytes))
+		res.Epochs, res.TrainS, res.EpochS, res.EvalS, res.SetupS, units.Bytes(res.PeakBytes))
 	if f.cfg.MemBudget > 0 || res.OOMCount > 0 || res.GuardActions > 0 {
 		fmt.Fprintf(w, "batch peaks: max %s, p99 %s; budget %s; %d OOMs, %d guard actions",
-			humanBytes(res.MaxBatchPeakBytes), humanBytes(res.P99BatchPeakBytes), humanBytes(int64(f.cfg.MemBudget)), res.OOMCount, res.GuardActions)
+			units.Bytes(res.MaxBatchPeakBytes), units.Bytes(res.P99BatchPeakBytes), units.Bytes(int64(f.cfg.MemBudget)), res.OOMCount, res.GuardActions)
 		if res.PredictorMAPE != nil {
 			fmt.Fprintf(w, "; predictor MAPE %.2f%%", 100**res.PredictorMAPE)
 		}
@@ -449,7 +450,7 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 			res.EvalCutEdges, *res.TestAccUncut, 100*(res.TestAcc-*res.TestAccUncut), *res.ValAccUncut)
 	}
 	if f.cfg.Sampler == "gas" {
-		fmt.Fprintf(w, "histories %s", humanBytes(res.HistoryBytes))
+		fmt.Fprintf(w, "histories %s", units.Bytes(res.HistoryBytes))
 		if res.StalenessMean != nil {
 			fmt.Fprintf(w, "; staleness mean %.2f max %d steps", *res.StalenessMean, *res.StalenessMax)
 		}
@@ -463,20 +464,6 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 			res.StageS["sample"], res.StageS["transfer"], res.StageS["train"], res.StageS["eval"], res.DataWaitS, res.Overlap, res.Efficiency)
 	}
 	return nil
-}
-
-// humanBytes formats a byte count with binary units.
-func humanBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
 }
 
 // progress prints progress to a terminal in place, or as occasional lines

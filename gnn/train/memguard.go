@@ -15,6 +15,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/rng"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // Memory accounting.
@@ -124,12 +125,12 @@ func (t *trainer) initMem() error {
 	}
 	if live := t.dev.Mem().Stats().Live; live > b {
 		return fmt.Errorf("memory budget %s is smaller than the model's parameters, gradients and optimizer state (%s on the device)",
-			memory.FormatSize(b), memory.FormatSize(live))
+			units.FormatSize(b), units.FormatSize(live))
 	}
 	if t.cfg.MemGuard != "" && t.cfg.OverlapEval {
 		if b <= t.evalResident() {
 			return fmt.Errorf("memory budget %s leaves no room beside the model's parameters, gradients and optimizer state and the evaluated snapshot of its weights (%s)",
-				memory.FormatSize(b), memory.FormatSize(t.evalResident()))
+				units.FormatSize(b), units.FormatSize(t.evalResident()))
 		}
 		t.mem.gate = memory.NewGate(b - t.evalResident())
 	}
@@ -326,7 +327,7 @@ func (t *trainer) calibrate() error {
 		obs++
 	}
 	if !t.mem.pred.Ready() {
-		return fmt.Errorf("memory guard calibration: even the smallest probe batches do not fit the memory budget %s", memory.FormatSize(t.mem.budget))
+		return fmt.Errorf("memory guard calibration: even the smallest probe batches do not fit the memory budget %s", units.FormatSize(t.mem.budget))
 	}
 	t.mem.pred.ResetMAPE()
 	return nil
@@ -779,7 +780,7 @@ func (t *trainer) cutChunk(m *nn.Model, blk *graph.Block, src []int32, lo int) (
 	out, keep, dropped, ok := memory.Cut(blk, order, fits)
 	if !ok {
 		return nil, nil, 0, fmt.Errorf("inference chunk of %d nodes needs %s even without edges, over the memory budget %s: lower --eval-chunk",
-			blk.NumDst, memory.FormatSize(t.evalResident()+evalPeak(m, blk.NumDst, blk.NumDst)), memory.FormatSize(t.mem.budget))
+			blk.NumDst, units.FormatSize(t.evalResident()+evalPeak(m, blk.NumDst, blk.NumDst)), units.FormatSize(t.mem.budget))
 	}
 	if keep == nil {
 		return blk, src, 0, nil
