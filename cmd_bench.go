@@ -14,8 +14,6 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/sample"
 )
 
-func init() { subcommands = append(subcommands, newBenchCmd) }
-
 // benchReport is what `gnnscope bench --json` prints.
 type benchReport struct {
 	CPU      string               `json:"cpu"`

@@ -12,8 +12,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-func init() { subcommands = append(subcommands, newCompareCmd) }
-
 type compareFlags struct {
 	format   string
 	json     bool

@@ -17,8 +17,6 @@ import (
 	"github.com/gnnscope/gnnscope/profile/units"
 )
 
-func init() { subcommands = append(subcommands, newDatasetsCmd) }
-
 // presetInfo is one row of `gnnscope datasets --json`.
 type presetInfo struct {
 	Name        string `json:"name"`

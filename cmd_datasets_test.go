@@ -1,23 +1,24 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 )
 
 // runCLI runs the root command with args and returns stdout, stderr.
 func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
+	f := cmdutil.New()
+	ios, _, out, errb := iostreams.Test()
+	f.IOStreams = ios
+	root := newRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
 	return out.String(), errb.String(), err

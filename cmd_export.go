@@ -11,8 +11,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-func init() { subcommands = append(subcommands, newExportCmd) }
-
 // newExportCmd is `gnnscope export KIND ...`; each kind is a subcommand.
 func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{

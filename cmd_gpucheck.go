@@ -17,8 +17,6 @@ import (
 	"github.com/gnnscope/gnnscope/profile/units"
 )
 
-func init() { subcommands = append(subcommands, newGPUCheckCmd) }
-
 // gpuCheckReport is what gpucheck prints with --json.
 type gpuCheckReport struct {
 	Device  string                 `json:"device"`

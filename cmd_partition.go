@@ -15,8 +15,6 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/partition"
 )
 
-func init() { subcommands = append(subcommands, newPartitionCmd) }
-
 // partitionReport is what `gnnscope partition --json` prints.
 type partitionReport struct {
 	Data          string  `json:"data"`

@@ -19,8 +19,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-func init() { subcommands = append(subcommands, newReplayCmd) }
-
 // replayFlags holds the flags of `gnnscope replay`.
 type replayFlags struct {
 	store    string

@@ -22,8 +22,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-func init() { subcommands = append(subcommands, newRunCmd) }
-
 // runFlags holds the flags of `gnnscope run`.
 type runFlags struct {
 	trainFlags

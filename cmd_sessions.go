@@ -20,8 +20,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-func init() { subcommands = append(subcommands, newSessionsCmd) }
-
 // sessionsFlags are the flags shared by the sessions subcommands.
 type sessionsFlags struct {
 	store   string

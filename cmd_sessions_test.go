@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -18,11 +20,11 @@ import (
 // runCLIWithInput runs the CLI with stdin reading in.
 func runCLIWithInput(t *testing.T, in string, args ...string) (string, string, error) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetIn(strings.NewReader(in))
+	f := cmdutil.New()
+	ios, stdin, out, errb := iostreams.Test()
+	stdin.WriteString(in)
+	f.IOStreams = ios
+	root := newRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
 	return out.String(), errb.String(), err

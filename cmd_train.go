@@ -26,8 +26,6 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 )
 
-func init() { subcommands = append(subcommands, newTrainCmd) }
-
 // trainFlags holds the flags of `gnnscope train`.
 type trainFlags struct {
 	data                 string

@@ -11,8 +11,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-func init() { subcommands = append(subcommands, newWorkerCmd) }
-
 // newWorkerCmd is the hidden command that `gnnscope run` starts in the
 // background: one run of a session, or the sequencer that starts a
 // session's runs one after the other.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package ui_test
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -29,7 +30,9 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "gnnscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = clitest.ModuleRoot(t) // the gnnscope binary is the module's main package
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	home := filepath.Join(dir, "home")
