@@ -26,12 +26,8 @@ func main() {
 func newRootCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := root.NewCmdRoot(f)
 	cmd.AddCommand(
-		newBenchCmd(),
 		newCompareCmd(),
-		newDatasetsCmd(),
 		newExportCmd(),
-		newGPUCheckCmd(),
-		newPartitionCmd(),
 		newReplayCmd(),
 		newRunCmd(),
 		newSessionsCmd(),

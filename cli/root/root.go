@@ -5,7 +5,11 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/cli/bench"
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/datasets"
+	"github.com/gnnscope/gnnscope/cli/gpucheck"
+	"github.com/gnnscope/gnnscope/cli/partition"
 	"github.com/gnnscope/gnnscope/cli/ui"
 )
 
@@ -36,6 +40,10 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.AddCommand(
+		bench.NewCmdBench(f, nil),
+		datasets.NewCmdDatasets(f, nil),
+		gpucheck.NewCmdGPUCheck(f, nil),
+		partition.NewCmdPartition(f, nil),
 		ui.NewCmdUI(f, nil),
 	)
 	return cmd

@@ -1,4 +1,4 @@
-package main
+package partition_test
 
 import (
 	"encoding/json"
@@ -6,18 +6,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
+	"github.com/gnnscope/gnnscope/cli/partition"
 )
 
 func TestPartitionCmd(t *testing.T) {
 	t.Setenv("GNNSCOPE_HOME", t.TempDir())
 	dir := t.TempDir()
 	part, graph := filepath.Join(dir, "tiny.part"), filepath.Join(dir, "tiny.graph")
-	out, _, err := runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "--json", "-q",
+	out, _, err := clitest.Run(t, "partition", "--data", "synth-tiny", "--parts", "8", "--json", "-q",
 		"-o", part, "--write-metis", graph)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep partitionReport
+	var rep partition.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -40,18 +43,18 @@ func TestPartitionCmd(t *testing.T) {
 	}
 	// Balancing edges: the parts' degree + 1 sums within the tolerance,
 	// their node counts no longer.
-	out, _, err = runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "--balance", "edges", "--json", "-q")
+	out, _, err = clitest.Run(t, "partition", "--data", "synth-tiny", "--parts", "8", "--balance", "edges", "--json", "-q")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var erep partitionReport
+	var erep partition.Report
 	if err := json.Unmarshal([]byte(out), &erep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if erep.Balanced != "edges" || erep.EdgeBalance > 1.03+1e-9 || erep.EdgeBalance >= rep.EdgeBalance {
 		t.Errorf("edge-balanced report %+v (node-balanced edge balance %v)", erep, rep.EdgeBalance)
 	}
-	out, _, err = runCLI(t, "partition", "--data", "synth-tiny", "--parts", "8", "-q")
+	out, _, err = clitest.Run(t, "partition", "--data", "synth-tiny", "--parts", "8", "-q")
 	if err != nil || !strings.Contains(out, "edge cut") || !strings.Contains(out, "balance") {
 		t.Errorf("text output %q, %v", out, err)
 	}
@@ -62,7 +65,7 @@ func TestPartitionCmd(t *testing.T) {
 		{"partition", "--data", "synth-tiny", "--parts", "4", "--imbalance", "0.9"},
 		{"partition", "--data", "synth-tiny", "--parts", "4", "--balance", "halo"},
 	} {
-		if _, _, err := runCLI(t, args...); err == nil {
+		if _, _, err := clitest.Run(t, args...); err == nil {
 			t.Errorf("%v: no error", args)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package datasets_test
 
 import (
 	"encoding/json"
@@ -7,26 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gnnscope/gnnscope/cli/cmdutil"
-	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/cli/datasets"
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 )
 
-// runCLI runs the root command with args and returns stdout, stderr.
-func runCLI(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	f := cmdutil.New()
-	ios, _, out, errb := iostreams.Test()
-	f.IOStreams = ios
-	root := newRootCmd(f)
-	root.SetArgs(args)
-	err := root.Execute()
-	return out.String(), errb.String(), err
-}
-
 func TestDatasetsList(t *testing.T) {
 	t.Setenv("GNNSCOPE_HOME", t.TempDir())
-	out, _, err := runCLI(t, "datasets")
+	out, _, err := clitest.Run(t, "datasets")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +23,11 @@ func TestDatasetsList(t *testing.T) {
 			t.Errorf("listing lacks %q:\n%s", want, out)
 		}
 	}
-	out, _, err = runCLI(t, "datasets", "--json")
+	out, _, err = clitest.Run(t, "datasets", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var infos []presetInfo
+	var infos []datasets.PresetInfo
 	if err := json.Unmarshal([]byte(out), &infos); err != nil || len(infos) == 0 || infos[0].Nodes == 0 {
 		t.Errorf("json listing: %v %s", err, out)
 	}
@@ -48,7 +36,7 @@ func TestDatasetsList(t *testing.T) {
 func TestDatasetsGenerateAndStats(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
-	out, stderr, err := runCLI(t, "datasets", "generate", "synth-tiny", "--seed", "3")
+	out, stderr, err := clitest.Run(t, "datasets", "generate", "synth-tiny", "--seed", "3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,16 +47,16 @@ func TestDatasetsGenerateAndStats(t *testing.T) {
 	if len(cached) != 1 {
 		t.Fatalf("cache holds %v", cached)
 	}
-	out, _, err = runCLI(t, "datasets", "generate", "synth-tiny", "--seed", "3")
+	out, _, err = clitest.Run(t, "datasets", "generate", "synth-tiny", "--seed", "3")
 	if err != nil || !strings.Contains(out, "already cached") {
 		t.Errorf("second generate: %v %q", err, out)
 	}
 
 	file := filepath.Join(t.TempDir(), "tiny.gsd")
-	if _, _, err := runCLI(t, "datasets", "generate", "synth-tiny", "-q", "-o", file); err != nil {
+	if _, _, err := clitest.Run(t, "datasets", "generate", "synth-tiny", "-q", "-o", file); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err = runCLI(t, "datasets", "stats", file, "--json")
+	out, _, err = clitest.Run(t, "datasets", "stats", file, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +64,7 @@ func TestDatasetsGenerateAndStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Nodes != 10000 || s.Classes != 8 || s.Split == nil {
 		t.Errorf("stats json: %v %+v", err, s)
 	}
-	out, _, err = runCLI(t, "datasets", "stats", "synth-tiny", "--seed", "3", "-q")
+	out, _, err = clitest.Run(t, "datasets", "stats", "synth-tiny", "--seed", "3", "-q")
 	if err != nil || !strings.Contains(out, "nodes:          10,000") || !strings.Contains(out, "homophily:") {
 		t.Errorf("stats text: %v\n%s", err, out)
 	}
@@ -95,17 +83,9 @@ func TestDatasetsErrors(t *testing.T) {
 		{[]string{"datasets", "stats", "no-such-thing"}, "not a preset"},
 		{[]string{"datasets", "stats", filepath.Join(os.TempDir(), "missing.npz")}, "missing.npz"},
 	} {
-		_, _, err := runCLI(t, tc.args...)
+		_, _, err := clitest.Run(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
-		}
-	}
-}
-
-func TestCommas(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 61859140: "61,859,140"} {
-		if got := datasetsCommas(n); got != want {
-			t.Errorf("datasetsCommas(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -1,10 +1,11 @@
-package main
+package datasets_test
 
 import (
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/data/npz"
 	"github.com/gnnscope/gnnscope/runner"
@@ -15,7 +16,7 @@ import (
 func TestDatasetsExport(t *testing.T) {
 	t.Setenv("GNNSCOPE_HOME", t.TempDir())
 	out := filepath.Join(t.TempDir(), "tiny.npz")
-	if _, _, err := runCLI(t, "datasets", "export", "synth-tiny", "--seed", "2", "-o", out, "-q"); err != nil {
+	if _, _, err := clitest.Run(t, "datasets", "export", "synth-tiny", "--seed", "2", "-o", out, "-q"); err != nil {
 		t.Fatal(err)
 	}
 	arrs, err := npz.ReadAll(out)
@@ -48,7 +49,7 @@ func TestDatasetsExport(t *testing.T) {
 	if arrs["num_classes"].Data.([]int64)[0] != int64(ds.NumClasses) || arrs["name"].Data.([]string)[0] != ds.Name {
 		t.Fatal("scalars")
 	}
-	if _, _, err := runCLI(t, "datasets", "export", "synth-tiny", "-o", "x.txt"); err == nil {
+	if _, _, err := clitest.Run(t, "datasets", "export", "synth-tiny", "-o", "x.txt"); err == nil {
 		t.Fatal("a file not ending in .npz must be refused")
 	}
 }

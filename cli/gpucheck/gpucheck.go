@@ -1,13 +1,16 @@
-package main
+// Package gpucheck is `gnnscope gpucheck`: the CUDA backend checked
+// against the CPU backend, kernel by kernel, and measured.
+package gpucheck
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
@@ -17,30 +20,41 @@ import (
 	"github.com/gnnscope/gnnscope/profile/units"
 )
 
-// gpuCheckReport is what gpucheck prints with --json.
-type gpuCheckReport struct {
+// Report is what gpucheck prints with --json.
+type Report struct {
 	Device  string                 `json:"device"`
 	Host    profile.Host           `json:"host"`
 	NVML    string                 `json:"nvml"` // "ok" or why not
-	Checks  []gpuCheckRun          `json:"checks"`
+	Checks  []CheckRun             `json:"checks"`
 	Bench   []devcheck.BenchResult `json:"bench,omitempty"`
 	Memory  *devcheck.MemoryReport `json:"memory,omitempty"`
 	Failed  int                    `json:"failed"`
 	Elapsed float64                `json:"elapsed_s"`
 }
 
-// gpuCheckRun is Compare's results with one transfer mode.
-type gpuCheckRun struct {
+// CheckRun is devcheck.Compare's results with one transfer mode.
+type CheckRun struct {
 	AsyncTransfer bool              `json:"async_transfer"`
 	Results       []devcheck.Result `json:"results"`
 }
 
-func newGPUCheckCmd() *cobra.Command {
-	var name string
-	var bench, memory, asJSON bool
-	var benchTime time.Duration
-	var memMiB int64
-	var scale float64
+// GPUCheckOptions are the inputs of `gnnscope gpucheck`.
+type GPUCheckOptions struct {
+	IO *iostreams.IOStreams
+
+	Device     string
+	Bench      bool
+	BenchTime  time.Duration
+	BenchScale float64
+	Memory     bool
+	MemoryMiB  int64
+	JSON       bool
+}
+
+// NewCmdGPUCheck returns `gnnscope gpucheck`. With runF, the command calls
+// it with the parsed options instead of checking.
+func NewCmdGPUCheck(f *cmdutil.Factory, runF func(*GPUCheckOptions) error) *cobra.Command {
+	opts := &GPUCheckOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "gpucheck",
 		Short: "Check the CUDA backend against the CPU backend, kernel by kernel, and measure it",
@@ -59,43 +73,50 @@ The exit status is non-zero when a check fails.`,
   gnnscope gpucheck --device cuda:1 --bench --memory --json > gpucheck.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, err := runGPUCheck(cmd.ErrOrStderr(), name, bench, memory, benchTime, memMiB<<20, scale)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else {
-				printGPUCheck(cmd.OutOrStdout(), rep)
-			}
-			if rep.Failed > 0 {
-				return fmt.Errorf("gpucheck: %d checks failed", rep.Failed)
-			}
-			return nil
+			return gpucheckRun(opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&name, "device", "cuda", "device to check: cuda, cuda:N, or cpu (the CPU backend against itself)")
-	fl.BoolVar(&bench, "bench", false, "also time the main kernels")
-	fl.DurationVar(&benchTime, "bench-time", time.Second, "with --bench: time each kernel at least this long")
-	fl.Float64Var(&scale, "bench-scale", 1, "with --bench: scale every benchmark size (e.g. 0.05 on a CPU)")
-	fl.BoolVar(&memory, "memory", false, "also compare the allocator's peak with NVML's figure for this process")
-	fl.Int64Var(&memMiB, "memory-mib", 2048, "with --memory: MiB the allocation pattern reaches")
-	fl.BoolVar(&asJSON, "json", false, "print one JSON object")
+	fl.StringVar(&opts.Device, "device", "cuda", "device to check: cuda, cuda:N, or cpu (the CPU backend against itself)")
+	fl.BoolVar(&opts.Bench, "bench", false, "also time the main kernels")
+	fl.DurationVar(&opts.BenchTime, "bench-time", time.Second, "with --bench: time each kernel at least this long")
+	fl.Float64Var(&opts.BenchScale, "bench-scale", 1, "with --bench: scale every benchmark size (e.g. 0.05 on a CPU)")
+	fl.BoolVar(&opts.Memory, "memory", false, "also compare the allocator's peak with NVML's figure for this process")
+	fl.Int64Var(&opts.MemoryMiB, "memory-mib", 2048, "with --memory: MiB the allocation pattern reaches")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
 	return cmd
 }
 
-func runGPUCheck(log io.Writer, name string, bench, memory bool, benchTime time.Duration, memBytes int64, scale float64) (*gpuCheckReport, error) {
+func gpucheckRun(opts *GPUCheckOptions) error {
+	rep, err := check(opts.IO.ErrOut, opts)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if err := opts.IO.WriteJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(opts.IO.Out, rep)
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("gpucheck: %d checks failed", rep.Failed)
+	}
+	return nil
+}
+
+// check runs the checks the options ask for, with notes on log.
+func check(log io.Writer, opts *GPUCheckOptions) (*Report, error) {
+	name := opts.Device
 	t0 := time.Now()
 	kind, _, err := device.ParseName(name)
 	if err != nil {
 		return nil, err
 	}
-	rep := &gpuCheckReport{Device: name, Host: profile.LocalHost(), NVML: "ok"}
+	rep := &Report{Device: name, Host: profile.LocalHost(), NVML: "ok"}
 	lib, nerr := nvml.Open()
 	if nerr != nil {
 		rep.NVML = nerr.Error()
@@ -137,15 +158,15 @@ func runGPUCheck(log io.Writer, name string, bench, memory bool, benchTime time.
 				rep.Failed++
 			}
 		}
-		rep.Checks = append(rep.Checks, gpuCheckRun{AsyncTransfer: async, Results: res})
+		rep.Checks = append(rep.Checks, CheckRun{AsyncTransfer: async, Results: res})
 	}
-	if bench {
+	if opts.Bench {
 		fmt.Fprintf(log, "timing %s\n", last.Name())
-		if rep.Bench, err = devcheck.Bench(last, scale, benchTime); err != nil {
+		if rep.Bench, err = devcheck.Bench(last, opts.BenchScale, opts.BenchTime); err != nil {
 			return nil, err
 		}
 	}
-	if memory {
+	if opts.Memory {
 		var process func() (int64, error)
 		if d, ok := device.Unwrap(last).(device.Describer); ok && lib != nil && d.Info().UUID != "" {
 			if g, err := lib.DeviceByUUID(d.Info().UUID); err == nil {
@@ -156,7 +177,7 @@ func runGPUCheck(log io.Writer, name string, bench, memory bool, benchTime time.
 			}
 		}
 		fmt.Fprintf(log, "memory pattern on %s\n", last.Name())
-		m, err := devcheck.Memory(last, memBytes, process)
+		m, err := devcheck.Memory(last, opts.MemoryMiB<<20, process)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +187,7 @@ func runGPUCheck(log io.Writer, name string, bench, memory bool, benchTime time.
 	return rep, nil
 }
 
-func printGPUCheck(w io.Writer, rep *gpuCheckReport) {
+func printReport(w io.Writer, rep *Report) {
 	h := rep.Host
 	fmt.Fprintf(w, "device %s", rep.Device)
 	if h.GPU != "" {
