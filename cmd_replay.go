@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -136,7 +137,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 	} else if f.from > 0 {
 		r.Seek(f.from)
 	}
-	ctx, stop := signal.NotifyContext(cmdContext(cmd), os.Interrupt)
+	ctx, stop := signal.NotifyContext(cmdutil.Context(cmd), os.Interrupt)
 	defer stop()
 
 	width := 0

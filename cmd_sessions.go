@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -214,7 +215,7 @@ func sessionsList(cmd *cobra.Command, f *sessionsFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	if f.json {
-		return writeJSON(out, entries)
+		return iostreams.WriteJSON(out, entries)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "no sessions in %s yet (gnnscope run makes one)\n", store.Root())
@@ -343,7 +344,7 @@ func sessionsShow(cmd *cobra.Command, f *sessionsFlags, ref string) error {
 	}
 	out := cmd.OutOrStdout()
 	if f.json {
-		return writeJSON(out, v)
+		return iostreams.WriteJSON(out, v)
 	}
 	return renderShow(out, s, v)
 }
@@ -628,7 +629,7 @@ func sessionsExport(cmd *cobra.Command, f *sessionsFlags, ref, out string, force
 		}
 	}
 	if f.json {
-		return writeJSON(cmd.OutOrStdout(), struct {
+		return iostreams.WriteJSON(cmd.OutOrStdout(), struct {
 			sessions.ExportReport
 			File string `json:"file"`
 		}{rep, out})
@@ -712,7 +713,7 @@ func sessionsImport(cmd *cobra.Command, f *sessionsFlags, file string, force boo
 	}
 	states, serr := runner.RunStates(s)
 	if f.json {
-		return writeJSON(cmd.OutOrStdout(), struct {
+		return iostreams.WriteJSON(cmd.OutOrStdout(), struct {
 			sessions.ImportReport
 			Runs []sessions.RunState `json:"runs"`
 		}{rep, states})

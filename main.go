@@ -29,10 +29,7 @@ func newRootCmd(f *cmdutil.Factory) *cobra.Command {
 		newCompareCmd(),
 		newExportCmd(),
 		newReplayCmd(),
-		newRunCmd(),
 		newSessionsCmd(),
-		newTrainCmd(),
-		newWorkerCmd(),
 	)
 	return cmd
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/gnnscope/gnnscope/cli/datasets"
 	"github.com/gnnscope/gnnscope/cli/gpucheck"
 	"github.com/gnnscope/gnnscope/cli/partition"
+	"github.com/gnnscope/gnnscope/cli/run"
+	"github.com/gnnscope/gnnscope/cli/train"
 	"github.com/gnnscope/gnnscope/cli/ui"
+	"github.com/gnnscope/gnnscope/cli/worker"
 )
 
 // NewCmdRoot returns the gnnscope command with every command under it.
@@ -44,7 +47,10 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		datasets.NewCmdDatasets(f, nil),
 		gpucheck.NewCmdGPUCheck(f, nil),
 		partition.NewCmdPartition(f, nil),
+		run.NewCmdRun(f, nil),
+		train.NewCmdTrain(f, nil),
 		ui.NewCmdUI(f, nil),
+		worker.NewCmdWorker(f, nil),
 	)
 	return cmd
 }

@@ -1,4 +1,4 @@
-package main
+package train_test
 
 import (
 	"encoding/json"
@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
+
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // tinyBudget is above the parameters, gradients and Adam moments of a
 // 16-wide GraphSAGE on synth-tiny (about 40 KiB) and far below any batch.
@@ -20,7 +23,7 @@ const tinyBudget = "200KiB"
 // `train --on-oom abort --json` with an error, and stdout says status oom.
 func TestTrainOOMAbortJSON(t *testing.T) {
 	t.Setenv("GNNSCOPE_HOME", t.TempDir())
-	out, _, err := runCLI(t, "train", "--data", "synth-tiny", "--model", "sage", "--hidden", "16", "--epochs", "1",
+	out, _, err := clitest.Run(t, "train", "--data", "synth-tiny", "--model", "sage", "--hidden", "16", "--epochs", "1",
 		"--threads", "1", "--mem-budget", tinyBudget, "--on-oom", "abort", "--json", "-q")
 	if err == nil || !strings.Contains(err.Error(), "out of memory") {
 		t.Fatalf("error %v, want an out-of-memory error", err)
@@ -39,7 +42,7 @@ func TestTrainOOMAbortJSON(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	// Without a budget the same run is ok.
-	out, _, err = runCLI(t, "train", "--data", "synth-tiny", "--model", "sage", "--hidden", "16", "--epochs", "1",
+	out, _, err = clitest.Run(t, "train", "--data", "synth-tiny", "--model", "sage", "--hidden", "16", "--epochs", "1",
 		"--threads", "1", "--json", "-q")
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Status != profile.StatusOK {
 		t.Fatalf("unbudgeted run: %v, %+v", err, res)
@@ -66,7 +69,7 @@ on_oom = "abort"
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, _ := runCLI(t, "run", "--spec", spec, "--wait", "--json", "-q")
+	out, stderr, _ := clitest.Run(t, "run", "--spec", spec, "--wait", "--json", "-q")
 	var tab runner.Table
 	if err := json.Unmarshal([]byte(out), &tab); err != nil {
 		t.Fatalf("%v: %s\nstderr: %s", err, out, stderr)
@@ -74,7 +77,7 @@ on_oom = "abort"
 	if len(tab.Runs) != 1 || tab.Runs[0].Status != profile.StatusOOM {
 		t.Fatalf("table %+v", tab)
 	}
-	s := onlySession(t, home)
+	s := clitest.OnlySession(t, home)
 	evs, _, err := sessions.ReadJournal(s.JournalPath("tight"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +86,7 @@ on_oom = "abort"
 	if last.T != profile.TypeRunEnd || last.Status != profile.StatusOOM || !strings.Contains(last.Error, "out of memory") {
 		t.Fatalf("last event %+v", last)
 	}
-	if n := eventTypes(t, s.JournalPath("tight"))[profile.TypeOOM]; n != 1 {
+	if n := clitest.EventTypes(t, s.JournalPath("tight"))[profile.TypeOOM]; n != 1 {
 		t.Fatalf("%d oom events, want 1 (action abort)", n)
 	}
 }
@@ -103,7 +106,7 @@ func TestTrainRefusesInapplicableFlags(t *testing.T) {
 		{[]string{"--model", "sage", "--prefetch", "2"}, []string{"--prefetch applies to --sampler-workers"}},
 	} {
 		args := append([]string{"train", "--data", "/nonexistent/data.npz", "-q"}, c.args...)
-		_, _, err := runCLI(t, args...)
+		_, _, err := clitest.Run(t, args...)
 		if err == nil {
 			t.Fatalf("%v: no error", c.args)
 		}
@@ -115,11 +118,11 @@ func TestTrainRefusesInapplicableFlags(t *testing.T) {
 	}
 	// Where they apply, the flags pass this check (and the run then fails
 	// on the missing data, not on the flags).
-	_, _, err := runCLI(t, "train", "--data", "/nonexistent/data.npz", "-q", "--model", "gcn", "--sampler", "gas", "--parts", "8", "--part-balance", "edges")
+	_, _, err := clitest.Run(t, "train", "--data", "/nonexistent/data.npz", "-q", "--model", "gcn", "--sampler", "gas", "--parts", "8", "--part-balance", "edges")
 	if err == nil || strings.Contains(err.Error(), "applies to") {
 		t.Fatalf("gas flags on a gas run: %v", err)
 	}
-	_, _, err = runCLI(t, "run", "--data", "synth-tiny", "--model", "gcn", "--fanout", "5,5", "-q")
+	_, _, err = clitest.Run(t, "run", "--data", "synth-tiny", "--model", "gcn", "--fanout", "5,5", "-q")
 	if err == nil || !strings.Contains(err.Error(), "--fanout applies to --sampler neighbor only") {
 		t.Fatalf("run with --fanout on full-batch gcn: %v", err)
 	}

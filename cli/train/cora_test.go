@@ -1,32 +1,35 @@
-package main
+package train_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 )
 
-// coraPath is the real Cora file shipped beside the repository in CI and in
-// development; a user's clone does not have it.
-const coraPath = "../shared/datasets/cora.npz"
-
-func needCora(t *testing.T) {
+// needCora returns the real Cora file shipped beside the repository in CI
+// and in development, or skips the test: a user's clone does not have it.
+func needCora(t *testing.T) string {
 	t.Helper()
+	coraPath := filepath.Join(clitest.ModuleRoot(t), "..", "shared", "datasets", "cora.npz")
 	if _, err := os.Stat(coraPath); err != nil {
 		t.Skipf("skipping: %s not found (the shared datasets folder sits beside the repository in CI only)", coraPath)
 	}
 	if testing.Short() {
 		t.Skip("skipping Cora accuracy runs in -short mode")
 	}
+	return coraPath
 }
 
 // TestCoraAccuracy checks the published-accuracy acceptance on the real
 // Cora file with exactly the documented commands: the median test accuracy
 // over seeds 0-4 (each seed a random per-class split and initialization).
 func TestCoraAccuracy(t *testing.T) {
-	needCora(t)
+	coraPath := needCora(t)
 	cases := []struct {
 		name string
 		args []string
@@ -52,7 +55,7 @@ func TestCoraAccuracy(t *testing.T) {
 					TrainS    float64 `json:"train_s"`
 					PeakBytes int64   `json:"peak_bytes"`
 				}
-				out, stderr, err := runCLI(t, args...)
+				out, stderr, err := clitest.Run(t, args...)
 				if err != nil {
 					t.Fatalf("gnnscope %v: %v\n%s", args, err, stderr)
 				}

@@ -1,8 +1,10 @@
-package main
+package train_test
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 )
 
 // TestTrainGASModelFlags: GCNII takes its paper defaults (alpha, theta,
@@ -33,7 +35,7 @@ func TestTrainGASModelFlags(t *testing.T) {
 		t.Helper()
 		base := []string{"train", "--data", "synth-tiny", "--threads", "1", "--json", "-q",
 			"--sampler", "gas", "--parts", "8", "--parts-per-batch", "2", "--epochs", "2"}
-		out, stderr, err := runCLI(t, append(base, args...)...)
+		out, stderr, err := clitest.Run(t, append(base, args...)...)
 		if err != nil {
 			t.Fatalf("train %v: %v\n%s", args, err, stderr)
 		}
