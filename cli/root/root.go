@@ -7,10 +7,14 @@ import (
 
 	"github.com/gnnscope/gnnscope/cli/bench"
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/compare"
 	"github.com/gnnscope/gnnscope/cli/datasets"
+	"github.com/gnnscope/gnnscope/cli/export"
 	"github.com/gnnscope/gnnscope/cli/gpucheck"
 	"github.com/gnnscope/gnnscope/cli/partition"
+	"github.com/gnnscope/gnnscope/cli/replay"
 	"github.com/gnnscope/gnnscope/cli/run"
+	"github.com/gnnscope/gnnscope/cli/sessions"
 	"github.com/gnnscope/gnnscope/cli/train"
 	"github.com/gnnscope/gnnscope/cli/ui"
 	"github.com/gnnscope/gnnscope/cli/worker"
@@ -44,10 +48,14 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 	cmd.SetErr(f.IOStreams.ErrOut)
 	cmd.AddCommand(
 		bench.NewCmdBench(f, nil),
+		compare.NewCmdCompare(f, nil),
 		datasets.NewCmdDatasets(f, nil),
+		export.NewCmdExport(f),
 		gpucheck.NewCmdGPUCheck(f, nil),
 		partition.NewCmdPartition(f, nil),
+		replay.NewCmdReplay(f, nil),
 		run.NewCmdRun(f, nil),
+		sessions.NewCmdSessions(f),
 		train.NewCmdTrain(f, nil),
 		ui.NewCmdUI(f, nil),
 		worker.NewCmdWorker(f, nil),

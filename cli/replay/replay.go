@@ -1,6 +1,9 @@
-package main
+// Package replay is `gnnscope replay`: a recorded session's events printed
+// with their original timing.
+package replay
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,23 +18,31 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-// replayFlags holds the flags of `gnnscope replay`.
-type replayFlags struct {
-	store    string
-	speed    string
-	from     time.Duration
-	headless bool
-	json     bool
-	quiet    bool
+// ReplayOptions are the inputs of `gnnscope replay`.
+type ReplayOptions struct {
+	IO        *iostreams.IOStreams
+	OpenStore func(root string) (*sessions.Store, error)
+
+	// Session is SESSION or SESSION/RUN.
+	Session  string
+	Store    string
+	Speed    string
+	From     time.Duration
+	Headless bool
+	JSON     bool
+	Quiet    bool
 }
 
-func newReplayCmd() *cobra.Command {
-	f := &replayFlags{}
+// NewCmdReplay returns `gnnscope replay`. With runF, the command calls it
+// with the parsed options instead of replaying.
+func NewCmdReplay(f *cmdutil.Factory, runF func(*ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
 	cmd := &cobra.Command{
 		Use:   "replay SESSION[/RUN] [--speed N|max] [--from DURATION] --headless [--json]",
 		Short: "Replay a recorded session's events with their original timing",
@@ -64,15 +75,21 @@ the journal's event as written.`,
   gnnscope replay last --speed max --headless --json | jq -c 'select(.event.t == "metric")'
   gnnscope replay last --from 30s --speed 2 --headless`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, f, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Session = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return replayRun(opts)
+		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
-	fl.StringVar(&f.speed, "speed", "1", "replay speed: a factor (1, 10, x10, 0.5) or max")
-	fl.DurationVar(&f.from, "from", 0, "start at this position (e.g. 30s); earlier events are not printed")
-	fl.BoolVar(&f.headless, "headless", false, "print the events as they come (the only mode until the workbench)")
-	fl.BoolVar(&f.json, "json", false, "print one JSON object per event")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no notes on stderr")
+	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
+	fl.StringVar(&opts.Speed, "speed", "1", "replay speed: a factor (1, 10, x10, 0.5) or max")
+	fl.DurationVar(&opts.From, "from", 0, "start at this position (e.g. 30s); earlier events are not printed")
+	fl.BoolVar(&opts.Headless, "headless", false, "print the events as they come (the only mode until the workbench)")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object per event")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no notes on stderr")
 	return cmd
 }
 
@@ -91,20 +108,20 @@ func parseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
-func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
-	speed, err := parseSpeed(f.speed)
+func replayRun(opts *ReplayOptions) error {
+	speed, err := parseSpeed(opts.Speed)
 	if err != nil {
 		return err
 	}
-	if f.from < 0 {
-		return fmt.Errorf("--from %v: want a position >= 0", f.from)
+	if opts.From < 0 {
+		return fmt.Errorf("--from %v: want a position >= 0", opts.From)
 	}
-	store, err := sessions.Open(f.store)
+	store, err := opts.OpenStore(opts.Store)
 	if err != nil {
 		return err
 	}
-	sref, run, _ := strings.Cut(ref, "/")
-	s, err := getSession(store, sref)
+	sref, run, _ := strings.Cut(opts.Session, "/")
+	s, err := cmdutil.GetSession(store, sref)
 	if err != nil {
 		return err
 	}
@@ -115,29 +132,29 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 		}
 		if _, err := os.Stat(s.JournalPath(run)); err != nil {
 			names, _ := s.Runs()
-			return fmt.Errorf("session %s has no journal for run %q (runs: %s)", s.ID(), run, dash(strings.Join(names, ", ")))
+			return fmt.Errorf("session %s has no journal for run %q (runs: %s)", s.ID(), run, cmdutil.Dash(strings.Join(names, ", ")))
 		}
 		runs = []string{run}
 	}
-	errw := cmd.ErrOrStderr()
-	if !f.headless && !f.quiet {
+	errw := opts.IO.ErrOut
+	if !opts.Headless && !opts.Quiet {
 		fmt.Fprintln(errw, "gnnscope replay: the interactive replay view comes with the workbench; printing events (--headless)")
 	}
-	opts := sessions.ReplayOptions{}
+	ropts := sessions.ReplayOptions{}
 	if !math.IsInf(speed, 1) {
-		opts.Speed = speed
+		ropts.Speed = speed
 	}
-	r, err := s.Replay(runs, opts)
+	r, err := s.Replay(runs, ropts)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	if math.IsInf(speed, 1) {
 		r.Seek(r.Duration()) // everything is due at once
-	} else if f.from > 0 {
-		r.Seek(f.from)
+	} else if opts.From > 0 {
+		r.Seek(opts.From)
 	}
-	ctx, stop := signal.NotifyContext(cmdutil.Context(cmd), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
 	width := 0
@@ -148,7 +165,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 	for _, n := range runs {
 		width = max(width, len(n))
 	}
-	out := cmd.OutOrStdout()
+	out := opts.IO.Out
 	n := 0
 	for {
 		ev, err := r.NextEvent(ctx)
@@ -157,7 +174,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				if !f.quiet {
+				if !opts.Quiet {
 					fmt.Fprintf(errw, "stopped at %s of %s\n", units.Seconds(r.Position()), units.Seconds(r.Duration()))
 				}
 				return nil
@@ -165,10 +182,10 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 			return err
 		}
 		names[ev.Run] = true
-		if ev.At < f.from && ev.Event.T != profile.TypeRunStart {
+		if ev.At < opts.From && ev.Event.T != profile.TypeRunStart {
 			continue
 		}
-		if f.json {
+		if opts.JSON {
 			err = writeReplayJSON(out, ev)
 		} else {
 			_, err = fmt.Fprintln(out, formatReplayLine(ev, width))
@@ -178,7 +195,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, ref string) error {
 		}
 		n++
 	}
-	if !f.quiet {
+	if !opts.Quiet {
 		fmt.Fprintf(errw, "replayed %d events of %d runs of session %s (%s)\n", n, len(names), s.ID(), units.Seconds(r.Duration()))
 	}
 	return nil
@@ -278,9 +295,9 @@ func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 		kv("layer", e.Layer)
 		kv("rel_err", fmt.Sprintf("%.4g", e.RelErr))
 	case profile.TypeRunEnd:
-		kv("status", dash(e.Status))
+		kv("status", cmdutil.Dash(e.Status))
 		if e.Error != "" {
-			kv("error", strconv.Quote(oneLine(e.Error)))
+			kv("error", strconv.Quote(cmdutil.OneLine(e.Error)))
 		}
 	default:
 		if e.Name != "" {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package compare_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -21,18 +22,20 @@ import (
 // TestCompareAndExportRealSession runs baseline and optimized on
 // synth-tiny for 2 epochs with gnnscope run, then compares and exports
 // the session through the CLI.
+func TestMain(m *testing.M) { clitest.Main(m) }
+
 func TestCompareAndExportRealSession(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
-	if _, stderr, err := runCLI(t, "run", "--data", "synth-tiny", "--epochs", "2", "--threads", "1",
+	if _, stderr, err := clitest.Run(t, "run", "--data", "synth-tiny", "--epochs", "2", "--threads", "1",
 		"--variants", "baseline,optimized", "--wait", "-q"); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
-	s := onlySession(t, home)
+	s := clitest.OnlySession(t, home)
 	id := s.ID()
 
 	t.Run("markdown", func(t *testing.T) {
-		out, _, err := runCLI(t, "compare", id)
+		out, _, err := clitest.Run(t, "compare", id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +57,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 	})
 
 	t.Run("json", func(t *testing.T) {
-		out, _, err := runCLI(t, "compare", "last", "--json", "--store", home)
+		out, _, err := clitest.Run(t, "compare", "last", "--json", "--store", home)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +76,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 	})
 
 	t.Run("csv", func(t *testing.T) {
-		out, _, err := runCLI(t, "compare", id, "--format", "csv")
+		out, _, err := clitest.Run(t, "compare", id, "--format", "csv")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +88,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 
 	t.Run("latex file and explicit baseline", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "table.tex")
-		_, _, err := runCLI(t, "compare", id+"/opt", "--baseline", id[:10]+"/baseline", "--format", "latex", "-o", path)
+		_, _, err := clitest.Run(t, "compare", id+"/opt", "--baseline", id[:10]+"/baseline", "--format", "latex", "-o", path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +108,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 			{"compare"},
 			{"export", "trace", "nosuch", "-o", filepath.Join(t.TempDir(), "x.json")},
 		} {
-			if _, _, err := runCLI(t, args...); err == nil {
+			if _, _, err := clitest.Run(t, args...); err == nil {
 				t.Errorf("%q: no error", args)
 			}
 		}
@@ -113,7 +116,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 
 	t.Run("trace", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "trace.json")
-		_, stderr, err := runCLI(t, "export", "trace", id, "-o", path)
+		_, stderr, err := clitest.Run(t, "export", "trace", id, "-o", path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +130,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 		checkSessionTrace(t, b, s)
 
 		// --wall-clock: runs launched one after the other follow each other
-		out, _, err := runCLI(t, "export", "trace", id, "--wall-clock", "-o", "-")
+		out, _, err := clitest.Run(t, "export", "trace", id, "--wall-clock", "-o", "-")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +154,7 @@ func TestCompareAndExportRealSession(t *testing.T) {
 			t.Errorf("--wall-clock: optimized starts at %g us, baseline at %g us", first[2], first[1])
 		}
 
-		out, _, err = runCLI(t, "export", "trace", id+"/optimized", "-o", "-")
+		out, _, err = clitest.Run(t, "export", "trace", id+"/optimized", "-o", "-")
 		if err != nil || !json.Valid([]byte(out)) || !strings.Contains(out, `"optimized (variant optimized, session `+id+`)"`) {
 			t.Errorf("to stdout: %v", err)
 		}

@@ -1,4 +1,6 @@
-package main
+// Package compare is `gnnscope compare`: runs of one or several sessions
+// side by side.
+package compare
 
 import (
 	"errors"
@@ -8,20 +10,31 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-type compareFlags struct {
-	format   string
-	json     bool
-	baseline string
-	output   string
-	store    string
+// CompareOptions are the inputs of `gnnscope compare`.
+type CompareOptions struct {
+	IO        *iostreams.IOStreams
+	OpenStore func(root string) (*sessions.Store, error)
+
+	// Runs are the SESSION or SESSION/RUN arguments.
+	Runs      []string
+	Format    string
+	FormatSet bool // --format given on the command line
+	JSON      bool
+	Baseline  string
+	Output    string
+	Store     string
 }
 
-func newCompareCmd() *cobra.Command {
-	f := &compareFlags{}
+// NewCmdCompare returns `gnnscope compare`. With runF, the command calls it
+// with the parsed options instead of comparing.
+func NewCmdCompare(f *cmdutil.Factory, runF func(*CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
 	cmd := &cobra.Command{
 		Use:   "compare SESSION[/RUN] ... [--format md|csv|latex|json] [--baseline RUN] [-o FILE]",
 		Short: "Compare runs of one or several sessions side by side (Markdown, CSV, LaTeX, JSON)",
@@ -66,22 +79,27 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
   gnnscope compare 20261122-153045-ab12 --format csv > runs.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCompare(cmd, args, f)
+			opts.Runs = args
+			opts.FormatSet = cmd.Flags().Changed("format")
+			if runF != nil {
+				return runF(opts)
+			}
+			return compareRun(opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.format, "format", "f", sessions.FormatMarkdown, "output format: "+strings.Join(sessions.Formats, ", "))
-	fl.BoolVar(&f.json, "json", false, "same as --format json")
-	fl.StringVar(&f.baseline, "baseline", "", "run the speedups are relative to: `RUN` or SESSION/RUN")
-	fl.StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of stdout")
-	fl.StringVar(&f.store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
+	fl.StringVarP(&opts.Format, "format", "f", sessions.FormatMarkdown, "output format: "+strings.Join(sessions.Formats, ", "))
+	fl.BoolVar(&opts.JSON, "json", false, "same as --format json")
+	fl.StringVar(&opts.Baseline, "baseline", "", "run the speedups are relative to: `RUN` or SESSION/RUN")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout")
+	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
 	return cmd
 }
 
-func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
-	format := f.format
-	if f.json {
-		if cmd.Flags().Changed("format") && format != sessions.FormatJSON {
+func compareRun(opts *CompareOptions) error {
+	format := opts.Format
+	if opts.JSON {
+		if opts.FormatSet && format != sessions.FormatJSON {
 			return errors.New("--json and --format " + format + " contradict each other")
 		}
 		format = sessions.FormatJSON
@@ -89,15 +107,15 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err := sessions.CheckFormat(format); err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
-	store, err := sessions.Open(f.store)
+	store, err := opts.OpenStore(opts.Store)
 	if err != nil {
 		return err
 	}
-	c, err := compareRuns(store, args, f.baseline)
+	c, err := compareRuns(store, opts.Runs, opts.Baseline)
 	if err != nil {
 		return err
 	}
-	return writeOutput(cmd.OutOrStdout(), f.output, func(w io.Writer) error { return c.Write(w, format) })
+	return cmdutil.WriteOutput(opts.IO.Out, opts.Output, func(w io.Writer) error { return c.Write(w, format) })
 }
 
 // compareRuns resolves the arguments and the baseline and compares the
@@ -130,13 +148,4 @@ func compareRuns(store *sessions.Store, args []string, baseline string) (*sessio
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}
 	return c, nil
-}
-
-// writeOutput runs write on stdout, or on a temporary file renamed to
-// path once complete (so a failed write leaves no half file).
-func writeOutput(stdout io.Writer, path string, write func(io.Writer) error) error {
-	if path == "" || path == "-" {
-		return write(stdout)
-	}
-	return sessions.WriteFileAtomic(path, 0o644, write)
 }

@@ -1,4 +1,6 @@
-package main
+// Package export is `gnnscope export`: sessions written for other tools
+// (trace: a Chrome/Perfetto trace).
+package export
 
 import (
 	"errors"
@@ -7,12 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-// newExportCmd is `gnnscope export KIND ...`; each kind is a subcommand.
-func newExportCmd() *cobra.Command {
+// NewCmdExport returns `gnnscope export`; each kind is a subcommand.
+func NewCmdExport(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export KIND ...",
 		Short: "Export sessions to other tools (trace: Chrome/Perfetto trace)",
@@ -23,19 +27,27 @@ For comparison tables (Markdown, CSV, LaTeX, JSON) see 'gnnscope compare'.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newExportTraceCmd())
+	cmd.AddCommand(NewCmdTrace(f, nil))
 	return cmd
 }
 
-type exportTraceFlags struct {
-	output    string
-	wallClock bool
-	quiet     bool
-	store     string
+// TraceOptions are the inputs of `gnnscope export trace`.
+type TraceOptions struct {
+	IO        *iostreams.IOStreams
+	OpenStore func(root string) (*sessions.Store, error)
+
+	// Runs are the SESSION or SESSION/RUN arguments.
+	Runs      []string
+	Output    string
+	WallClock bool
+	Quiet     bool
+	Store     string
 }
 
-func newExportTraceCmd() *cobra.Command {
-	f := &exportTraceFlags{}
+// NewCmdTrace returns `gnnscope export trace`. With runF, the command
+// calls it with the parsed options instead of exporting.
+func NewCmdTrace(f *cmdutil.Factory, runF func(*TraceOptions) error) *cobra.Command {
+	opts := &TraceOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
 	cmd := &cobra.Command{
 		Use:   "trace SESSION[/RUN] ... [-o FILE] [--wall-clock]",
 		Short: "Write runs as a Chrome Trace Event file for ui.perfetto.dev or chrome://tracing",
@@ -67,27 +79,31 @@ are skipped and counted.`,
   gnnscope export trace 20261122-153045-ab12 -o - | gzip > trace.json.gz`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExportTrace(cmd, args, f)
+			opts.Runs = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return traceRun(opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "trace.json", "write to `FILE` (- for stdout)")
-	fl.BoolVar(&f.wallClock, "wall-clock", false, "place runs at their wall-clock start instead of all at zero")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no summary on stderr")
-	fl.StringVar(&f.store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
+	fl.StringVarP(&opts.Output, "output", "o", "trace.json", "write to `FILE` (- for stdout)")
+	fl.BoolVar(&opts.WallClock, "wall-clock", false, "place runs at their wall-clock start instead of all at zero")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no summary on stderr")
+	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
 	return cmd
 }
 
-func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) error {
-	store, err := sessions.Open(f.store)
+func traceRun(opts *TraceOptions) error {
+	store, err := opts.OpenStore(opts.Store)
 	if err != nil {
 		return err
 	}
-	refs, err := store.SelectRuns(args)
+	refs, err := store.SelectRuns(opts.Runs)
 	if err != nil {
 		return err
 	}
-	tr, sum, err := sessions.BuildTrace(refs, sessions.TraceOptions{WallClock: f.wallClock})
+	tr, sum, err := sessions.BuildTrace(refs, sessions.TraceOptions{WallClock: opts.WallClock})
 	if errors.Is(err, sessions.ErrNoJournal) {
 		return fmt.Errorf("nothing to export: %w", err)
 	}
@@ -95,7 +111,7 @@ func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) erro
 		return err
 	}
 	var written int64
-	err = writeOutput(cmd.OutOrStdout(), f.output, func(w io.Writer) error {
+	err = cmdutil.WriteOutput(opts.IO.Out, opts.Output, func(w io.Writer) error {
 		n, err := tr.WriteTo(w)
 		written = n
 		return err
@@ -103,12 +119,12 @@ func runExportTrace(cmd *cobra.Command, args []string, f *exportTraceFlags) erro
 	if err != nil {
 		return err
 	}
-	if !f.quiet && f.output != "-" && f.output != "" {
-		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", f.output, sum.Runs, sum.Spans, units.BytesFine(written))
+	if !opts.Quiet && opts.Output != "-" && opts.Output != "" {
+		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", opts.Output, sum.Runs, sum.Spans, units.BytesFine(written))
 		if sum.Malformed > 0 {
 			msg += fmt.Sprintf(" (%d damaged journal lines skipped)", sum.Malformed)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s\nopen it at https://ui.perfetto.dev or in chrome://tracing\n", msg)
+		fmt.Fprintf(opts.IO.ErrOut, "%s\nopen it at https://ui.perfetto.dev or in chrome://tracing\n", msg)
 	}
 	return nil
 }
