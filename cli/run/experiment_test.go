@@ -5,28 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gnnscope/gnnscope/cli/cmdutil"
-	"github.com/gnnscope/gnnscope/cli/iostreams"
-	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/cli/internal/flagtest"
 )
-
-// parseRun parses args as `gnnscope run` does and returns the options the
-// command would run with.
-func parseRun(t *testing.T, args ...string) (*RunOptions, error) {
-	t.Helper()
-	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, OpenStore: sessions.Open}
-	var got *RunOptions
-	cmd := NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })
-	cmd.SetArgs(args)
-	cmd.SetOut(ios.Out)
-	cmd.SetErr(ios.ErrOut)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	if err := cmd.Execute(); err != nil {
-		return nil, err
-	}
-	return got, nil
-}
 
 // TestRunSpecFlagOverrides checks that every training flag given beside
 // --spec overrides the spec's [train] key, zero values included.
@@ -43,7 +23,7 @@ cut_rule = "random"
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts, err := parseRun(t, "--spec", spec, "--mem-budget", "64MiB", "--on-oom", "skip", "--mem-guard", "split",
+	opts, err := flagtest.Parse(t, NewCmdRun, "--spec", spec, "--mem-budget", "64MiB", "--on-oom", "skip", "--mem-guard", "split",
 		"--eval-cut", "0", "--cut-rule", "degree-product", "--cut-norm", "scale", "--fanout", "5,5", "--act", "elu")
 	if err != nil {
 		t.Fatal(err)
