@@ -106,6 +106,11 @@ func TestNewCmdTrainBadFlags(t *testing.T) {
 		{[]string{"--model", "gcn", "--parts", "8"}, "--parts applies to --sampler gas only"},
 		{[]string{"--fanout", "5,x", "--model", "sage"}, `--fanout: "x" is not an integer`},
 		{[]string{"--hidden", "0"}, "experiment: invalid training config: hidden must be at least 1, got 0"},
+		// the dataset and the split are judged before the training config
+		{[]string{"--data", "", "--hidden", "0"}, "experiment: no dataset (data)"},
+		{[]string{"--split", "halves", "--hidden", "0"}, `split mode "halves" is not one of auto, per-class, frac`},
+		// a flag the run ignores is refused first
+		{[]string{"--split", "halves", "--model", "gcn", "--parts", "3"}, "--parts applies to --sampler gas only"},
 	} {
 		opts, err := flagtest.Parse(t, NewCmdTrain, c.args...)
 		if err != nil {

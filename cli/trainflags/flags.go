@@ -145,13 +145,23 @@ func (f *Flags) scope() train.Config {
 // of their keys, so that unset hyper-parameters take the chosen model's
 // defaults. A flag set for a run that ignores it is refused first; an
 // invalid value is reported as Experiment.Validate words it.
-func (f *Flags) Config() (train.Config, error) {
+func (f *Flags) Config() (train.Config, error) { return f.config(nil) }
+
+// config is Config with a check run after the flags' own checks and
+// before the config's: Experiment checks the dataset and the split there,
+// so that errors come in the order they always came.
+func (f *Flags) config(before func() error) (train.Config, error) {
 	keys, err := f.Keys(true)
 	if err != nil {
 		return train.Config{}, err
 	}
 	if err := f.checkApply(f.scope()); err != nil {
 		return train.Config{}, err
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return train.Config{}, err
+		}
 	}
 	cfg, err := runner.ConfigFromKeys(keys, f.DefaultModel)
 	var ke *runner.KeyError
@@ -164,11 +174,17 @@ func (f *Flags) Config() (train.Config, error) {
 // Experiment returns the experiment of the flags: the dataset, the split
 // and Config, validated.
 func (f *Flags) Experiment() (runner.Experiment, error) {
-	cfg, err := f.Config()
+	exp := runner.Experiment{Data: f.Data, NoCache: f.NoCache, Split: f.ApplySplit(runner.DefaultSplit())}
+	cfg, err := f.config(func() error {
+		// The dataset and the split, beside a config known to be valid.
+		probe := exp
+		probe.Train = train.Defaults(f.DefaultModel)
+		return probe.Validate()
+	})
 	if err != nil {
-		return runner.Experiment{}, err
+		return exp, err
 	}
-	exp := runner.Experiment{Data: f.Data, NoCache: f.NoCache, Train: cfg, Split: f.ApplySplit(runner.DefaultSplit())}
+	exp.Train = cfg
 	return exp, exp.Validate()
 }
 
