@@ -103,10 +103,10 @@ func Builtins() []Builtin {
 		{Name: OverlapEval, Help: "eval during the next epoch",
 			overrides: func(VariantParams) map[string]any { return map[string]any{"overlap_eval": true} }},
 		{Name: MemGuard, Help: "split batches over the budget",
-			overrides: func(VariantParams) map[string]any { return map[string]any{"mem_guard": train.GuardSplit} }},
+			overrides: func(VariantParams) map[string]any { return map[string]any{"mem_guard": string(train.GuardSplit)} }},
 		{Name: GAS, Help: fmt.Sprintf("GNNAutoScale, %d parts, %d a batch", DefaultGASParts, DefaultGASPartsBatch),
 			overrides: func(p VariantParams) map[string]any {
-				return map[string]any{"sampler": "gas", "parts": p.Parts, "parts_per_batch": p.PartsPerBatch}
+				return map[string]any{"sampler": string(train.SamplerGAS), "parts": p.Parts, "parts_per_batch": p.PartsPerBatch}
 			}},
 	}
 }

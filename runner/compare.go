@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -100,7 +101,7 @@ func (t Table) Render(w io.Writer) error {
 		if gas {
 			cells = append(cells, optFloat("%.2f", r.StaleMean), optFloat("%.0f", r.StaleMax), optFloat("%.4f", r.HistoryRelErr))
 			if r.HistoryBytes != nil {
-				cells = append(cells, sessions.HumanBytes(*r.HistoryBytes))
+				cells = append(cells, units.BytesFine(*r.HistoryBytes))
 			} else {
 				cells = append(cells, "-")
 			}

@@ -180,11 +180,15 @@ func overlay(base train.Config, over map[string]any) (train.Config, error) {
 // model the keys name (defaultModel if they name none; see
 // train.Defaults), with the keys applied as overrides. As in `gnnscope
 // train`, when the keys set layers but not fanouts, the default fanouts
-// are cut or extended (repeating the last) to one per layer.
+// are cut or extended (repeating the last) to one per layer. The model
+// key may be a string (a spec) or an nn.Kind (a config's field).
 func ConfigFromKeys(keys map[string]any, defaultModel string) (train.Config, error) {
 	model := defaultModel
-	if m, ok := keys["model"].(string); ok {
+	switch m := keys["model"].(type) {
+	case string:
 		model = m
+	case nn.Kind:
+		model = string(m)
 	}
 	base := train.Defaults(nn.Kind(model))
 	if base.Validate() != nil { // an unknown model: let the override name the key

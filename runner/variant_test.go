@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
 )
 
@@ -110,5 +111,23 @@ func TestConfigFromKeys(t *testing.T) {
 	}
 	if _, err := ConfigFromKeys(map[string]any{"model": "mlp"}, "gcn"); err == nil || !strings.Contains(err.Error(), `"model"`) {
 		t.Errorf("bad model: %v", err)
+	}
+}
+
+// A model key given as the config field's type (nn.Kind, as the command
+// line passes it) picks that model's defaults, as the same name in a spec
+// does.
+func TestConfigFromKeysTypedModel(t *testing.T) {
+	fromSpec, err := ConfigFromKeys(map[string]any{"model": "gcnii"}, "sage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := ConfigFromKeys(map[string]any{"model": nn.KindGCNII}, "sage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typed.Model != nn.KindGCNII || typed.Layers != fromSpec.Layers || typed.Epochs != fromSpec.Epochs {
+		t.Errorf("typed model key: model %s, %d layers, %d epochs; spec gives %s, %d, %d",
+			typed.Model, typed.Layers, typed.Epochs, fromSpec.Model, fromSpec.Layers, fromSpec.Epochs)
 	}
 }

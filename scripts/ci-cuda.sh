@@ -46,7 +46,7 @@ if [ -z "$inc" ] || [ -z "$stub" ]; then
 fi
 export CGO_CFLAGS="-I$inc" CGO_LDFLAGS="-L$stub"
 echo "cuda.h from $inc, libcuda stub from $stub"
-go vet -tags cuda ./gnn/... ./runner/... .
+go vet -tags cuda ./gnn/... ./runner/... ./cli/... .
 go build -tags cuda -o /dev/null .
 go test -tags cuda -c -o /dev/null ./gnn/device/cuda
 go test -tags cuda -c -o /dev/null ./gnn/device/backend

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // Comparison output formats (Write).
@@ -71,32 +73,9 @@ func fmtStale(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func fmtBytes(v int64, human bool) string {
 	if human {
-		return HumanBytes(v)
+		return units.BytesFine(v)
 	}
 	return strconv.FormatInt(v, 10)
-}
-
-// HumanBytes formats a byte count with binary units: 512 B, 1.5 KiB,
-// 312.4 MiB, 1.25 GiB.
-func HumanBytes(n int64) string {
-	if n < 0 {
-		return "-" + HumanBytes(-n)
-	}
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v := float64(n) / 1024
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	prec := 1
-	if i >= 2 {
-		prec = 2
-	}
-	return strconv.FormatFloat(v, 'f', prec, 64) + " " + units[i]
 }
 
 func epochCell(get func(r *RunFigures) float64) func(*RunFigures, bool) string {

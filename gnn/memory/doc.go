@@ -1,5 +1,5 @@
 // Package memory is the engine's memory guard toolkit: byte sizes as users
-// write them ("512MiB", "2GiB", "0.1G"), an online least-squares predictor of
+// write them ("512MiB", "2GiB", "0.1G"; parsed by profile/units), an online least-squares predictor of
 // a batch's peak device bytes from its shape, edge cutting by a degree rule
 // (drop edges until a block fits a budget, keeping as many as possible), and
 // the host's resident set size.

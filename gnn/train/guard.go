@@ -12,6 +12,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/rng"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // memGuard keeps every training batch under the budget by predicting its
@@ -92,7 +93,7 @@ func (g *memGuard) calibrate(ld batchLoader) error {
 		obs++
 	}
 	if !g.mem.pred.Ready() {
-		return fmt.Errorf("memory guard calibration: even the smallest probe batches do not fit the memory budget %s", memory.FormatSize(g.mem.budget))
+		return fmt.Errorf("memory guard calibration: even the smallest probe batches do not fit the memory budget %s", units.FormatSize(g.mem.budget))
 	}
 	g.mem.pred.ResetMAPE()
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/rng"
 	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // evalChunk is one block of layer-wise inference: destinations [lo, hi)
@@ -296,7 +297,7 @@ func (in *inference) cutChunk(m *nn.Model, blk *graph.Block, src []int32, lo int
 	out, keep, dropped, ok := memory.Cut(blk, order, fits)
 	if !ok {
 		return nil, nil, 0, fmt.Errorf("inference chunk of %d nodes needs %s even without edges, over the memory budget %s: lower --eval-chunk",
-			blk.NumDst, memory.FormatSize(in.resident+evalPeak(m, blk.NumDst, blk.NumDst)), memory.FormatSize(in.budget))
+			blk.NumDst, units.FormatSize(in.resident+evalPeak(m, blk.NumDst, blk.NumDst)), units.FormatSize(in.budget))
 	}
 	if keep == nil {
 		return blk, src, 0, nil

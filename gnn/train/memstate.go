@@ -11,6 +11,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // Memory accounting: see the package documentation.
@@ -62,12 +63,12 @@ func (m *memState) init(cfg Config, dev device.Device, model *nn.Model, rec *pro
 	}
 	if live := dev.Mem().Stats().Live; live > b {
 		return fmt.Errorf("memory budget %s is smaller than the model's parameters, gradients and optimizer state (%s on the device)",
-			memory.FormatSize(b), memory.FormatSize(live))
+			units.FormatSize(b), units.FormatSize(live))
 	}
 	if guarded && cfg.OverlapEval {
 		if b <= m.evalResident(cfg) {
 			return fmt.Errorf("memory budget %s leaves no room beside the model's parameters, gradients and optimizer state and the evaluated snapshot of its weights (%s)",
-				memory.FormatSize(b), memory.FormatSize(m.evalResident(cfg)))
+				units.FormatSize(b), units.FormatSize(m.evalResident(cfg)))
 		}
 		m.gate = memory.NewGate(b - m.evalResident(cfg))
 	}

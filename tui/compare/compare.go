@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
@@ -260,7 +261,7 @@ func bytesCell(p *int64) string {
 	if p == nil {
 		return "-"
 	}
-	return sessions.HumanBytes(*p)
+	return units.BytesFine(*p)
 }
 
 // figures are the table's rows after the configuration differences:

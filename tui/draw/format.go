@@ -6,36 +6,6 @@ import (
 	"time"
 )
 
-// Dur formats a duration for axes and tables with millisecond precision
-// where it matters: 850ms, 12.345s, 1m05.2s, 1h02m.
-func Dur(d time.Duration) string {
-	neg := d < 0
-	if neg {
-		d = -d
-	}
-	var s string
-	switch {
-	case d < time.Second:
-		s = strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	case d < 10*time.Second:
-		s = strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s"
-	case d < time.Minute:
-		s = strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
-	case d < time.Hour:
-		m := int(d / time.Minute)
-		sec := (d - time.Duration(m)*time.Minute).Seconds()
-		s = strconv.Itoa(m) + "m" + pad2f(sec) + "s"
-	default:
-		h := int(d / time.Hour)
-		m := int((d - time.Duration(h)*time.Hour) / time.Minute)
-		s = strconv.Itoa(h) + "h" + pad2(m) + "m"
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
 // Clock formats a replay position as m:ss.t (h:mm:ss past an hour).
 func Clock(d time.Duration) string {
 	if d < 0 {
@@ -101,13 +71,4 @@ func pad2(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
-}
-
-func pad2f(s float64) string {
-	s = math.Floor(s*10) / 10 // 59.96 is 59.9, not 60.0
-	t := strconv.FormatFloat(s, 'f', 1, 64)
-	if s < 10 {
-		return "0" + t
-	}
-	return t
 }

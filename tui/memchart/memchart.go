@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/runstate"
@@ -64,9 +64,9 @@ func (m *Model) header(r *runstate.Run) string {
 		b.WriteString(m.pens[penAxis].Paint("  no mem events yet"))
 		return b.String()
 	}
-	b.WriteString("  peak " + sessions.HumanBytes(mem.MaxPeak))
+	b.WriteString("  peak " + units.BytesFine(mem.MaxPeak))
 	if budget := mem.Budget[mem.Len()-1]; budget > 0 {
-		b.WriteString("  " + m.pens[penBudget].Paint(m.styles.Glyphs.Budget) + " budget " + sessions.HumanBytes(budget))
+		b.WriteString("  " + m.pens[penBudget].Paint(m.styles.Glyphs.Budget) + " budget " + units.BytesFine(budget))
 	}
 	if n := len(r.OOMs); n > 0 {
 		b.WriteString("  " + m.pens[penOOM].Paint(m.styles.Glyphs.OOM+" "+strconv.Itoa(n)+" OOM"))
@@ -82,7 +82,7 @@ func (m *Model) render(r *runstate.Run) []string {
 		return out
 	}
 	top := Top(mem)
-	labels := []string{sessions.HumanBytes(top), sessions.HumanBytes(0)}
+	labels := []string{units.BytesFine(top), units.BytesFine(0)}
 	lw := max(draw.Width(labels[0]), draw.Width(labels[1]))
 	pw := m.w - lw - 1
 	if pw < 2 {
@@ -125,7 +125,7 @@ func (m *Model) render(r *runstate.Run) []string {
 		label := ""
 		switch {
 		case y == budgetRow:
-			label = sessions.HumanBytes(budget)
+			label = units.BytesFine(budget)
 		case y == 0:
 			label = labels[0]
 		case y == ph-1:

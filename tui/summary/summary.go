@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
@@ -254,7 +255,7 @@ func (m *Model) columns() []column {
 			if r.PeakBytes <= 0 {
 				return "-"
 			}
-			s := sessions.HumanBytes(r.PeakBytes)
+			s := units.BytesFine(r.PeakBytes)
 			if r.OOMs > 0 {
 				s = m.styles.Glyphs.OOM + " " + s
 			}
@@ -378,7 +379,7 @@ func (m *Model) progress(r *Row, w int) string {
 		text = "ep " + text
 	}
 	if r.ETA > 0 && draw.Width(text)+12 <= w {
-		text += " ETA " + draw.Dur(time.Duration(r.ETA*float64(time.Second)))
+		text += " ETA " + units.Duration(time.Duration(r.ETA*float64(time.Second)))
 	}
 	barW := w - draw.Width(text) - 1
 	if r.Total <= 0 || barW < 4 {

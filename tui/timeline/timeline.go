@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/runstate"
@@ -63,7 +64,7 @@ func (m *Model) Window() time.Duration { return Windows[m.zoom] }
 // WindowLabel names the window: "10s" or "all".
 func (m *Model) WindowLabel() string {
 	if w := m.Window(); w > 0 {
-		return draw.Dur(w)
+		return units.Duration(w)
 	}
 	return "all"
 }
@@ -246,11 +247,11 @@ func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
 	if pw <= 0 {
 		return ""
 	}
-	left := draw.Dur(time.Duration(t0))
-	right := draw.Dur(time.Duration(t1))
-	mid := "← " + draw.Dur(time.Duration(t1-t0)) + " →"
+	left := units.Duration(time.Duration(t0))
+	right := units.Duration(time.Duration(t1))
+	mid := "← " + units.Duration(time.Duration(t1-t0)) + " →"
 	if m.ascii {
-		mid = "<- " + draw.Dur(time.Duration(t1-t0)) + " ->"
+		mid = "<- " + units.Duration(time.Duration(t1-t0)) + " ->"
 	}
 	var s string
 	switch {

@@ -1,0 +1,25 @@
+// Package cmdutil holds what gnnscope's commands share: the Factory that
+// hands them their streams and the session store, and small helpers for
+// arguments, sessions and output files.
+package cmdutil
+
+import (
+	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// Factory gives every command what it needs from the outside world, so
+// that tests can replace it.
+type Factory struct {
+	// IOStreams are the standard streams.
+	IOStreams *iostreams.IOStreams
+	// OpenStore opens the session store at root; "" means the default
+	// ($GNNSCOPE_HOME, else the XDG data folder).
+	OpenStore func(root string) (*sessions.Store, error)
+}
+
+// New returns the factory of the gnnscope binary: the process's streams
+// and the store on disk.
+func New() *Factory {
+	return &Factory{IOStreams: iostreams.System(), OpenStore: sessions.Open}
+}

@@ -1,0 +1,104 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// Context returns the command's context, or the background one when the
+// command runs without one.
+func Context(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+// ExactArgs is cobra.ExactArgs with a message that names the arguments:
+// "gnnscope datasets stats expects REF (...) (see --help)".
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return fmt.Errorf("%s expects %s (see --help)", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}
+
+// ParseInts parses a comma-separated list of integers such as "25,10";
+// empty items are skipped, and an empty list is an error.
+func ParseInts(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		v, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", p)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+// ResolveSession returns the id of the session ref names: an id, a unique
+// prefix of one, or "last"/"latest" for the newest.
+func ResolveSession(store *sessions.Store, ref string) (string, error) {
+	if ref == "" {
+		return "", errors.New("no session given (gnnscope sessions lists them)")
+	}
+	s, err := store.MatchSession(ref)
+	if err != nil {
+		return "", err
+	}
+	return s.ID(), nil
+}
+
+// GetSession opens the session ref names (see ResolveSession).
+func GetSession(store *sessions.Store, ref string) (*sessions.Session, error) {
+	id, err := ResolveSession(store, ref)
+	if err != nil {
+		return nil, err
+	}
+	return store.Get(id)
+}
+
+// WriteOutput runs write on stdout when path is "" or "-", else on a
+// temporary file renamed to path once complete (so a failed write leaves
+// no half file).
+func WriteOutput(stdout io.Writer, path string, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(stdout)
+	}
+	return sessions.WriteFileAtomic(path, 0o644, write)
+}
+
+// Dash returns s, or "-" when s is empty (a table cell with nothing in it).
+func Dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// OneLine puts a message on one line of at most 120 bytes.
+func OneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}

@@ -1,0 +1,51 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnnscope/gnnscope/cli/internal/flagtest"
+)
+
+func TestNewCmdReplayFlags(t *testing.T) {
+	opts, err := flagtest.Parse(t, NewCmdReplay, "last/optimized", "--speed", "x10", "--from", "30s", "--headless", "--json", "-q", "--store", "/data/g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Session != "last/optimized" || opts.Speed != "x10" || opts.From != 30*time.Second || !opts.Headless || !opts.JSON || !opts.Quiet || opts.Store != "/data/g" {
+		t.Errorf("options %+v", opts)
+	}
+	opts, err = flagtest.Parse(t, NewCmdReplay, "last")
+	if err != nil || opts.Speed != "1" || opts.From != 0 || opts.Headless {
+		t.Errorf("defaults %+v, %v", opts, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "accepts 1 arg(s), received 0"},
+		{[]string{"a", "b"}, "accepts 1 arg(s), received 2"},
+		{[]string{"last", "--from", "soon"}, `invalid argument "soon" for "--from"`},
+	} {
+		if _, err := flagtest.Parse(t, NewCmdReplay, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+	// Parsed, then refused before the store is opened.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"last", "--speed", "0"}, `--speed "0": want a positive factor`},
+		{[]string{"last", "--from", "-1s"}, "--from -1s: want a position >= 0"},
+	} {
+		opts, err := flagtest.Parse(t, NewCmdReplay, c.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := replayRun(opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,309 @@
+// Package replay is `gnnscope replay`: a recorded session's events printed
+// with their original timing.
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// ReplayOptions are the inputs of `gnnscope replay`.
+type ReplayOptions struct {
+	IO        *iostreams.IOStreams
+	OpenStore func(root string) (*sessions.Store, error)
+
+	// Session is SESSION or SESSION/RUN.
+	Session  string
+	Store    string
+	Speed    string
+	From     time.Duration
+	Headless bool
+	JSON     bool
+	Quiet    bool
+}
+
+// NewCmdReplay returns `gnnscope replay`. With runF, the command calls it
+// with the parsed options instead of replaying.
+func NewCmdReplay(f *cmdutil.Factory, runF func(*ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
+	cmd := &cobra.Command{
+		Use:   "replay SESSION[/RUN] [--speed N|max] [--from DURATION] --headless [--json]",
+		Short: "Replay a recorded session's events with their original timing",
+		Long: `Replay the journals of a session (or of one run, SESSION/RUN) with their
+original timing, at a chosen speed, printing each event as it comes: one
+line with its time, run, type and key values. This is the same stream the
+live view reads while a run is going, read through a clock instead.
+
+Timing: each run's clock starts at its run_start; a span is due at its end
+(start+dur, when it was written), a gpu sample at its ts, and any other
+event (mem, metric, oom, stale, ...) right after the event before it in the
+journal. Without RUN every run of the session is replayed, merged on one
+timeline where each run starts at its run_start's wall-clock time relative
+to the first run's (runs that went one after the other replay one after the
+other). The time column is the position on that timeline.
+
+--speed: 1 is as recorded, 10 ten times faster, 0.5 half as fast; "max"
+prints everything at once. --from skips to a position: the events before it
+are not printed (except each run's run_start line). Ctrl-C stops.
+
+The interactive replay view (pause, seek, speed keys) comes with the
+workbench; until then replay prints events as with --headless, and says so
+when --headless is not given. A session that is still running replays as far
+as its journals go now ('gnnscope run --attach ID' follows it live).
+
+--json prints one object per line: {"at_ns", "run", "event"}, event being
+the journal's event as written.`,
+		Example: `  gnnscope replay last --headless
+  gnnscope replay 20261122-153045-ab12/optimized --speed 10 --headless
+  gnnscope replay last --speed max --headless --json | jq -c 'select(.event.t == "metric")'
+  gnnscope replay last --from 30s --speed 2 --headless`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Session = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return replayRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
+	fl.StringVar(&opts.Speed, "speed", "1", "replay speed: a factor (1, 10, x10, 0.5) or max")
+	fl.DurationVar(&opts.From, "from", 0, "start at this position (e.g. 30s); earlier events are not printed")
+	fl.BoolVar(&opts.Headless, "headless", false, "print the events as they come (the only mode until the workbench)")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object per event")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no notes on stderr")
+	return cmd
+}
+
+// parseSpeed reads a replay speed: a positive factor, optionally with an x
+// before or after it (x10, 10x), or "max" (returned as +Inf).
+func parseSpeed(s string) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "max" {
+		return math.Inf(1), nil
+	}
+	t = strings.TrimSuffix(strings.TrimPrefix(t, "x"), "x")
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--speed %q: want a positive factor (1, 10, x10, 0.5) or max", s)
+	}
+	return v, nil
+}
+
+func replayRun(opts *ReplayOptions) error {
+	speed, err := parseSpeed(opts.Speed)
+	if err != nil {
+		return err
+	}
+	if opts.From < 0 {
+		return fmt.Errorf("--from %v: want a position >= 0", opts.From)
+	}
+	store, err := opts.OpenStore(opts.Store)
+	if err != nil {
+		return err
+	}
+	sref, run, _ := strings.Cut(opts.Session, "/")
+	s, err := cmdutil.GetSession(store, sref)
+	if err != nil {
+		return err
+	}
+	var runs []string
+	if run != "" {
+		if err := sessions.ValidName(run); err != nil {
+			return fmt.Errorf("run %q: %w", run, err)
+		}
+		if _, err := os.Stat(s.JournalPath(run)); err != nil {
+			names, _ := s.Runs()
+			return fmt.Errorf("session %s has no journal for run %q (runs: %s)", s.ID(), run, cmdutil.Dash(strings.Join(names, ", ")))
+		}
+		runs = []string{run}
+	}
+	errw := opts.IO.ErrOut
+	if !opts.Headless && !opts.Quiet {
+		fmt.Fprintln(errw, "gnnscope replay: the interactive replay view comes with the workbench; printing events (--headless)")
+	}
+	ropts := sessions.ReplayOptions{}
+	if !math.IsInf(speed, 1) {
+		ropts.Speed = speed
+	}
+	r, err := s.Replay(runs, ropts)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if math.IsInf(speed, 1) {
+		r.Seek(r.Duration()) // everything is due at once
+	} else if opts.From > 0 {
+		r.Seek(opts.From)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	width := 0
+	names := map[string]bool{}
+	if runs == nil {
+		runs, _ = s.Runs()
+	}
+	for _, n := range runs {
+		width = max(width, len(n))
+	}
+	out := opts.IO.Out
+	n := 0
+	for {
+		ev, err := r.NextEvent(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				if !opts.Quiet {
+					fmt.Fprintf(errw, "stopped at %s of %s\n", units.Seconds(r.Position()), units.Seconds(r.Duration()))
+				}
+				return nil
+			}
+			return err
+		}
+		names[ev.Run] = true
+		if ev.At < opts.From && ev.Event.T != profile.TypeRunStart {
+			continue
+		}
+		if opts.JSON {
+			err = writeReplayJSON(out, ev)
+		} else {
+			_, err = fmt.Fprintln(out, formatReplayLine(ev, width))
+		}
+		if err != nil {
+			return err
+		}
+		n++
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(errw, "replayed %d events of %d runs of session %s (%s)\n", n, len(names), s.ID(), units.Seconds(r.Duration()))
+	}
+	return nil
+}
+
+func writeReplayJSON(w io.Writer, ev sessions.ReplayEvent) error {
+	b, err := json.Marshal(struct {
+		At    int64         `json:"at_ns"`
+		Run   string        `json:"run"`
+		Event profile.Event `json:"event"`
+	}{int64(ev.At), ev.Run, ev.Event})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// fmtNs writes nanoseconds as a duration rounded to microseconds.
+func fmtNs(ns int64) string {
+	return time.Duration(ns).Round(time.Microsecond).String()
+}
+
+// formatReplayLine is one event of `replay --headless`: time, run, type,
+// then the event's key values.
+func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
+	e := &ev.Event
+	var b strings.Builder
+	fmt.Fprintf(&b, "%12s  %-*s  %-9s", units.Seconds(ev.At), runWidth, ev.Run, e.T)
+	kv := func(k string, v any) { fmt.Fprintf(&b, " %s=%v", k, v) }
+	at := func() { // batch -1: a per-epoch figure
+		kv("epoch", e.Epoch)
+		if e.Batch >= 0 {
+			kv("batch", e.Batch)
+		}
+	}
+	switch e.T {
+	case profile.TypeRunStart:
+		if e.Variant != "" {
+			kv("variant", e.Variant)
+		}
+		if h := e.Host; h != nil {
+			if h.Hostname != "" {
+				kv("host", h.Hostname)
+			}
+			if h.Cores > 0 {
+				kv("cores", h.Cores)
+			}
+			if h.GPU != "" {
+				kv("gpu", strconv.Quote(h.GPU))
+			}
+		}
+		if e.Wall != "" {
+			kv("wall", e.Wall)
+		}
+	case profile.TypeSpan:
+		fmt.Fprintf(&b, " %s", e.Name)
+		kv("lane", e.Lane)
+		at()
+		kv("start", fmtNs(e.Start))
+		kv("dur", fmtNs(e.Dur))
+	case profile.TypeMetric:
+		fmt.Fprintf(&b, " %s=%.6g", e.Name, e.Value)
+		at()
+	case profile.TypeMem:
+		if e.Phase != "" {
+			kv("phase", e.Phase)
+		}
+		at()
+		kv("peak", units.Bytes(e.Peak))
+		kv("live", units.Bytes(e.Live))
+		if e.Budget > 0 {
+			kv("budget", units.Bytes(e.Budget))
+		}
+		if e.Predicted > 0 {
+			kv("predicted", units.Bytes(e.Predicted))
+		}
+	case profile.TypeGPU:
+		kv("used", units.Bytes(e.Used))
+		kv("total", units.Bytes(e.Total))
+		if e.Util >= 0 { // -1: not measured
+			kv("util", fmt.Sprintf("%.0f%%", e.Util*100))
+		}
+	case profile.TypeOOM:
+		at()
+		kv("requested", units.Bytes(e.Requested))
+		kv("live", units.Bytes(e.Live))
+		kv("budget", units.Bytes(e.Budget))
+		kv("action", e.Action)
+	case profile.TypeStale:
+		at()
+		kv("layer", e.Layer)
+		kv("mean", fmt.Sprintf("%.3g", e.Mean))
+		kv("max", fmt.Sprintf("%.3g", e.Max))
+	case profile.TypeHistErr:
+		kv("epoch", e.Epoch)
+		kv("layer", e.Layer)
+		kv("rel_err", fmt.Sprintf("%.4g", e.RelErr))
+	case profile.TypeRunEnd:
+		kv("status", cmdutil.Dash(e.Status))
+		if e.Error != "" {
+			kv("error", strconv.Quote(cmdutil.OneLine(e.Error)))
+		}
+	default:
+		if e.Name != "" {
+			fmt.Fprintf(&b, " %s", e.Name)
+		}
+		at()
+	}
+	return b.String()
+}

@@ -1,0 +1,223 @@
+// Package run is `gnnscope run`: runs of an experiment launched in the
+// background, followed, canceled and compared.
+package run
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/cli/trainflags"
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// RunOptions are the inputs of `gnnscope run`.
+type RunOptions struct {
+	IO        *iostreams.IOStreams
+	OpenStore func(root string) (*sessions.Store, error)
+
+	// Train holds the experiment flags shared with `gnnscope train`.
+	Train    trainflags.Flags
+	Spec     string
+	Variants []string
+	Parallel bool
+	Wait     bool
+	JSON     bool
+	Quiet    bool
+	Cancel   string
+	Attach   string
+}
+
+// NewCmdRun returns `gnnscope run`. With runF, the command calls it with
+// the parsed options instead of running.
+func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
+	cmd := &cobra.Command{
+		Use:   "run [train flags] [--spec FILE] [--variants LIST] [--parallel] [--wait [--json]]",
+		Short: "Launch baseline and optimized runs of an experiment in the background and compare them",
+		Long: `Launch one run per variant of an experiment as background worker processes
+and, with --wait, follow them and print a comparison table.
+
+The experiment is the dataset, its split and the training config, given
+either by the same flags as 'gnnscope train' (the model defaults to sage:
+the optimized schedule pipelines neighbor-sampled mini-batches) or by a TOML
+spec file (--spec); flags you set on the command line override the spec.
+
+Variants are named overrides of the config. Built in:
+  baseline    no overrides: sampling on the training goroutine, evaluation after training
+  optimized   sampler_workers = 2, prefetch = 4, overlap_eval = true
+A spec may define its own in [variants.NAME] tables (any train config key,
+JSON names); --variants picks among them and the built-in ones (default:
+the spec's variants, else baseline,optimized). Each variant becomes one run
+of the same name.
+
+Runs start one after the other by default, so they do not distort each
+other's timings; --parallel starts them all at once. They run detached from
+the terminal (new process session): closing it or losing the SSH connection
+does not stop them. Each writes a journal in the session folder
+($GNNSCOPE_HOME/sessions/ID/runs/NAME.jsonl) and its output to NAME.log.
+
+Without --wait, run prints the session id and folder and returns at once.
+With --wait it shows progress on stderr (run, epoch, loss, accuracy, ETA)
+and ends with the comparison table on stdout, or with --json one JSON
+object {"session", "dir", "runs": [...]}; it exits non-zero if a run did not
+end ok. Ctrl-C stops waiting only; the runs go on. --attach ID waits for an
+existing session the same way; --cancel ID stops a session's runs. ID is a
+session id, a unique prefix of it, or "last" (the newest session).
+
+Columns: epoch wall time (mean, sample sd, min, median, max) from the
+recorded spans; stage totals over all lanes; data wait (time the trainer
+waited for batches); overlap (stage time over wall time, 1 = sequential);
+efficiency (ideal over actual wall time); speedup (the baseline's mean epoch
+time over the run's); test accuracy at the best validation epoch.
+
+Spec file:
+  name = "sage on synth-small"
+  data = "synth-small"
+  [split]                 # optional: mode (auto, per-class, frac), per_class,
+  mode = "auto"           # num_valid, num_test, train_frac, valid_frac, seed
+  [train]                 # any train config key
+  model = "sage"
+  hidden = 64
+  fanouts = [15, 10]
+  batch_size = 1024
+  epochs = 3
+  [variants.baseline]
+  [variants.optimized]
+  sampler_workers = 2
+  prefetch = 4
+  overlap_eval = true
+  [variants.workers-only]
+  sampler_workers = 2
+
+Unknown keys, bad values and unknown variants are refused before anything
+starts.`,
+		Example: `  gnnscope run --data synth-small --epochs 5 --wait
+  gnnscope run --data cora.npz --model sage --fanout 25,10 --variants baseline,optimized --wait --json
+  gnnscope run --spec sage.toml --variants baseline,workers-only --parallel
+  gnnscope run --attach 20261122-153045-ab12
+  gnnscope run --cancel 20261122-153045-ab12
+  gnnscope run --cancel last`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Train.Parsed(cmd.Flags())
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	opts.Train.Register(fl, "sage")
+	fl.StringVar(&opts.Spec, "spec", "", "TOML spec file with the experiment and its variants")
+	fl.StringSliceVar(&opts.Variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
+	fl.BoolVar(&opts.Parallel, "parallel", false, "start every run at once instead of one after the other")
+	fl.BoolVar(&opts.Wait, "wait", false, "follow the runs, then print the comparison table")
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON on stdout (with --wait: the comparison)")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
+	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
+	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
+	return cmd
+}
+
+func runRun(opts *RunOptions) error {
+	if opts.Cancel != "" || opts.Attach != "" {
+		for _, name := range []string{"spec", "variants", "parallel", "wait"} {
+			if opts.Train.Changed[name] {
+				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
+			}
+		}
+		if opts.Cancel != "" && opts.Attach != "" {
+			return errors.New("give --cancel or --attach, not both")
+		}
+	}
+	store, err := opts.OpenStore("")
+	if err != nil {
+		return err
+	}
+	if opts.Cancel != "" {
+		return cancelRun(opts, store)
+	}
+	if opts.Attach != "" {
+		s, err := store.MatchSession(opts.Attach)
+		if err != nil {
+			return err
+		}
+		return waitAndCompare(opts, s)
+	}
+	exp, defined, err := experiment(opts)
+	if err != nil {
+		return err
+	}
+	variants, err := runner.SelectVariants(defined, opts.Variants, runner.VariantParamsFor(exp.Train))
+	if err != nil {
+		return err
+	}
+	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Warn: opts.IO.ErrOut})
+	if err != nil {
+		if s != nil {
+			return fmt.Errorf("session %s (%s): %w", s.ID(), s.Dir(), err)
+		}
+		return err
+	}
+	if opts.Wait {
+		return waitAndCompare(opts, s)
+	}
+	names := make([]string, len(variants))
+	for i, v := range variants {
+		names[i] = v.Name
+	}
+	if opts.JSON {
+		t, err := runner.Compare(s)
+		if err != nil {
+			return err
+		}
+		return opts.IO.WriteJSON(t)
+	}
+	how := "one after the other"
+	if opts.Parallel {
+		how = "all at once"
+	}
+	fmt.Fprintf(opts.IO.Out, "session %s\nfolder  %s\n", s.ID(), s.Dir())
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.ErrOut, "%d runs (%s) started %s in the background.\n  follow: gnnscope run --attach %s\n  cancel: gnnscope run --cancel %s\n",
+			len(names), strings.Join(names, ", "), how, s.ID(), s.ID())
+	}
+	return nil
+}
+
+// experiment builds the experiment from the spec (if any) and the flags;
+// it returns the spec's variants.
+func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
+	tf := &opts.Train
+	if opts.Spec == "" {
+		exp, err := tf.Experiment()
+		return exp, nil, err
+	}
+	spec, err := runner.LoadSpec(opts.Spec)
+	if err != nil {
+		return runner.Experiment{}, nil, err
+	}
+	exp := spec.Experiment
+	if tf.Changed["data"] {
+		exp.Data = tf.Data
+	}
+	if tf.Changed["no-cache"] {
+		exp.NoCache = tf.NoCache
+	}
+	exp.Split = tf.ApplySplit(exp.Split)
+	// train flags set on the command line override the spec's [train]
+	over, err := tf.Keys(false)
+	if err != nil {
+		return exp, nil, err
+	}
+	if exp.Train, err = runner.ApplyOverrides(exp.Train, over); err != nil {
+		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", opts.Spec, err)
+	}
+	return exp, spec.Variants, exp.Validate()
+}

@@ -1,0 +1,216 @@
+// Package train is `gnnscope train`: one model trained in the foreground.
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/cli/trainflags"
+	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
+	"github.com/gnnscope/gnnscope/runner"
+)
+
+// TrainOptions are the inputs of `gnnscope train`.
+type TrainOptions struct {
+	IO *iostreams.IOStreams
+
+	// Train holds the experiment flags shared with `gnnscope run`.
+	Train    trainflags.Flags
+	JSON     bool
+	History  bool
+	Quiet    bool
+	NoRecord bool
+}
+
+// NewCmdTrain returns `gnnscope train`. With runF, the command calls it
+// with the parsed options instead of training.
+func NewCmdTrain(f *cmdutil.Factory, runF func(*TrainOptions) error) *cobra.Command {
+	opts := &TrainOptions{IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "train",
+		Short: "Train one model in the foreground and report its accuracy and timings",
+		Long: `Train one GNN on a dataset in the foreground with the built-in engine.
+
+--data takes a synthetic preset (see 'gnnscope datasets'), a gnn-benchmark
+.npz file, an OGB raw dataset folder, a Planetoid folder (Cora/, CiteSeer/,
+PubMed/ with their public split), or a .gsd cache file. Loaded and
+generated datasets are cached, so the second run opens them at once.
+
+Hyper-parameters default to the usual ones (Shchur et al.'s GNN benchmark):
+2 layers of 64, lr 0.01, weight decay 5e-4, dropout 0.5. GCN trains
+full-batch; GraphSAGE on neighbor-sampled mini-batches (fanouts 25,10, batch
+512). Flags you set override them. A flag that only some runs use (--parts
+for --sampler gas, --fanout for --sampler neighbor, --heads for --model gat,
+...) is refused when set for a run that would ignore it.
+
+Datasets without a split of their own get a random per-class split (20 per
+class for training, 500 validation, 1000 test) drawn from --split-seed, which
+defaults to --seed: each seed is one random split and one initialization.
+
+Test accuracy is reported at the epoch of best validation accuracy, or of
+lowest validation loss with --select val-loss. With
+--json, progress goes to stderr and stdout receives one JSON object.`,
+		Example: `  gnnscope train --data synth-tiny
+  gnnscope train --data cora.npz --model gcn --sampler full --epochs 200
+  gnnscope train --data cora.npz --model sage --sampler neighbor --fanout 25,10 --batch-size 64 --epochs 50 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Train.Parsed(cmd.Flags())
+			if runF != nil {
+				return runF(opts)
+			}
+			return trainRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	opts.Train.Register(fl, "gcn")
+	cfg := &opts.Train.Cfg
+	fl.IntVar(&cfg.SamplerWorkers, "sampler-workers", 0, "sample and gather batches on N workers ahead of training (0 = on the training goroutine)")
+	fl.IntVar(&cfg.Prefetch, "prefetch", 0, "with --sampler-workers: at most D prepared batches waiting (0 = 2 per worker)")
+	fl.BoolVar(&cfg.OverlapEval, "overlap-eval", false, "evaluate epoch e's weights while epoch e+1 trains")
+	fl.BoolVar(&opts.NoRecord, "no-record", false, "do not record stage spans (no stage figures; measures recording overhead)")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object with the results on stdout")
+	fl.BoolVar(&opts.History, "history", false, "with --json, include per-epoch statistics")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
+	return cmd
+}
+
+func trainRun(opts *TrainOptions) error {
+	exp, err := opts.Train.Experiment()
+	if err != nil {
+		return err
+	}
+	cfg := exp.Train
+	if cfg.Threads > 0 {
+		runtime.GOMAXPROCS(cfg.Threads)
+	}
+	prog := opts.IO.NewProgress(opts.Quiet)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	dev, closeDev, err := runner.OpenDevice(cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDev()
+	host := profile.LocalHost()
+	backend.Describe(dev, &host)
+	if host.GPU != "" {
+		prog.Printf("device %s: %s, %s, driver %s\n", dev.Name(), host.GPU, units.Bytes(host.GPUMem), host.Driver)
+	}
+	var rec *profile.Recorder
+	if !opts.NoRecord {
+		// Spans are aggregated in memory for the stage figures; `gnnscope
+		// run` writes them to a journal instead.
+		rec = profile.NewRecorder(nil, profile.RecorderOptions{})
+		cfgJSON, _ := json.Marshal(cfg)
+		rec.RunStart("train", "", "", cfgJSON, &host)
+	}
+	var dsName string
+	var splitSizes [3]int
+	res, err := runner.Execute(ctx, exp, cfg, runner.ExecOptions{
+		Device:   dev,
+		Recorder: rec,
+		Load:     load.Options{Progress: prog.Stage},
+		OnReady: func(ds *data.Dataset, split *data.Split) {
+			prog.Done()
+			dsName = ds.Name
+			splitSizes = [3]int{len(split.Train), len(split.Valid), len(split.Test)}
+			prog.Printf("train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)\n",
+				cfg.Model, ds.Name, ds.NumNodes(), ds.Graph.NumEdges(), ds.NumFeatures, ds.NumClasses,
+				splitSizes[0], splitSizes[1], splitSizes[2])
+		},
+		OnEpoch: func(st train.EpochStat) { prog.Line(st.Epoch == cfg.Epochs, "%s", epochLine(st, cfg.Epochs)) },
+	})
+	status := runner.RunStatus(ctx, err)
+	if rec != nil {
+		rec.Close(status, err, nil)
+	}
+	if err != nil {
+		if opts.JSON {
+			// The run's end as an object too, so that scripts read why it
+			// ended (status oom, failed or canceled) from stdout.
+			if jerr := opts.IO.WriteJSON(struct {
+				Dataset string       `json:"dataset,omitempty"`
+				Config  train.Config `json:"config"`
+				Status  string       `json:"status"`
+				Error   string       `json:"error"`
+			}{dsName, cfg, status, err.Error()}); jerr != nil {
+				return errors.Join(err, jerr)
+			}
+		}
+		return err
+	}
+	prog.Done()
+	if !opts.History {
+		res.History = nil
+	}
+	if opts.JSON {
+		return opts.IO.WriteJSON(struct {
+			Dataset string       `json:"dataset"`
+			Config  train.Config `json:"config"`
+			Split   [3]int       `json:"split"`
+			Status  string       `json:"status"`
+			*train.Result
+		}{dsName, cfg, splitSizes, status, res})
+	}
+	printResult(opts.IO, cfg, res)
+	return nil
+}
+
+// epochLine is the progress line of an epoch.
+func epochLine(st train.EpochStat, total int) string {
+	s := fmt.Sprintf("epoch %d/%d  loss %.4f  train %.3f", st.Epoch, total, st.Loss, st.TrainAcc)
+	if st.Evaluated {
+		s += fmt.Sprintf("  val %.3f (loss %.4f)  test %.3f", st.ValAcc, st.ValLoss, st.TestAcc)
+	}
+	return s + fmt.Sprintf("  %.2fs", st.TrainS+st.EvalS)
+}
+
+// printResult prints the result of a run for people.
+func printResult(io *iostreams.IOStreams, cfg train.Config, res *train.Result) {
+	w := io.Out
+	fmt.Fprintf(w, "test accuracy %.4f at epoch %d (validation accuracy %.4f, loss %.4f)\n", res.TestAcc, res.BestEpoch, res.ValAcc, res.ValLoss)
+	fmt.Fprintf(w, "%d epochs in %.2fs (%.3fs per epoch, %.2fs evaluating; %.2fs setup before), peak device memory %s\n",
+		res.Epochs, res.TrainS, res.EpochS, res.EvalS, res.SetupS, units.Bytes(res.PeakBytes))
+	if cfg.MemBudget > 0 || res.OOMCount > 0 || res.GuardActions > 0 {
+		fmt.Fprintf(w, "batch peaks: max %s, p99 %s; budget %s; %d OOMs, %d guard actions",
+			units.Bytes(res.MaxBatchPeakBytes), units.Bytes(res.P99BatchPeakBytes), units.Bytes(int64(cfg.MemBudget)), res.OOMCount, res.GuardActions)
+		if res.PredictorMAPE != nil {
+			fmt.Fprintf(w, "; predictor MAPE %.2f%%", 100**res.PredictorMAPE)
+		}
+		fmt.Fprintln(w)
+	}
+	if res.TestAccUncut != nil {
+		fmt.Fprintf(w, "inference cut: %d edges; the same weights without it: test accuracy %.4f (%+.2f points with the cut), validation %.4f\n",
+			res.EvalCutEdges, *res.TestAccUncut, 100*(res.TestAcc-*res.TestAccUncut), *res.ValAccUncut)
+	}
+	if cfg.Sampler == "gas" {
+		fmt.Fprintf(w, "histories %s", units.Bytes(res.HistoryBytes))
+		if res.StalenessMean != nil {
+			fmt.Fprintf(w, "; staleness mean %.2f max %d steps", *res.StalenessMean, *res.StalenessMax)
+		}
+		if res.HistoryRelErr != nil {
+			fmt.Fprintf(w, "; relative error at the last refresh %.4f", *res.HistoryRelErr)
+		}
+		fmt.Fprintln(w)
+	}
+	if res.StageS != nil {
+		fmt.Fprintf(w, "stages: sample %.2fs, transfer %.2fs, train %.2fs, eval %.2fs; data wait %.2fs; overlap %.2f; efficiency %.2f\n",
+			res.StageS["sample"], res.StageS["transfer"], res.StageS["train"], res.StageS["eval"], res.DataWaitS, res.Overlap, res.Efficiency)
+	}
+}

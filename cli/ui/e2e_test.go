@@ -1,0 +1,174 @@
+//go:build unix
+
+package ui_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
+	"github.com/gnnscope/gnnscope/runner"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// TestWorkbenchEndToEnd builds the real binary, opens the workbench in a
+// tmux pane of 120x40 with an empty store, launches the default
+// experiment with L, waits for the dashboard's timeline and memory chart,
+// opens the comparison with c, quits with q, and checks that the
+// workbench exits with status 0 and leaves the finished session behind.
+func TestWorkbenchEndToEnd(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed: this test drives the workbench in a tmux pane (apt-get install tmux; .ci/run installs it)")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the end-to-end test of the workbench (it builds the binary and trains two small runs)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "gnnscope")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = clitest.ModuleRoot(t) // the gnnscope binary is the module's main package
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(tmux, append([]string{"-u", "-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	// The pane runs the workbench, then prints its exit status and waits,
+	// so the status can be read from the screen.
+	shell := "env GNNSCOPE_HOME=" + shellQuote(home) + " TERM=xterm-256color " + shellQuote(bin) +
+		"; echo gnnscope-exit=$?; sleep 600"
+	tm("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", shell)
+	t.Cleanup(func() { exec.Command(tmux, "-u", "-S", sock, "kill-server").Run() })
+	t.Cleanup(func() { stopSessions(t, home) })
+
+	screen := func() string { return tm("capture-pane", "-p", "-t", "e2e") }
+	waitScreen := func(what string, timeout time.Duration, cond func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for {
+			s := screen()
+			if cond(s) {
+				return s
+			}
+			if strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+				t.Fatalf("the workbench crashed:\n%s", s)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("gave up waiting for %s; the screen shows:\n%s", what, s)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	has := func(parts ...string) func(string) bool {
+		return func(s string) bool {
+			for _, p := range parts {
+				if !strings.Contains(s, p) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+
+	waitScreen("the empty sessions list", 30*time.Second, has("gnnscope", "No sessions yet"))
+	tm("send-keys", "-t", "e2e", "L")
+	// the dashboard of the new session: the stage timeline (its title and
+	// legend) and the memory chart
+	waitScreen("the dashboard's timeline and memory chart", 90*time.Second,
+		has("gnnscope", "Run ", "Timeline", "sample", "train", "Memory", "peak"))
+
+	st, err := sessions.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.List()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions after L: %d, %v", len(list), err)
+	}
+	s, err := st.Get(list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the default experiment ends in seconds; wait for both runs
+	deadline := time.Now().Add(3 * time.Minute)
+	var states []sessions.RunState
+	for {
+		states, err = runner.RunStates(s)
+		if err == nil && len(states) == 2 && !runner.Active(states) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the runs did not end: %+v, %v\n%s", states, err, screen())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	for _, r := range states {
+		if r.Status != "ok" {
+			log, _ := os.ReadFile(filepath.Join(s.RunsDir(), r.Run+".log"))
+			t.Errorf("run %s ended %s: %s\n%s", r.Run, r.Status, r.Error, log)
+		}
+	}
+	waitScreen("both runs ended on the dashboard", 30*time.Second, func(sc string) bool {
+		return strings.Count(sc, " ok ") >= 2 && !strings.Contains(sc, "running")
+	})
+
+	tm("send-keys", "-t", "e2e", "c")
+	cmp := waitScreen("the comparison", 30*time.Second,
+		has("Compare 2 runs of "+s.ID(), "baseline (base)", "optimized", "epoch mean s", "speedup", "test acc"))
+	if strings.Contains(cmp, "sampler_workers") == false {
+		t.Errorf("the comparison does not show the configuration differences:\n%s", cmp)
+	}
+
+	tm("send-keys", "-t", "e2e", "q")
+	end := waitScreen("the workbench to exit", 30*time.Second, has("gnnscope-exit="))
+	if !strings.Contains(end, "gnnscope-exit=0") {
+		t.Fatalf("the workbench did not exit cleanly:\n%s", end)
+	}
+	if list, _ := st.List(); len(list) != 1 {
+		t.Errorf("%d sessions after quitting, want the one launched", len(list))
+	}
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// stopSessions cancels whatever still runs in the store (a failed test
+// must not leave workers behind) and waits for the runs to end.
+func stopSessions(t *testing.T, home string) {
+	st, err := sessions.Open(home)
+	if err != nil {
+		return
+	}
+	list, _ := st.List()
+	for _, info := range list {
+		s, err := st.Get(info.ID)
+		if err != nil {
+			continue
+		}
+		if states, err := runner.RunStates(s); err != nil || !runner.Active(states) {
+			continue
+		}
+		runner.Cancel(st, info.ID)
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if states, err := runner.RunStates(s); err != nil || !runner.Active(states) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
