@@ -5,6 +5,8 @@ package run
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,9 +50,9 @@ either by the same flags as 'gnnscope train' (the model defaults to sage:
 the optimized schedule pipelines neighbor-sampled mini-batches) or by a TOML
 spec file (--spec); flags you set on the command line override the spec.
 
-Variants are named overrides of the config. Built in:
-  baseline    no overrides: sampling on the training goroutine, evaluation after training
-  optimized   sampler_workers = 2, prefetch = 4, overlap_eval = true
+Variants are named overrides of the config. Built in (the workbench's
+new-experiment form offers the same):
+` + builtinHelp() + `
 A spec may define its own in [variants.NAME] tables (any train config key,
 JSON names); --variants picks among them and the built-in ones (default:
 the spec's variants, else baseline,optimized). Each variant becomes one run
@@ -220,4 +222,27 @@ func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
 		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", opts.Spec, err)
 	}
 	return exp, spec.Variants, exp.Validate()
+}
+
+// builtinHelp lists the built-in variants for the help text, one a line:
+// name, what it changes and its overrides with the default settings (gas
+// keeps the experiment's --parts where it sets them).
+func builtinHelp() string {
+	var b strings.Builder
+	for i, v := range runner.Builtins() {
+		over := v.Variant(runner.DefaultVariantParams()).Overrides
+		keys := slices.Sorted(maps.Keys(over))
+		set := make([]string, len(keys))
+		for j, k := range keys {
+			set[j] = fmt.Sprintf("%s = %v", k, over[k])
+		}
+		if len(set) == 0 {
+			set = []string{"no overrides"}
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "  %-13s %s: %s", v.Name, v.Help, strings.Join(set, ", "))
+	}
+	return b.String()
 }

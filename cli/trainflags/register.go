@@ -18,7 +18,7 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	f.Fanout = "25,10"
 	fl.StringVar(&f.Data, "data", "synth-tiny", "dataset: preset name, .npz file, OGB or Planetoid folder, or .gsd cache file")
 	fl.StringVar((*string)(&f.Cfg.Model), "model", defaultModel, "model: gcn, sage, gat, appnp or gcnii")
-	fl.IntVar(&f.Cfg.Layers, "layers", f.Cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 16)")
+	fl.IntVar(&f.Cfg.Layers, "layers", f.Cfg.Layers, "number of message-passing layers (appnp: propagation steps K, default 10; gcnii: GCN2Conv layers, default 64)")
 	fl.IntVar(&f.Cfg.Hidden, "hidden", f.Cfg.Hidden, "hidden width")
 	fl.IntVar(&f.Cfg.Epochs, "epochs", f.Cfg.Epochs, "training epochs (gcnii: 1500 by default)")
 	fl.IntVar(&f.Cfg.Patience, "patience", f.Cfg.Patience, "stop after N epochs without a better epoch by --select (0 = never; gcnii: 100 by default)")
