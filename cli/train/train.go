@@ -1,4 +1,3 @@
-// Package train is `gnnscope train`: one model trained in the foreground.
 package train
 
 import (

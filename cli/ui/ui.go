@@ -1,4 +1,3 @@
-// Package ui is `gnnscope ui`: the terminal workbench.
 package ui
 
 import (

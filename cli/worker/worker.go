@@ -1,5 +1,3 @@
-// Package worker is the hidden `gnnscope worker` that `gnnscope run`
-// starts in the background.
 package worker
 
 import (

@@ -1,14 +1,3 @@
-// Command ptxgen compiles the CUDA C kernels of gnn/device/cuda to PTX with
-// nvcc (go generate runs it) and writes, in front of each PTX file, a header
-// naming the nvcc release and the SHA-256 of every source the kernel file is
-// built from. The package's tests check those checksums against the sources
-// in the default build, so committed PTX cannot drift from its .cu files
-// unnoticed; with -check, ptxgen regenerates in memory and reports any
-// difference from the committed files (CI runs it where nvcc is installed).
-//
-// Usage (from gnn/device/cuda):
-//
-//	go run ./internal/ptxgen [-nvcc nvcc] [-arch compute_70] [-check] [-dir kernels]
 package main
 
 import (

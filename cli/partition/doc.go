@@ -1,0 +1,3 @@
+// Package partition is `gnnscope partition`: a dataset's graph split into
+// balanced parts with few cut edges.
+package partition

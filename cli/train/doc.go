@@ -1,0 +1,2 @@
+// Package train is `gnnscope train`: one model trained in the foreground.
+package train

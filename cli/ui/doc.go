@@ -1,0 +1,2 @@
+// Package ui is `gnnscope ui`: the terminal workbench.
+package ui
