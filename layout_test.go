@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,4 +160,31 @@ func recvName(e ast.Expr) string {
 		return x.Name
 	}
 	return "?"
+}
+
+// TestArchitecturePaths keeps ARCHITECTURE.md true: every file or folder
+// of the repository it names in backticks exists.
+func TestArchitecturePaths(t *testing.T) {
+	b, err := os.ReadFile("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("`([^`\\s<>*]+)`")
+	tops := []string{"cli/", "gnn/", "profile/", "sessions/", "runner/", "tui/", "scripts/", "clients/", "examples/", "docs/"}
+	checked := 0
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		p := m[1]
+		isFile := strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".py")
+		inRepo := slices.ContainsFunc(tops, func(top string) bool { return strings.HasPrefix(p, top) })
+		if !isFile && !inRepo {
+			continue
+		}
+		checked++
+		if _, err := os.Stat(filepath.FromSlash(p)); err != nil {
+			t.Errorf("ARCHITECTURE.md names %s: %v", p, err)
+		}
+	}
+	if checked < 30 {
+		t.Errorf("ARCHITECTURE.md: only %d paths found; the where-does-it-live table names more", checked)
+	}
 }
