@@ -175,7 +175,9 @@ type Event struct {
 	Variant string          `json:"variant,omitempty"` // variant name (baseline, optimized, ...)
 	Config  json.RawMessage `json:"config,omitempty"`  // the run's configuration, any JSON
 	Host    *Host           `json:"host,omitempty"`
-	Wall    string          `json:"wall,omitempty"` // wall-clock start, RFC 3339 with nanoseconds
+	Wall    string          `json:"wall,omitempty"`  // wall-clock start, RFC 3339 with nanoseconds
+	Rank    int             `json:"rank,omitempty"`  // this process's rank in a distributed run (RANK)
+	World   int             `json:"world,omitempty"` // ranks in a distributed run (WORLD_SIZE); 0 or 1: not distributed
 
 	// span (also: epoch, batch)
 	Name  string          `json:"name,omitempty"` // stage or metric name
@@ -218,6 +220,10 @@ type Event struct {
 	Error   string          `json:"error,omitempty"`
 	Summary json.RawMessage `json:"summary,omitempty"`
 }
+
+// Distributed reports whether a run_start belongs to a run of more than
+// one rank.
+func (e *Event) Distributed() bool { return e.World > 1 }
 
 // End returns Start+Dur, the end of a span.
 func (e *Event) End() int64 { return e.Start + e.Dur }
