@@ -101,6 +101,34 @@ const (
 	LaneGPUCopy    = "gpu/copy"    // a GPU's copy stream (device-side spans)
 )
 
+// RankLane returns the lane name of lane on rank r of a distributed run:
+// "rank<r>/<lane>". Readers name the lanes of every rank so, rank 0
+// included, when they merge the ranks' journals into one run.
+func RankLane(r int, lane string) string {
+	return "rank" + strconv.Itoa(r) + "/" + lane
+}
+
+// SplitRankLane splits a lane named by RankLane into its rank and the
+// rank's own lane name; ok is false (and lane returned whole) for a lane
+// without a rank.
+func SplitRankLane(lane string) (rank int, rest string, ok bool) {
+	if len(lane) < 6 || lane[:4] != "rank" {
+		return 0, lane, false
+	}
+	i := 4
+	for i < len(lane) && lane[i] >= '0' && lane[i] <= '9' {
+		i++
+	}
+	if i == 4 || i-4 > 9 || i >= len(lane) || lane[i] != '/' {
+		return 0, lane, false
+	}
+	r, err := strconv.Atoi(lane[4:i])
+	if err != nil {
+		return 0, lane, false
+	}
+	return r, lane[i+1:], true
+}
+
 // samplerLanes caches the first lane names so SamplerLane does not allocate.
 var samplerLanes = func() [64]string {
 	var a [64]string
