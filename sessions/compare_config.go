@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // variantConfig returns the config session.json records for a variant
@@ -70,6 +71,15 @@ func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return err
+		}
+		if key == "cmd" && depth == 0 {
+			if argv, ok := stringList(v); ok {
+				if _, dup := flat[key]; !dup {
+					*keys = append(*keys, key)
+				}
+				flat[key] = CommandLine(argv)
+				continue
+			}
 		}
 		if len(v) > 0 && v[0] == '{' && depth < 8 {
 			if err := flattenInto(v, key, depth+1, flat, keys); err != nil {
@@ -150,4 +160,73 @@ func configDifferences(runs []RunFigures, order [][]string) []string {
 		}
 	}
 	return diff
+}
+
+// externalConfig is what run_start's config says of an external run: the
+// command and that it is one.
+type externalConfig struct {
+	Cmd      json.RawMessage `json:"cmd"`
+	External bool            `json:"external"`
+}
+
+// IsExternalConfig reports whether a run_start config is an external
+// run's: an object with "external": true or a "cmd".
+func IsExternalConfig(raw json.RawMessage) bool {
+	var c externalConfig
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &c) != nil {
+		return false
+	}
+	return c.External || len(c.Cmd) > 0
+}
+
+// ExternalCommand returns the command line of an external run from its
+// run_start config ("cmd": a list of arguments or one string); ok is
+// false for any other config.
+func ExternalCommand(raw json.RawMessage) (string, bool) {
+	var c externalConfig
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &c) != nil || len(c.Cmd) == 0 {
+		return "", false
+	}
+	if argv, ok := stringList(c.Cmd); ok {
+		return CommandLine(argv), true
+	}
+	var line string
+	if json.Unmarshal(c.Cmd, &line) == nil {
+		return line, true
+	}
+	return "", false
+}
+
+// stringList decodes a JSON list of strings.
+func stringList(raw json.RawMessage) ([]string, bool) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	var l []string
+	if json.Unmarshal(raw, &l) != nil {
+		return nil, false
+	}
+	return l, true
+}
+
+// CommandLine joins a command's arguments as a shell would read them back:
+// arguments with spaces, quotes or shell characters are single-quoted.
+func CommandLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = shellQuote(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./=:,+@%", c) >= 0) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }
