@@ -249,11 +249,12 @@ func (k *rankReader) advance() error {
 }
 
 // next decodes the run's next event into e: the earliest head of the
-// ranks (ties: the lower rank); false after the last.
+// ranks (ties: the lower rank), rank 0's run_end after every other
+// rank's last event; false after the last.
 func (rr *runReader) next(e *profile.Event) (bool, error) {
 	var best *rankReader
 	for _, k := range rr.ranks {
-		if k.has && (best == nil || k.at < best.at) {
+		if k.has && (best == nil || k.at < best.at || best.head.T == profile.TypeRunEnd) {
 			best = k
 		}
 	}
