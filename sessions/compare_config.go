@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -229,4 +230,27 @@ func shellQuote(s string) string {
 		}
 	}
 	return s
+}
+
+// ShortCommand shortens a command line for a narrow column: it starts at
+// the first Python script, else after a leading interpreter or launcher
+// (python, python3.11, torchrun, uv run ...) and its options, and the
+// script's folders are dropped, so "python3 /src/train.py --lr 0.01"
+// reads "train.py --lr 0.01".
+func ShortCommand(line string) string {
+	f := strings.Fields(line)
+	if i := slices.IndexFunc(f, func(a string) bool { return strings.HasSuffix(a, ".py") }); i >= 0 {
+		f = f[i:]
+	}
+	for len(f) > 1 {
+		base := f[0][strings.LastIndexByte(f[0], '/')+1:]
+		if !strings.HasPrefix(base, "python") && base != "torchrun" && base != "env" && base != "uv" && base != "run" && !strings.HasPrefix(f[0], "-") {
+			break
+		}
+		f = f[1:]
+	}
+	if len(f) > 0 {
+		f[0] = f[0][strings.LastIndexByte(f[0], '/')+1:]
+	}
+	return strings.Join(f, " ")
 }

@@ -440,3 +440,18 @@ func TestLiveFollowsRankThatAppearsLater(t *testing.T) {
 		t.Errorf("live %g %+v, read %g %+v", a.Straggler, a.EpochStats, b.Straggler, b.EpochStats)
 	}
 }
+
+func TestShortCommand(t *testing.T) {
+	for line, want := range map[string]string{
+		"python3 /src/examples/train.py --lr 0.01":  "train.py --lr 0.01",
+		"/usr/bin/python3.11 -u train.py":           "train.py",
+		"torchrun --nproc-per-node 2 train.py -e 3": "train.py -e 3",
+		"./run.sh fast": "run.sh fast",
+		"python3":       "python3",
+		"":              "",
+	} {
+		if got := ShortCommand(line); got != want {
+			t.Errorf("ShortCommand(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
