@@ -128,7 +128,10 @@ func configText(v json.RawMessage) string {
 // configDifferences returns the keys whose values are not the same in
 // every run (a key some runs lack differs), in order of first appearance.
 // Runs without any config (not started, foreign) are left out of the
-// comparison.
+// comparison. An external run (its config has a "cmd") is compared by
+// its command alone, and the other runs by everything else: an external
+// run's command always differs from a built-in run's, and a built-in
+// run's settings do not differ from an external run's lack of them.
 func configDifferences(runs []RunFigures, order [][]string) []string {
 	var all []string
 	seen := map[string]bool{}
@@ -140,27 +143,41 @@ func configDifferences(runs []RunFigures, order [][]string) []string {
 			}
 		}
 	}
-	var with []*RunFigures
+	var with, builtin []*RunFigures
 	for i := range runs {
 		if len(runs[i].Config) > 0 {
 			with = append(with, &runs[i])
-		}
-	}
-	diff := []string{}
-	if len(with) < 2 {
-		return diff
-	}
-	for _, k := range all {
-		v0, ok0 := with[0].Config[k]
-		for _, r := range with[1:] {
-			v, ok := r.Config[k]
-			if ok != ok0 || v != v0 {
-				diff = append(diff, k)
-				break
+			if _, ext := runs[i].Config["cmd"]; !ext {
+				builtin = append(builtin, &runs[i])
 			}
 		}
 	}
+	diff := []string{}
+	for _, k := range all {
+		group := builtin
+		if k == "cmd" {
+			group = with
+		}
+		if differs(group, k) {
+			diff = append(diff, k)
+		}
+	}
 	return diff
+}
+
+// differs reports whether key k has not the same value in every run of
+// group (of two runs or more).
+func differs(group []*RunFigures, k string) bool {
+	if len(group) < 2 {
+		return false
+	}
+	v0, ok0 := group[0].Config[k]
+	for _, r := range group[1:] {
+		if v, ok := r.Config[k]; ok != ok0 || v != v0 {
+			return true
+		}
+	}
+	return false
 }
 
 // externalConfig is what run_start's config says of an external run: the

@@ -213,8 +213,8 @@ func TestCompareDistributedAndExternal(t *testing.T) {
 	if got := ddp.Config["cmd"]; got != "python3 train.py --lr 0.01" {
 		t.Errorf("cmd %q", got)
 	}
-	if !slices.Contains(c.ConfigKeys, "cmd") {
-		t.Errorf("config differences %v lack the command", c.ConfigKeys)
+	if !slices.Equal(c.ConfigKeys, []string{"cmd"}) {
+		t.Errorf("config differences %v, want the command alone", c.ConfigKeys)
 	}
 	var md, tex, js, cs bytes.Buffer
 	for w, f := range map[*bytes.Buffer]string{&md: FormatMarkdown, &tex: FormatLaTeX, &js: FormatJSON, &cs: FormatCSV} {
@@ -453,5 +453,24 @@ func TestShortCommand(t *testing.T) {
 		if got := ShortCommand(line); got != want {
 			t.Errorf("ShortCommand(%q) = %q, want %q", line, got, want)
 		}
+	}
+}
+
+func TestConfigDifferencesWithExternalRuns(t *testing.T) {
+	runs := []RunFigures{
+		{Config: map[string]string{"model": "sage", "lr": "0.01"}},
+		{Config: map[string]string{"model": "sage", "lr": "0.1"}},
+		{Config: map[string]string{"cmd": "python3 a.py", "external": "true"}},
+		{Config: map[string]string{"cmd": "python3 a.py", "external": "true", "client": "python"}},
+		{}, // not started
+	}
+	order := [][]string{{"model", "lr"}, {"model", "lr"}, {"cmd", "external"}, {"cmd", "external", "client"}, nil}
+	if got := configDifferences(runs, order); !slices.Equal(got, []string{"lr", "cmd"}) {
+		t.Errorf("differences %v, want lr and cmd", got)
+	}
+	// two external runs alone: their commands
+	runs[3].Config["cmd"] = "python3 b.py"
+	if got := configDifferences(runs[2:], order[2:]); !slices.Equal(got, []string{"cmd"}) {
+		t.Errorf("differences %v, want cmd", got)
 	}
 }
