@@ -474,3 +474,38 @@ func TestConfigDifferencesWithExternalRuns(t *testing.T) {
 		t.Errorf("differences %v, want cmd", got)
 	}
 }
+
+// A distributed run's rank journals travel in an archive with the run
+// (a torn last line included: readers skip it), and they count as the
+// journals of their run when it is running (cut at the last complete line).
+func TestArchiveKeepsRankJournals(t *testing.T) {
+	_, s := ddpSession(t)
+	// rank 1 is still writing: its journal ends mid-line
+	f, err := os.OpenFile(s.RankJournalPath("ddp", 1), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"t":"span","na`)
+	f.Close()
+	if !journalOfRunning("runs/ddp.rank1.jsonl", map[string]bool{"ddp": true}) || journalOfRunning("runs/ddp.rank1.jsonl", map[string]bool{"single": true}) {
+		t.Error("a rank journal is not its run's")
+	}
+	out := t.TempDir() + "/s.tar.gz"
+	if _, err := s.ExportFile(out, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _, err := dst.ImportFile(out, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := s2.Runs()
+	evs, _, err := s2.ReadRun("ddp")
+	if err != nil || !slices.Equal(runs, []string{"ddp", "single"}) {
+		t.Fatalf("imported runs %v %v", runs, err)
+	}
+	checkMerged(t, evs)
+}
