@@ -67,3 +67,41 @@ func TestExternalSession(t *testing.T) {
 		t.Errorf("expanded session:\n%s", view)
 	}
 }
+
+// A running distributed run's figures in the list come from all of its
+// ranks, rank 1's journal included once it appears.
+func TestPollerFollowsRanks(t *testing.T) {
+	st := fixture.Store(t)
+	s, err := st.Create(sessions.SessionMeta{ID: "20260102-070000-eeee", Name: "ddp live",
+		Created: time.Date(2026, 1, 2, 7, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines0 := strings.SplitAfter(extRank0, "\n")
+	if err := os.WriteFile(s.JournalPath("ddp"), []byte(strings.Join(lines0[:3], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePid("ddp", os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	p := newPoller(st)
+	defer p.close()
+	e := p.refresh(glance(st, s.ID()))
+	if e.Status != sessions.StatusRunning || len(e.Runs) != 1 || math.Abs(e.Runs[0].EpochS-0.020) > 1e-9 {
+		t.Fatalf("before rank 1: %+v", e)
+	}
+	// rank 1 appears: its slower epoch 2 counts once it has trained
+	if err := os.WriteFile(s.RankJournalPath("ddp", 1), []byte(extRank1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(s.JournalPath("ddp"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Join(lines0[3:6], ""))
+	f.Close()
+	e = p.refresh(e)
+	if len(e.Runs) != 1 || math.Abs(e.Runs[0].EpochS-0.025) > 1e-9 || e.Runs[0].Epoch != 2 {
+		t.Errorf("with rank 1: %+v", e.Runs)
+	}
+}
