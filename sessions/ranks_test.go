@@ -509,3 +509,38 @@ func TestArchiveKeepsRankJournals(t *testing.T) {
 	}
 	checkMerged(t, evs)
 }
+
+// Rank 1's journal may be written before rank 0's: its events wait for
+// rank 0's run_start, whose wall clock places them.
+func TestLiveRankBeforeRankZero(t *testing.T) {
+	_, s := ddpSession(t)
+	path0 := s.JournalPath("ddp")
+	os.Remove(path0)
+	l, err := s.Live("ddp", TailOptions{Interval: time.Millisecond, Alive: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if _, err := l.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("before rank 0's journal: %v", err)
+	}
+	cancel()
+	if err := os.WriteFile(path0, []byte(rank0Journal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []profile.Event
+	for {
+		e, err := l.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e)
+	}
+	checkMerged(t, got)
+}

@@ -125,6 +125,11 @@ func (rt *RunTailer) Poll() ([]profile.Event, error) {
 		if err := rt.discover(); err != nil {
 			return nil, err
 		}
+		if len(rt.ranks) == 1 && (rt.start == nil || !rt.start.Distributed()) {
+			// a run of one process: its journal's events as they are
+			rt.ended = slices.ContainsFunc(evs, func(e profile.Event) bool { return e.T == profile.TypeRunEnd })
+			return evs, nil
+		}
 		lists = append(lists, rt.take(r, evs))
 	}
 	out := mergeTimed(lists)
