@@ -544,3 +544,37 @@ func TestLiveRankBeforeRankZero(t *testing.T) {
 	}
 	checkMerged(t, got)
 }
+
+// A rank that started before rank 0 has times before rank 0's start.
+func TestRankStartedBeforeRankZero(t *testing.T) {
+	_, s := ddpSession(t)
+	early := strings.Replace(rank1Journal, "2026-11-25T10:00:00.005000000Z", "2026-11-25T09:59:59.995000000Z", 1)
+	if err := os.WriteFile(s.RankJournalPath("ddp", 1), []byte(early), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := s.ReadRun("ddp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := evs[1]
+	if first.T != profile.TypeSpan || first.Lane != "rank1/sampler/0" || first.Start != -5e6 {
+		t.Errorf("first span %+v, want rank 1's sample at -5 ms", first)
+	}
+	js, err := s.SummarizeRun("ddp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rank 1's epochs keep their lengths: 40 and 70 ms
+	if e := js.Summary.Epochs; len(e) != 2 || math.Abs(e[1].WallS-0.070) > 1e-9 || math.Abs(js.Summary.WallS-0.110) > 1e-9 {
+		t.Errorf("epochs %+v wall %g", e, js.Summary.WallS)
+	}
+	r, err := s.Replay([]string{"ddp"}, ReplayOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.Seek(r.Duration())
+	if got := drainDue(t, r); len(got) != 12 {
+		t.Errorf("replay: %d events", len(got))
+	}
+}
