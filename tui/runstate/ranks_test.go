@@ -33,3 +33,25 @@ func TestMemOfRanksFolds(t *testing.T) {
 		t.Errorf("one process: %d points", one.Mem.Len())
 	}
 }
+
+// The ranks' losses of one batch make one value, their mean.
+func TestMetricsOfRanksAverage(t *testing.T) {
+	loss := func(epoch, batch int, v float64) profile.Event {
+		return profile.Event{T: profile.TypeMetric, Name: "loss", Epoch: epoch, Batch: batch, Value: v}
+	}
+	evs := []profile.Event{
+		{T: profile.TypeRunStart, Run: "ddp", World: 3},
+		loss(1, 0, 3), loss(1, 1, 2), loss(1, 0, 6), loss(1, 0, 9), loss(1, 1, 4), loss(1, -1, 1),
+	}
+	r := NewRun("ddp")
+	for i := range evs {
+		r.Add(&evs[i])
+	}
+	s := r.Metric("loss")
+	if s.Len() != 3 || s.Value[0] != 6 || s.Value[1] != 3 || s.Value[2] != 1 {
+		t.Errorf("loss %v, want 6 3 1", s.Value)
+	}
+	if r.Summary().Counts[profile.TypeMetric] != 6 {
+		t.Errorf("the summary counts %d metric events", r.Summary().Counts[profile.TypeMetric])
+	}
+}

@@ -153,10 +153,27 @@ type Series struct {
 	Batch []int32 // -1 for epoch-level values
 	Value []float64
 	T     []int64 // time on the run's clock
+
+	ranks []int32 // a distributed run's: how many ranks each value averages
 }
 
 // Len returns the number of values.
 func (s *Series) Len() int { return len(s.Value) }
+
+// fold averages value v of (epoch, batch) into a value of the same epoch
+// and batch among the last n (another rank's); it reports whether there
+// was one.
+func (s *Series) fold(epoch, batch int32, v float64, n int) bool {
+	for i := s.Len() - 1; i >= 0 && i >= s.Len()-n; i-- {
+		if s.Epoch[i] == epoch && s.Batch[i] == batch && i < len(s.ranks) {
+			k := float64(s.ranks[i])
+			s.Value[i] = (s.Value[i]*k + v) / (k + 1)
+			s.ranks[i]++
+			return true
+		}
+	}
+	return false
+}
 
 // Last returns the last value (NaN if none).
 func (s *Series) Last() float64 {
@@ -184,7 +201,8 @@ type Run struct {
 	Epochs int
 	// World is the number of ranks of a distributed run (0 or 1: one
 	// process). Its ranks' mem events of one batch make one memory point,
-	// the largest.
+	// the largest, and their metric values of one batch one value, the
+	// mean.
 	World int
 
 	// From run_end.
@@ -286,6 +304,13 @@ func (r *Run) Add(e *profile.Event) {
 			s = &Series{Name: e.Name}
 			r.metric[e.Name] = s
 			r.Metrics = append(r.Metrics, s)
+		}
+		if r.World > 1 {
+			// the ranks' values of one batch: their mean
+			if s.fold(clamp32(e.Epoch), clamp32(e.Batch), e.Value, 2*r.World) {
+				return
+			}
+			s.ranks = append(s.ranks, 1)
 		}
 		s.Epoch = append(s.Epoch, clamp32(e.Epoch))
 		s.Batch = append(s.Batch, clamp32(e.Batch))
