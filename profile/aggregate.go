@@ -50,6 +50,13 @@ func TopLevel(name string) bool {
 //     not listed.
 //   - epoch spread: min, median, max, mean and the sample standard deviation
 //     (n−1) of the epoch wall times.
+//   - a distributed run (lanes "rank<R>/<lane>", see RankLane): epoch
+//     times are computed per rank as above, on that rank's lanes and from
+//     its own first span; epoch e's wall time is the slowest rank's, the
+//     largest of the ranks' times for e, and its batches those of every
+//     rank. A rank's training time is the sum of its epoch times; the
+//     straggler ratio is the slowest rank's training time over the median
+//     of the ranks' (the mean of the two middle ones for an even count).
 type Summary struct {
 	Status  string `json:"status,omitempty"` // from run_end; empty while running
 	Error   string `json:"error,omitempty"`  // from run_end
@@ -75,6 +82,12 @@ type Summary struct {
 	Epochs     []EpochTime `json:"epochs"`
 	EpochStats EpochStats  `json:"epoch_stats"`
 
+	// Ranks are the training times of a distributed run's ranks, by
+	// rank (nil for a run of one process); Straggler is the slowest
+	// rank's over the median rank's (0 for a run of one process).
+	Ranks     []RankTime `json:"ranks,omitempty"`
+	Straggler float64    `json:"straggler,omitempty"`
+
 	Metrics map[string]float64 `json:"metrics"` // last value per metric name (may be NaN)
 
 	PeakBytes   int64   `json:"peak_bytes"`   // max mem peak
@@ -97,6 +110,13 @@ type EpochTime struct {
 	Batches int     `json:"batches"` // train spans of the epoch on lane compute
 }
 
+// RankTime is one rank's share of a distributed run.
+type RankTime struct {
+	Rank   int     `json:"rank"`
+	TrainS float64 `json:"train_s"` // the sum of its epoch times
+	Epochs int     `json:"epochs"`  // epochs it trained
+}
+
 // EpochStats is the spread of epoch wall times, in seconds.
 type EpochStats struct {
 	N       int     `json:"n"`
@@ -116,29 +136,35 @@ type Aggregator struct {
 	stages map[string]int64 // ns per span name
 	lanes  map[string]int64 // ns of top-level spans per lane
 
-	hasSpan   bool
-	minStart  int64
+	hasSpan  bool
+	minStart int64
+	maxEnd   int64
+	dataWait int64
+	stagesNs int64
+	trainNs  int64
+	evalNs   int64
+	batches  int64
+	ranks    map[int]*rankAcc // by rank; -1 for lanes without a rank
+	metrics  map[string]float64
+	cores    int
+	status   string
+	errMsg   string
+	run      string
+	variant  string
+	peak     int64
+	budget   int64
+	staleSum float64
+	staleN   int64
+	staleMax float64
+	histErr  map[int]float64 // last finite hist_err rel_err per layer
+}
+
+// rankAcc is the epoch accounting of one rank (of the whole run when it
+// is not distributed).
+type rankAcc struct {
 	hasWork   bool  // a span other than setup was seen
 	workStart int64 // earliest start of a span other than setup
-	maxEnd    int64
-	dataWait  int64
-	stagesNs  int64
-	trainNs   int64
-	evalNs    int64
-	batches   int64
 	epochs    map[int]*epochAcc
-	metrics   map[string]float64
-	cores     int
-	status    string
-	errMsg    string
-	run       string
-	variant   string
-	peak      int64
-	budget    int64
-	staleSum  float64
-	staleN    int64
-	staleMax  float64
-	histErr   map[int]float64 // last finite hist_err rel_err per layer
 }
 
 type epochAcc struct {
@@ -153,7 +179,7 @@ func NewAggregator() *Aggregator {
 		counts:  map[string]int64{},
 		stages:  map[string]int64{},
 		lanes:   map[string]int64{},
-		epochs:  map[int]*epochAcc{},
+		ranks:   map[int]*rankAcc{},
 		metrics: map[string]float64{},
 		histErr: map[int]float64{},
 	}
@@ -214,10 +240,19 @@ func (a *Aggregator) span(e *Event) {
 		a.maxEnd = max(a.maxEnd, end)
 	}
 	a.stages[e.Name] += dur
-	if e.Name != StageSetup && (!a.hasWork || e.Start < a.workStart) {
-		a.hasWork, a.workStart = true, e.Start
+	rank, lane, ok := SplitRankLane(e.Lane)
+	if !ok {
+		rank = -1
 	}
-	compute := e.Lane == LaneCompute
+	ra := a.ranks[rank]
+	if ra == nil {
+		ra = &rankAcc{epochs: map[int]*epochAcc{}}
+		a.ranks[rank] = ra
+	}
+	if e.Name != StageSetup && (!ra.hasWork || e.Start < ra.workStart) {
+		ra.hasWork, ra.workStart = true, e.Start
+	}
+	compute := lane == LaneCompute
 	switch e.Name {
 	case StageWait:
 		a.dataWait += dur
@@ -240,10 +275,10 @@ func (a *Aggregator) span(e *Event) {
 	if !isTrain && e.Name != StageEval {
 		return
 	}
-	ep := a.epochs[e.Epoch]
+	ep := ra.epochs[e.Epoch]
 	if ep == nil {
 		ep = &epochAcc{}
-		a.epochs[e.Epoch] = ep
+		ra.epochs[e.Epoch] = ep
 	}
 	ep.end = max(ep.end, end)
 	if isTrain {
@@ -300,22 +335,72 @@ func (a *Aggregator) Summary() Summary {
 			s.Efficiency = min(ideal/float64(wall), 1)
 		}
 	}
-	s.Epochs = []EpochTime{}
-	for ep, acc := range a.epochs {
-		if acc.hasTrain {
-			s.Epochs = append(s.Epochs, EpochTime{Epoch: ep, WallS: seconds(acc.end), Batches: acc.batches})
-		}
-	}
-	slices.SortFunc(s.Epochs, func(x, y EpochTime) int { return x.Epoch - y.Epoch })
-	// WallS holds each epoch's end so far: turn ends into durations.
-	prev := seconds(a.workStart)
-	for i := range s.Epochs {
-		end := s.Epochs[i].WallS
-		s.Epochs[i].WallS = max(end-prev, 0)
-		prev = max(prev, end)
-	}
+	s.Epochs = a.epochTimes(&s)
 	s.EpochStats = epochStats(s.Epochs)
 	return s
+}
+
+// epochTimes returns the epoch times, in epoch order: per rank, then the
+// slowest rank's per epoch; it sets s.Ranks and s.Straggler for a run of
+// several ranks.
+func (a *Aggregator) epochTimes(s *Summary) []EpochTime {
+	byEpoch := map[int]*EpochTime{}
+	for rank, ra := range a.ranks {
+		eps := ra.times()
+		if rank >= 0 {
+			rt := RankTime{Rank: rank, Epochs: len(eps)}
+			for _, ep := range eps {
+				rt.TrainS += ep.WallS
+			}
+			s.Ranks = append(s.Ranks, rt)
+		}
+		for _, ep := range eps {
+			if cur := byEpoch[ep.Epoch]; cur == nil {
+				c := ep
+				byEpoch[ep.Epoch] = &c
+			} else {
+				cur.WallS = max(cur.WallS, ep.WallS)
+				cur.Batches += ep.Batches
+			}
+		}
+	}
+	out := make([]EpochTime, 0, len(byEpoch))
+	for _, ep := range byEpoch {
+		out = append(out, *ep)
+	}
+	slices.SortFunc(out, func(x, y EpochTime) int { return x.Epoch - y.Epoch })
+	if len(s.Ranks) < 2 {
+		s.Ranks = nil
+		return out
+	}
+	slices.SortFunc(s.Ranks, func(x, y RankTime) int { return x.Rank - y.Rank })
+	w := make([]float64, len(s.Ranks))
+	for i, r := range s.Ranks {
+		w[i] = r.TrainS
+	}
+	if sp := Spread(w); sp.MedianS > 0 {
+		s.Straggler = sp.MaxS / sp.MedianS
+	}
+	return out
+}
+
+// times returns one rank's epoch times in epoch order (see Summary).
+func (ra *rankAcc) times() []EpochTime {
+	out := []EpochTime{}
+	for ep, acc := range ra.epochs {
+		if acc.hasTrain {
+			out = append(out, EpochTime{Epoch: ep, WallS: seconds(acc.end), Batches: acc.batches})
+		}
+	}
+	slices.SortFunc(out, func(x, y EpochTime) int { return x.Epoch - y.Epoch })
+	// WallS holds each epoch's end so far: turn ends into durations.
+	prev := seconds(ra.workStart)
+	for i := range out {
+		end := out[i].WallS
+		out[i].WallS = max(end-prev, 0)
+		prev = max(prev, end)
+	}
+	return out
 }
 
 func epochStats(epochs []EpochTime) EpochStats {

@@ -255,3 +255,91 @@ func TestSpread(t *testing.T) {
 		t.Errorf("none: %+v", got)
 	}
 }
+
+// Three ranks of a distributed run, merged: rank 1 starts 5 ms late and
+// is slower in epoch 2; rank 2 is the median.
+func TestSummaryDistributedSlowestRank(t *testing.T) {
+	r := func(rank int, lane string) string { return RankLane(rank, lane) }
+	evs := []Event{
+		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Rank: 0, World: 3},
+		// rank 0: epochs of 40 and 40 ms
+		span(StageSample, r(0, LaneCompute), 1, 0, 0, 10),
+		span(StageTrain, r(0, LaneCompute), 1, 0, 10, 40),
+		span(StageTrain, r(0, LaneCompute), 2, 0, 40, 80),
+		// rank 1: starts at 5 ms; epochs of 40 and 70 ms
+		span(StageSample, r(1, LaneCompute), 1, 0, 5, 15),
+		span(StageTrain, r(1, LaneCompute), 1, 0, 15, 45),
+		span(StageTrain, r(1, LaneCompute), 2, 0, 45, 115),
+		// rank 2: epochs of 45 and 50 ms
+		span(StageTrain, r(2, LaneCompute), 1, 0, 0, 45),
+		span(StageTrain, r(2, LaneCompute), 2, 0, 45, 95),
+		{T: TypeRunEnd, Status: StatusOK},
+	}
+	s := Summarize(evs)
+	if len(s.Epochs) != 2 {
+		t.Fatalf("epochs %+v", s.Epochs)
+	}
+	near(t, "epoch 1 (slowest rank)", s.Epochs[0].WallS, 0.045)
+	near(t, "epoch 2 (slowest rank)", s.Epochs[1].WallS, 0.070)
+	if s.Epochs[0].Batches != 3 || s.Batches != 6 {
+		t.Errorf("batches: epoch 1 %d, run %d; want 3 and 6", s.Epochs[0].Batches, s.Batches)
+	}
+	want := []RankTime{{0, 0.080, 2}, {1, 0.110, 2}, {2, 0.095, 2}}
+	if len(s.Ranks) != 3 {
+		t.Fatalf("ranks %+v", s.Ranks)
+	}
+	for i, w := range want {
+		if g := s.Ranks[i]; g.Rank != w.Rank || g.Epochs != w.Epochs || math.Abs(g.TrainS-w.TrainS) > 1e-9 {
+			t.Errorf("rank %d: %+v, want %+v", i, g, w)
+		}
+	}
+	near(t, "straggler", s.Straggler, 0.110/0.095)
+	// the sample on rank 1's compute lane is data wait, as on one process
+	near(t, "data wait", s.DataWaitS, 0.020)
+	near(t, "wall", s.WallS, 0.115)
+	// the encoding keeps them
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(b, &back); err != nil || back.Straggler != s.Straggler || len(back.Ranks) != 3 {
+		t.Errorf("json: %v %+v", err, back.Ranks)
+	}
+}
+
+func TestSummaryOneProcessHasNoStraggler(t *testing.T) {
+	s := Summarize([]Event{runStart(1), span(StageTrain, LaneCompute, 1, 0, 0, 10)})
+	if s.Straggler != 0 || s.Ranks != nil {
+		t.Errorf("straggler %g ranks %+v", s.Straggler, s.Ranks)
+	}
+	// a distributed run of which one rank has trained so far
+	s = Summarize([]Event{span(StageTrain, RankLane(0, LaneCompute), 1, 0, 0, 10)})
+	if s.Straggler != 0 || s.Ranks != nil || len(s.Epochs) != 1 {
+		t.Errorf("one rank: straggler %g ranks %+v epochs %+v", s.Straggler, s.Ranks, s.Epochs)
+	}
+}
+
+func TestRankLane(t *testing.T) {
+	if got := RankLane(12, SamplerLane(3)); got != "rank12/sampler/3" {
+		t.Errorf("RankLane = %q", got)
+	}
+	for lane, want := range map[string]struct {
+		rank int
+		rest string
+		ok   bool
+	}{
+		"rank0/compute":    {0, "compute", true},
+		"rank12/sampler/3": {12, "sampler/3", true},
+		"rank/compute":     {0, "rank/compute", false},
+		"rankx/compute":    {0, "rankx/compute", false},
+		"rank1":            {0, "rank1", false},
+		"compute":          {0, "compute", false},
+		"rank1compute":     {0, "rank1compute", false},
+	} {
+		r, rest, ok := SplitRankLane(lane)
+		if r != want.rank || rest != want.rest || ok != want.ok {
+			t.Errorf("SplitRankLane(%q) = %d %q %v, want %+v", lane, r, rest, ok, want)
+		}
+	}
+}

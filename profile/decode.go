@@ -161,6 +161,14 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.Variant, err = d.str()
 	case "wall":
 		e.Wall, err = d.str()
+	case "rank":
+		var v int64
+		v, err = d.int()
+		e.Rank = int(v)
+	case "world":
+		var v int64
+		v, err = d.int()
+		e.World = int(v)
 	case "host":
 		e.Host, err = d.host()
 	case "config":

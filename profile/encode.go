@@ -75,6 +75,8 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	dst = appendStrField(dst, `,"session":`, e.Session)
 	dst = appendStrField(dst, `,"variant":`, e.Variant)
 	dst = appendStrField(dst, `,"wall":`, e.Wall)
+	dst = appendIntField(dst, 0, `,"rank":`, int64(e.Rank))
+	dst = appendIntField(dst, 0, `,"world":`, int64(e.World))
 	if e.Host != nil {
 		dst = append(dst, `,"host":`...)
 		dst = appendHost(dst, e.Host)

@@ -101,6 +101,34 @@ const (
 	LaneGPUCopy    = "gpu/copy"    // a GPU's copy stream (device-side spans)
 )
 
+// RankLane returns the lane name of lane on rank r of a distributed run:
+// "rank<r>/<lane>". Readers name the lanes of every rank so, rank 0
+// included, when they merge the ranks' journals into one run.
+func RankLane(r int, lane string) string {
+	return "rank" + strconv.Itoa(r) + "/" + lane
+}
+
+// SplitRankLane splits a lane named by RankLane into its rank and the
+// rank's own lane name; ok is false (and lane returned whole) for a lane
+// without a rank.
+func SplitRankLane(lane string) (rank int, rest string, ok bool) {
+	if len(lane) < 6 || lane[:4] != "rank" {
+		return 0, lane, false
+	}
+	i := 4
+	for i < len(lane) && lane[i] >= '0' && lane[i] <= '9' {
+		i++
+	}
+	if i == 4 || i-4 > 9 || i >= len(lane) || lane[i] != '/' {
+		return 0, lane, false
+	}
+	r, err := strconv.Atoi(lane[4:i])
+	if err != nil {
+		return 0, lane, false
+	}
+	return r, lane[i+1:], true
+}
+
 // samplerLanes caches the first lane names so SamplerLane does not allocate.
 var samplerLanes = func() [64]string {
 	var a [64]string
@@ -175,7 +203,9 @@ type Event struct {
 	Variant string          `json:"variant,omitempty"` // variant name (baseline, optimized, ...)
 	Config  json.RawMessage `json:"config,omitempty"`  // the run's configuration, any JSON
 	Host    *Host           `json:"host,omitempty"`
-	Wall    string          `json:"wall,omitempty"` // wall-clock start, RFC 3339 with nanoseconds
+	Wall    string          `json:"wall,omitempty"`  // wall-clock start, RFC 3339 with nanoseconds
+	Rank    int             `json:"rank,omitempty"`  // this process's rank in a distributed run (RANK)
+	World   int             `json:"world,omitempty"` // ranks in a distributed run (WORLD_SIZE); 0 or 1: not distributed
 
 	// span (also: epoch, batch)
 	Name  string          `json:"name,omitempty"` // stage or metric name
@@ -218,6 +248,10 @@ type Event struct {
 	Error   string          `json:"error,omitempty"`
 	Summary json.RawMessage `json:"summary,omitempty"`
 }
+
+// Distributed reports whether a run_start belongs to a run of more than
+// one rank.
+func (e *Event) Distributed() bool { return e.World > 1 }
 
 // End returns Start+Dur, the end of a span.
 func (e *Event) End() int64 { return e.Start + e.Dur }

@@ -17,6 +17,11 @@ func allTypes() []Event {
 			Config: json.RawMessage(`{"model":"sage","layers":[25,10],"lr":0.003}`),
 			Host:   &Host{CPU: "AMD EPYC 7763", Cores: 16, GPU: "NVIDIA H100", Driver: "550.54", GPUMem: 85520809984, Go: "go1.26", OS: "linux/amd64", Hostname: "box"},
 			Wall:   "2026-11-22T15:30:45.123456789Z"},
+		// one rank of an external distributed run (rank 0 is written as absent)
+		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Variant: "ddp", Rank: 1, World: 2,
+			Config: json.RawMessage(`{"cmd":["python3","train.py"],"external":true,"client":"python"}`),
+			Wall:   "2026-11-22T15:30:45.2Z"},
+		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", World: 2},
 		{T: TypeSpan, Name: StageSample, Lane: SamplerLane(0)}, // epoch 0, batch 0, start 0, dur 0
 		{T: TypeSpan, Name: StageTrain, Lane: LaneCompute, Epoch: 3, Batch: 17, Start: 123456789012, Dur: 4567,
 			Attrs: json.RawMessage(`{"nodes":1024,"rule":"degree-sum"}`)},
@@ -322,5 +327,24 @@ func TestStages(t *testing.T) {
 	names[0] = "x"
 	if Stages()[0].Name != StageSample {
 		t.Error("Stages shares its slice")
+	}
+}
+
+func TestRankAndWorld(t *testing.T) {
+	var e Event
+	line := `{"t":"run_start","v":1,"run":"r","rank":3,"world":4,"wall":"2026-11-22T15:30:45Z"}`
+	if err := DecodeEvent([]byte(line), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Rank != 3 || e.World != 4 || !e.Distributed() {
+		t.Errorf("rank %d world %d distributed %v", e.Rank, e.World, e.Distributed())
+	}
+	for _, w := range []int{0, 1} {
+		if (&Event{T: TypeRunStart, World: w}).Distributed() {
+			t.Errorf("world %d is distributed", w)
+		}
+	}
+	if got := string(AppendEvent(nil, &Event{T: TypeRunStart, V: 1})); strings.Contains(got, "rank") || strings.Contains(got, "world") {
+		t.Errorf("a run that is not distributed writes rank or world: %s", got)
 	}
 }

@@ -49,7 +49,10 @@ func Compare(s *sessions.Session) (Table, error) {
 }
 
 // Render writes the table as aligned plain-ASCII text: one line per run
-// (EPOCH s is the mean epoch time, SD its sample standard deviation; when
+// (EPOCH s is the mean epoch time, SD its sample standard deviation; a
+// distributed run's epoch times are its slowest rank's, and when a run is
+// distributed STRAGGLER, its slowest rank's training time over the median
+// rank's, follows MAX; when
 // a run cut its inference edges, UNCUT ACC, the test accuracy of the same
 // weights on the whole graph, follows TEST ACC; when a run has history
 // figures, STALE MEAN, STALE MAX, HIST ERR and HIST BYTES follow), then notes and the errors of runs that did not end ok.
@@ -62,12 +65,17 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	gas, uncut := false, false
+	gas, uncut, ranks := false, false, false
 	for _, r := range t.Runs {
 		gas = gas || r.StaleMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
 		uncut = uncut || r.TestAccUncut != nil
+		ranks = ranks || r.Ranks > 1
 	}
-	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
+	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX"
+	if ranks {
+		header += "\tSTRAGGLER"
+	}
+	header += "\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
 	if uncut {
 		header += "\tUNCUT ACC"
 	}
@@ -82,6 +90,9 @@ func (t Table) Render(w io.Writer) error {
 				sec(r.EpochMinS), sec(r.EpochMedianS), sec(r.EpochMaxS))
 		} else {
 			cells = append(cells, "-", "-", "-", "-", "-", "-")
+		}
+		if ranks {
+			cells = append(cells, straggler(r))
 		}
 		if r.StageSource != "" {
 			cells = append(cells, sec(r.SampleS), sec(r.TransferS), sec(r.TrainS), sec(r.EvalS), sec(r.DataWaitS),
@@ -128,6 +139,15 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// straggler formats a distributed run's straggler ratio, "-" for a run of
+// one process.
+func straggler(r sessions.RunFigures) string {
+	if r.Ranks < 2 || r.Straggler <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r.Straggler)
 }
 
 // optFloat formats *v, or "-" when v is nil.

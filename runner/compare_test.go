@@ -206,3 +206,67 @@ func TestCompareRuns(t *testing.T) {
 		t.Error("CompareRuns changed its refs")
 	}
 }
+
+// A distributed run (two rank journals) gets a STRAGGLER column; a run of
+// one process beside it shows none.
+func TestCompareStraggler(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: "ddp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, nil)
+	rank0 := `{"t":"run_start","v":1,"run":"ddp","variant":"ddp","wall":"2026-11-25T10:00:00Z","rank":0,"world":2,"config":{"cmd":["python3","train.py"],"external":true}}
+{"t":"span","name":"train","lane":"compute","epoch":1,"batch":0,"start":0,"dur":1000000000}
+{"t":"run_end","status":"ok"}
+`
+	rank1 := `{"t":"run_start","v":1,"run":"ddp","variant":"ddp","wall":"2026-11-25T10:00:00.5Z","rank":1,"world":2}
+{"t":"span","name":"train","lane":"compute","epoch":1,"batch":0,"start":0,"dur":1500000000}
+`
+	if err := os.WriteFile(s.JournalPath("ddp"), []byte(rank0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.RankJournalPath("ddp", 1), []byte(rank1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Runs) != 2 {
+		t.Fatalf("runs %+v", tab.Runs)
+	}
+	var buf bytes.Buffer
+	if err := tab.Render(&buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	var header, ddp, base []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 0 && f[0] == "VARIANT":
+			header = f
+		case len(f) > 0 && f[0] == "ddp":
+			ddp = f
+		case len(f) > 0 && f[0] == "baseline":
+			base = f
+		}
+	}
+	// EPOCH s is two fields in the header ("EPOCH s")
+	col := -1
+	for i, h := range header {
+		if h == "STRAGGLER" {
+			col = i - 1
+		}
+	}
+	if col < 0 || len(ddp) <= col || len(base) <= col {
+		t.Fatalf("no STRAGGLER column:\n%s", buf.String())
+	}
+	if ddp[col] != "1.20" || base[col] != "-" || ddp[3] != "1.500" {
+		t.Errorf("straggler %q and %q, epoch %q; want 1.20 (1.5 s over the median 1.25 s), - and 1.500:\n%s", ddp[col], base[col], ddp[3], buf.String())
+	}
+}

@@ -229,7 +229,7 @@ func (s *Session) exportFiles(running map[string]bool, rep *ExportReport) (dirs 
 				return err
 			}
 			f := exportFile{rel: rel, abs: p, size: fi.Size(), mod: fi.ModTime()}
-			if run, ok := strings.CutSuffix(rel, journalExt); ok && running[strings.TrimPrefix(run, "runs/")] && path.Dir(rel) == "runs" {
+			if journalOfRunning(rel, running) {
 				if f.size, err = completeLines(p, f.size); err != nil {
 					return err
 				}
@@ -243,6 +243,20 @@ func (s *Session) exportFiles(running map[string]bool, rep *ExportReport) (dirs 
 		return nil
 	})
 	return dirs, files, err
+}
+
+// journalOfRunning reports whether rel is the journal of a running run
+// in runs/, a distributed run's rank journals included.
+func journalOfRunning(rel string, running map[string]bool) bool {
+	run, ok := strings.CutSuffix(rel, journalExt)
+	if !ok || path.Dir(rel) != "runs" {
+		return false
+	}
+	run = strings.TrimPrefix(run, "runs/")
+	if base, _, ok := SplitRankRun(run); ok {
+		run = base
+	}
+	return running[run]
 }
 
 // copyInto writes the first h.Size bytes of the file at p as one entry.

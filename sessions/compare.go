@@ -63,6 +63,12 @@ type RunFigures struct {
 	EpochMedianS float64 `json:"epoch_median_s"`
 	EpochMaxS    float64 `json:"epoch_max_s"`
 	EpochSource  string  `json:"epoch_source,omitempty"`
+	// Ranks is the number of ranks of a distributed run whose epochs
+	// were timed (0 for a run of one process); its epoch times are the
+	// slowest rank's, and Straggler is the slowest rank's training time
+	// over the median rank's (see profile.Summary; 0 when not distributed).
+	Ranks     int     `json:"ranks,omitempty"`
+	Straggler float64 `json:"straggler,omitempty"`
 
 	// Stage totals over all lanes, data wait, overlap and efficiency (see
 	// profile.Summary), from the spans; for a journal without spans, from
@@ -122,7 +128,8 @@ type RunFigures struct {
 func (r *RunFigures) HasFigures() bool { return r.Events > 0 }
 
 // Compare reads the runs' journals (one streaming pass each, see
-// SummarizeJournal) and puts them side by side. A run that has not
+// SummarizeRun: a distributed run's ranks are merged) and puts them side
+// by side. A run that has not
 // started or whose journal cannot be read is listed with its status and
 // no figures; only an unknown baseline is an error.
 func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
@@ -239,7 +246,7 @@ func figures(ref RunRef) (RunFigures, []string) {
 	}
 	var config json.RawMessage
 	if st.Size > 0 {
-		js, err := SummarizeJournal(s.JournalPath(ref.Run))
+		js, err := s.SummarizeRun(ref.Run)
 		switch {
 		case err == nil:
 			f.fill(&js)
@@ -257,7 +264,7 @@ func figures(ref RunRef) (RunFigures, []string) {
 		config = variantConfig(s, ref.Run)
 	}
 	flat, keys := flattenConfig(config)
-	if _, ok := flat["dataset"]; !ok {
+	if _, ok := flat["dataset"]; !ok && !IsExternalConfig(config) {
 		if ds := sessionDataset(s); ds != "" {
 			flat["dataset"] = ds
 			keys = append(keys, "dataset")
@@ -287,6 +294,9 @@ func (f *RunFigures) fill(js *JournalSummary) {
 	}
 	if es := sum.EpochStats; es.N > 0 {
 		f.setEpochs(es, "spans")
+	}
+	if len(sum.Ranks) > 1 {
+		f.Ranks, f.Straggler = len(sum.Ranks), sum.Straggler
 	}
 	if js.Mem.Events > 0 {
 		f.MemEvents = js.Mem.Events

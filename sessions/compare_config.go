@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // variantConfig returns the config session.json records for a variant
@@ -71,6 +73,15 @@ func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]
 		if err := dec.Decode(&v); err != nil {
 			return err
 		}
+		if key == "cmd" && depth == 0 {
+			if argv, ok := stringList(v); ok {
+				if _, dup := flat[key]; !dup {
+					*keys = append(*keys, key)
+				}
+				flat[key] = CommandLine(argv)
+				continue
+			}
+		}
 		if len(v) > 0 && v[0] == '{' && depth < 8 {
 			if err := flattenInto(v, key, depth+1, flat, keys); err != nil {
 				return err
@@ -117,7 +128,10 @@ func configText(v json.RawMessage) string {
 // configDifferences returns the keys whose values are not the same in
 // every run (a key some runs lack differs), in order of first appearance.
 // Runs without any config (not started, foreign) are left out of the
-// comparison.
+// comparison. An external run (its config has a "cmd") is compared by
+// its command alone, and the other runs by everything else: an external
+// run's command always differs from a built-in run's, and a built-in
+// run's settings do not differ from an external run's lack of them.
 func configDifferences(runs []RunFigures, order [][]string) []string {
 	var all []string
 	seen := map[string]bool{}
@@ -129,25 +143,131 @@ func configDifferences(runs []RunFigures, order [][]string) []string {
 			}
 		}
 	}
-	var with []*RunFigures
+	var with, builtin []*RunFigures
 	for i := range runs {
 		if len(runs[i].Config) > 0 {
 			with = append(with, &runs[i])
-		}
-	}
-	diff := []string{}
-	if len(with) < 2 {
-		return diff
-	}
-	for _, k := range all {
-		v0, ok0 := with[0].Config[k]
-		for _, r := range with[1:] {
-			v, ok := r.Config[k]
-			if ok != ok0 || v != v0 {
-				diff = append(diff, k)
-				break
+			if _, ext := runs[i].Config["cmd"]; !ext {
+				builtin = append(builtin, &runs[i])
 			}
 		}
 	}
+	diff := []string{}
+	for _, k := range all {
+		group := builtin
+		if k == "cmd" {
+			group = with
+		}
+		if differs(group, k) {
+			diff = append(diff, k)
+		}
+	}
 	return diff
+}
+
+// differs reports whether key k has not the same value in every run of
+// group (of two runs or more).
+func differs(group []*RunFigures, k string) bool {
+	if len(group) < 2 {
+		return false
+	}
+	v0, ok0 := group[0].Config[k]
+	for _, r := range group[1:] {
+		if v, ok := r.Config[k]; ok != ok0 || v != v0 {
+			return true
+		}
+	}
+	return false
+}
+
+// externalConfig is what run_start's config says of an external run: the
+// command and that it is one.
+type externalConfig struct {
+	Cmd      json.RawMessage `json:"cmd"`
+	External bool            `json:"external"`
+}
+
+// IsExternalConfig reports whether a run_start config is an external
+// run's: an object with "external": true or a "cmd".
+func IsExternalConfig(raw json.RawMessage) bool {
+	var c externalConfig
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &c) != nil {
+		return false
+	}
+	return c.External || len(c.Cmd) > 0
+}
+
+// ExternalCommand returns the command line of an external run from its
+// run_start config ("cmd": a list of arguments or one string); ok is
+// false for any other config.
+func ExternalCommand(raw json.RawMessage) (string, bool) {
+	var c externalConfig
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &c) != nil || len(c.Cmd) == 0 {
+		return "", false
+	}
+	if argv, ok := stringList(c.Cmd); ok {
+		return CommandLine(argv), true
+	}
+	var line string
+	if json.Unmarshal(c.Cmd, &line) == nil {
+		return line, true
+	}
+	return "", false
+}
+
+// stringList decodes a JSON list of strings.
+func stringList(raw json.RawMessage) ([]string, bool) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	var l []string
+	if json.Unmarshal(raw, &l) != nil {
+		return nil, false
+	}
+	return l, true
+}
+
+// CommandLine joins a command's arguments as a shell would read them back:
+// arguments with spaces, quotes or shell characters are single-quoted.
+func CommandLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = shellQuote(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./=:,+@%", c) >= 0) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// ShortCommand shortens a command line for a narrow column: it starts at
+// the first Python script, else after a leading interpreter or launcher
+// (python, python3.11, torchrun, uv run ...) and its options, and the
+// script's folders are dropped, so "python3 /src/train.py --lr 0.01"
+// reads "train.py --lr 0.01".
+func ShortCommand(line string) string {
+	f := strings.Fields(line)
+	if i := slices.IndexFunc(f, func(a string) bool { return strings.HasSuffix(a, ".py") }); i >= 0 {
+		f = f[i:]
+	}
+	for len(f) > 1 {
+		base := f[0][strings.LastIndexByte(f[0], '/')+1:]
+		if !strings.HasPrefix(base, "python") && base != "torchrun" && base != "env" && base != "uv" && base != "run" && !strings.HasPrefix(f[0], "-") {
+			break
+		}
+		f = f[1:]
+	}
+	if len(f) > 0 {
+		f[0] = f[0][strings.LastIndexByte(f[0], '/')+1:]
+	}
+	return strings.Join(f, " ")
 }

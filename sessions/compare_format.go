@@ -110,6 +110,12 @@ var figureRows = []figureRow{
 	{"epoch median (s)", "epoch_median_s", epochCell(func(r *RunFigures) float64 { return r.EpochMedianS })},
 	{"epoch max (s)", "epoch_max_s", epochCell(func(r *RunFigures) float64 { return r.EpochMaxS })},
 	{"epoch std (s)", "epoch_std_s", epochCell(func(r *RunFigures) float64 { return r.EpochStdS })},
+	{"straggler", "straggler", func(r *RunFigures, _ bool) string {
+		if r.Ranks < 2 || r.Straggler <= 0 {
+			return ""
+		}
+		return fmtRatio(r.Straggler)
+	}},
 	{"sample (s)", "sample_s", stageCell(func(r *RunFigures) float64 { return r.SampleS }, fmtSec)},
 	{"transfer (s)", "transfer_s", stageCell(func(r *RunFigures) float64 { return r.TransferS }, fmtSec)},
 	{"train (s)", "train_s", stageCell(func(r *RunFigures) float64 { return r.TrainS }, fmtSec)},
@@ -216,6 +222,9 @@ func (c *Comparison) notes() []string {
 		out = append(out, fmt.Sprintf("speedup: mean epoch time of %s over each run's", c.Baseline))
 	}
 	for _, r := range c.Runs {
+		if r.Ranks > 1 {
+			out = append(out, fmt.Sprintf("%s: %d ranks; epoch times of the slowest rank, straggler = slowest rank's training time over the median rank's", r.Label, r.Ranks))
+		}
 		if r.EpochSource == "summary" {
 			out = append(out, fmt.Sprintf("%s: no spans in the journal; epoch times from its run_end summary", r.Label))
 		}
@@ -394,7 +403,7 @@ func (c *Comparison) JSON(w io.Writer) error {
 // sanitize replaces non-finite floats by 0 and drops non-finite pointers.
 func (r *RunFigures) sanitize() {
 	for _, p := range []*float64{&r.EpochMeanS, &r.EpochStdS, &r.EpochMinS, &r.EpochMedianS, &r.EpochMaxS,
-		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup} {
+		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup, &r.Straggler} {
 		if math.IsNaN(*p) || math.IsInf(*p, 0) {
 			*p = 0
 		}

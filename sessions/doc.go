@@ -6,10 +6,19 @@
 //	sessions/<id>/session.json      SessionMeta: name, created, host, spec, variants
 //	sessions/<id>/runs/<run>.jsonl  the run's journal: profile events, JSON Lines
 //	sessions/<id>/runs/<run>.pid    the writer's pid (JSON; see WritePid)
+//	sessions/<id>/runs/<run>.rank<R>.jsonl  rank R > 0 of a distributed run
+//
+// A distributed run (torchrun, DDP) is one run whose ranks write a journal
+// each: rank 0 the run's own, rank R the run's .rank<R> journal, which is
+// no run of its own. Readers (ScanRun, SummarizeRun, Compare, Replay,
+// Live, BuildTrace) merge the ranks into the run: lanes rank<R>/<lane>,
+// times on rank 0's clock by the ranks' wall-clock starts, rank 0's
+// status.
 //
 // Session ids look like 20261122-153045-ab12 (UTC creation time and a random
 // suffix): they sort by time and are safe file names. Run names are chosen
-// by the caller and must pass ValidName.
+// by the caller and must pass ValidName; names ending in .rank<R> (R > 0)
+// are the rank journals of a distributed run (SplitRankRun).
 //
 // A journal is append-only. Its writer (JournalWriter, a profile.Sink)
 // flushes at least every 200 ms and at every epoch's end, so a run that

@@ -3,7 +3,6 @@ package sessions
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,22 +11,24 @@ import (
 	"github.com/gnnscope/gnnscope/profile"
 )
 
-// journalTrack reads the journal at path once, without keeping its
-// events: it counts them, takes the time of the last one (in prev) and
-// the bytes that hold them, and returns the track (named run) open on the
-// journal with its first event, which says the run's name and start.
-func journalTrack(path, run string) (*replayTrack, profile.Event, error) {
-	f, err := os.Open(path)
+// journalTrack reads a run's journals (its ranks', merged) once, without
+// keeping its events: it counts them, takes the time of the last one (in
+// prev) and the bytes of each journal that hold them, and returns the
+// track (named run) with its first event, which says
+// the run's name and start. The journals are opened again when the
+// track's first event is due.
+func journalTrack(js []RankJournal, run string) (*replayTrack, profile.Event, error) {
+	rr, err := openRunReader(js, nil)
 	if err != nil {
-		return nil, profile.Event{}, fmt.Errorf("read journal %s: %w", path, err)
+		return nil, profile.Event{}, err
 	}
-	tr := &replayTrack{run: run, path: path, f: f, jr: newJournalReader(f)}
+	tr := &replayTrack{run: run, rr: rr}
 	var first, e profile.Event
 	for {
-		ok, err := tr.jr.next(&e)
+		ok, err := rr.next(&e)
 		if err != nil {
-			f.Close()
-			return nil, first, fmt.Errorf("read journal %s: %w", path, err)
+			rr.close()
+			return nil, first, err
 		}
 		if !ok {
 			break
@@ -38,19 +39,16 @@ func journalTrack(path, run string) (*replayTrack, profile.Event, error) {
 		tr.n++
 		tr.prev = EventTime(&e, tr.prev)
 	}
-	tr.size = tr.jr.st.Bytes
-	if tr.n == 0 {
-		return tr, first, tr.close()
-	}
-	tr.jr.reset(io.NewSectionReader(f, 0, tr.size))
-	return tr, first, nil
+	// delivery reads them again, no further than this pass went
+	tr.js, tr.sizes = rr.journals(), rr.sizes()
+	return tr, first, tr.close()
 }
 
 // OpenReplay returns a replay of one journal file (as it is now: a replay
 // does not follow a journal that is still being written; use Live for
 // that). The track is named after run_start's run, else the file.
 func OpenReplay(path string, opts ReplayOptions) (*Replay, error) {
-	tr, first, err := journalTrack(path, strings.TrimSuffix(filepath.Base(path), journalExt))
+	tr, first, err := journalTrack([]RankJournal{{Path: path}}, strings.TrimSuffix(filepath.Base(path), journalExt))
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -66,7 +64,8 @@ func OpenReplay(path string, opts ReplayOptions) (*Replay, error) {
 }
 
 // Replay returns a replay of some runs of the session (all runs with a
-// journal if runs is empty), merged on one timeline: each run's clock
+// journal if runs is empty; a distributed run's ranks merged, see
+// ScanRun), merged on one timeline: each run's clock
 // starts at its own run_start, placed by run_start's wall-clock time
 // relative to the earliest run's (a run without a readable wall time
 // starts at 0). Runs that are still being written are replayed as far as
@@ -99,7 +98,12 @@ func (s *Session) Replay(runs []string, opts ReplayOptions) (*Replay, error) {
 			closeAll()
 			return nil, fmt.Errorf("replay session %s: %w", s.ID(), err)
 		}
-		tr, ev, err := journalTrack(s.JournalPath(run), run)
+		js, err := s.RankJournals(run)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("replay session %s: %w", s.ID(), err)
+		}
+		tr, ev, err := journalTrack(js, run)
 		if err != nil {
 			closeAll()
 			if errors.Is(err, os.ErrNotExist) {

@@ -2,27 +2,24 @@ package sessions
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
 )
 
 // replayTrack is one run's events and a cursor over them: the events are
-// either in memory (a Track given to NewReplay) or in a journal file,
-// decoded as they are reached. The cursor holds the track's next event
+// either in memory (a Track given to NewReplay) or in the run's journals
+// (its ranks' merged, see runReader), decoded as they are reached. The cursor holds the track's next event
 // (head), so merging the tracks needs nothing per event.
 type replayTrack struct {
 	run    string
 	offset time.Duration
 	n      int             // events in the track
 	evs    []profile.Event // the events, for a track in memory
-	path   string          // the journal, for a track on disk
-	size   int64           // bytes of the journal that hold the n events
+	js     []RankJournal   // the journals, for a track on disk
+	sizes  []int64         // bytes of each journal that hold the n events
 
-	f  *os.File       // the open journal (nil until needed, and once read)
-	jr *journalReader // reads f up to size
+	rr *runReader // the open journals (nil until needed, and once read)
 
 	read   int           // events read so far, head included
 	prev   int64         // EventTime of the last event read
@@ -34,8 +31,10 @@ type replayTrack struct {
 // rewind moves the cursor back to the first event.
 func (tr *replayTrack) rewind() {
 	tr.read, tr.prev, tr.has, tr.head = 0, 0, false, profile.Event{}
-	if tr.f != nil {
-		tr.jr.reset(io.NewSectionReader(tr.f, 0, tr.size))
+	if tr.rr != nil {
+		if err := tr.rr.reset(); err != nil {
+			tr.close() // readNext opens the journals again
+		}
 	}
 }
 
@@ -62,19 +61,13 @@ func (tr *replayTrack) fill() error {
 // readNext decodes the journal's next event into head, opening the
 // journal (again) where needed.
 func (tr *replayTrack) readNext() error {
-	if tr.f == nil {
-		f, err := os.Open(tr.path)
+	if tr.rr == nil {
+		rr, err := openRunReader(tr.js, tr.sizes)
 		if err != nil {
 			return fmt.Errorf("replay %s: %w", tr.run, err)
 		}
-		tr.f = f
-		// skip what was read before the file was closed
-		sr := io.NewSectionReader(f, 0, tr.size)
-		if tr.jr == nil {
-			tr.jr = newJournalReader(sr)
-		} else {
-			tr.jr.reset(sr)
-		}
+		tr.rr = rr
+		// skip what was read before the journals were closed
 		for range tr.read {
 			if err := tr.decode(); err != nil {
 				return err
@@ -84,25 +77,25 @@ func (tr *replayTrack) readNext() error {
 	return tr.decode()
 }
 
-// decode decodes the next event of the open journal into head.
+// decode decodes the next event of the open journals into head.
 func (tr *replayTrack) decode() error {
-	ok, err := tr.jr.next(&tr.head)
+	ok, err := tr.rr.next(&tr.head)
 	if err != nil {
-		return fmt.Errorf("replay %s: %s: %w", tr.run, tr.path, err)
+		return fmt.Errorf("replay %s: %w", tr.run, err)
 	}
 	if !ok {
-		return fmt.Errorf("replay %s: journal %s has %d events, %d when the replay opened it: it was replaced", tr.run, tr.path, tr.jr.st.Events, tr.n)
+		return fmt.Errorf("replay %s: journal %s has %d events, %d when the replay opened it: it was replaced", tr.run, tr.js[0].Path, tr.rr.stats().Events, tr.n)
 	}
 	return nil
 }
 
-// close closes the journal file, if open.
+// close closes the journals, if open.
 func (tr *replayTrack) close() error {
-	if tr.f == nil {
+	if tr.rr == nil {
 		return nil
 	}
-	err := tr.f.Close()
-	tr.f = nil
+	err := tr.rr.close()
+	tr.rr = nil
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", tr.run, err)
 	}

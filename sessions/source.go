@@ -20,11 +20,16 @@ type Source interface {
 }
 
 // Live is the Source of a run being written: it follows the run's journal
-// with a Tailer and returns its events one at a time. After run_end it
-// returns io.EOF; if the writer died without run_end (see TailRun), the
-// Tailer's ErrWriterGone. It is not safe for concurrent use.
+// with a Tailer (a distributed run's ranks with a RunTailer) and returns
+// its events one at a time. After run_end it returns io.EOF; if the
+// writer died without run_end (see TailRun), ErrWriterGone. It is not
+// safe for concurrent use.
 type Live struct {
 	t   *Tailer
+	src interface {
+		Next(ctx context.Context) ([]profile.Event, error)
+		Close() error
+	}
 	buf []profile.Event
 	i   int
 	err error // returned once buf is drained
@@ -33,17 +38,18 @@ type Live struct {
 var _ Source = (*Live)(nil)
 
 // NewLive returns a Source reading from t.
-func NewLive(t *Tailer) *Live { return &Live{t: t} }
+func NewLive(t *Tailer) *Live { return &Live{t: t, src: t} }
 
-// Live returns a Source following the journal of one of the session's runs
-// (TailRun: it stops with ErrWriterGone if the run's writer dies without
-// ending its journal). Close it when done.
+// Live returns a Source following the journals of one of the session's
+// runs (TailRunRanks: a distributed run's ranks merged; it stops with
+// ErrWriterGone if the run's writer dies without ending its journal).
+// Close it when done.
 func (s *Session) Live(run string, opts TailOptions) (*Live, error) {
-	t, err := s.TailRun(run, opts)
+	rt, err := s.TailRunRanks(run, opts)
 	if err != nil {
 		return nil, err
 	}
-	return NewLive(t), nil
+	return &Live{t: rt.ranks[0].t, src: rt}, nil
 }
 
 // Next returns the next event of the journal, waiting for it to be
@@ -61,13 +67,14 @@ func (l *Live) Next(ctx context.Context) (profile.Event, error) {
 			l.err = nil
 			return profile.Event{}, err
 		}
-		evs, err := l.t.Next(ctx)
+		evs, err := l.src.Next(ctx)
 		l.buf, l.i, l.err = evs, 0, err
 	}
 }
 
-// Tailer returns the Tailer the source reads from (offset, stats).
+// Tailer returns the Tailer of the run's journal (offset, stats; rank
+// 0's for a distributed run).
 func (l *Live) Tailer() *Tailer { return l.t }
 
-// Close releases the journal file.
-func (l *Live) Close() error { return l.t.Close() }
+// Close releases the journal files.
+func (l *Live) Close() error { return l.src.Close() }

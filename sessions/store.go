@@ -294,7 +294,9 @@ func (st *Store) Delete(id string) error {
 }
 
 // Runs returns the names of the session's runs (those with a journal or a
-// pid file), sorted.
+// pid file), sorted. The journals of a distributed run's ranks other than
+// 0 (<run>.rank<R>.jsonl, see SplitRankRun) belong to their run and are
+// not runs of their own.
 func (s *Session) Runs() ([]string, error) {
 	ents, err := os.ReadDir(s.RunsDir())
 	if err != nil {
@@ -313,6 +315,9 @@ func (s *Session) Runs() ([]string, error) {
 		case strings.HasSuffix(n, pidExt):
 			run = strings.TrimSuffix(n, pidExt)
 		default:
+			continue
+		}
+		if _, _, rank := SplitRankRun(run); rank {
 			continue
 		}
 		if ValidName(run) == nil && !slices.Contains(names, run) {

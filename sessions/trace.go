@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,29 +33,64 @@ type TraceStats struct {
 var ErrNoJournal = errors.New("no run has a journal yet")
 
 // BuildTrace reads the runs' journals into one Chrome trace (see
-// profile.Trace), one process per run, in the order of refs. Journals are
-// read one event at a time, never held; damaged lines are skipped and
-// counted. Runs without a journal are left out and listed in Missing;
-// none at all is an error wrapping ErrNoJournal.
+// profile.Trace), one process per run, in the order of refs; a
+// distributed run is one process per rank, named "RUN rank R", its ranks
+// placed by their wall-clock starts. Journals are read one event at a
+// time, never held; damaged lines are skipped and counted. Runs without a
+// journal are left out and listed in Missing; none at all is an error
+// wrapping ErrNoJournal.
 func BuildTrace(refs []RunRef, opts TraceOptions) (*profile.Trace, TraceStats, error) {
 	var st TraceStats
 	if len(refs) == 0 {
 		return nil, st, errors.New("trace: no runs given")
 	}
 	tr := profile.NewTrace()
-	runs := make([]*profile.TraceRun, 0, len(refs))
-	walls := make([]time.Time, 0, len(refs))
-	for _, ref := range refs {
-		path := ref.Session.JournalPath(ref.Run)
-		f, err := os.Open(path)
+	var procs []traceProc
+	for i, ref := range refs {
+		ps, err := traceRun(tr, ref, i, &st)
+		if err != nil {
+			return nil, st, err
+		}
+		procs = append(procs, ps...)
+	}
+	if st.Runs == 0 {
+		return nil, st, fmt.Errorf("%w: no journal for %s (not started yet?)", ErrNoJournal, listNames(st.Missing))
+	}
+	placeProcs(procs, opts.WallClock)
+	return tr, st, nil
+}
+
+// traceProc is one process of a trace: a run, or one rank of one.
+type traceProc struct {
+	run  *profile.TraceRun
+	ref  int       // index of its run in refs
+	wall time.Time // its run_start's wall clock (zero if unknown)
+}
+
+// traceRun adds a run's processes (one, or one per rank) to tr.
+func traceRun(tr *profile.Trace, ref RunRef, refIdx int, st *TraceStats) ([]traceProc, error) {
+	js, err := ref.Session.RankJournals(ref.Run)
+	if err != nil {
+		return nil, fmt.Errorf("trace of run %s: %w", ref.Label(), err)
+	}
+	var procs []traceProc
+	for _, j := range js {
+		f, err := os.Open(j.Path)
 		if errors.Is(err, os.ErrNotExist) {
-			st.Missing = append(st.Missing, ref.Label())
+			if j.Rank == 0 {
+				st.Missing = append(st.Missing, ref.Label())
+				return nil, nil
+			}
 			continue
 		}
 		if err != nil {
-			return nil, st, fmt.Errorf("trace of run %s: %w", ref.Label(), err)
+			return nil, fmt.Errorf("trace of run %s: %w", ref.Label(), err)
 		}
-		r := tr.NewRun(ref.Run, "", ref.Session.ID())
+		name := ref.Run
+		if len(js) > 1 {
+			name = ref.Run + " rank " + strconv.Itoa(j.Rank)
+		}
+		r := tr.NewRun(name, "", ref.Session.ID())
 		var wall time.Time
 		rs, err := ScanJournal(f, func(e *profile.Event) error {
 			if e.T == profile.TypeRunStart && wall.IsZero() {
@@ -65,31 +101,40 @@ func BuildTrace(refs []RunRef, opts TraceOptions) (*profile.Trace, TraceStats, e
 		})
 		f.Close()
 		if err != nil {
-			return nil, st, fmt.Errorf("trace of run %s: %s: %w", ref.Label(), path, err)
+			return nil, fmt.Errorf("trace of run %s: %s: %w", ref.Label(), j.Path, err)
 		}
-		st.Runs++
 		st.Spans += r.Spans()
 		st.Malformed += rs.Malformed
-		runs = append(runs, r)
-		walls = append(walls, wall)
+		procs = append(procs, traceProc{run: r, ref: refIdx, wall: wall})
 	}
-	if st.Runs == 0 {
-		return nil, st, fmt.Errorf("%w: no journal for %s (not started yet?)", ErrNoJournal, listNames(st.Missing))
-	}
-	if opts.WallClock {
-		var first time.Time
-		for _, w := range walls {
-			if !w.IsZero() && (first.IsZero() || w.Before(first)) {
-				first = w
-			}
+	st.Runs++
+	return procs, nil
+}
+
+// placeProcs sets the processes' offsets from their wall-clock starts:
+// relative to the earliest of all with wallClock, else to the earliest of
+// their run's (so every run starts at zero and its ranks keep their
+// places).
+func placeProcs(procs []traceProc, wallClock bool) {
+	first := map[int]time.Time{}
+	for _, p := range procs {
+		key := p.ref
+		if wallClock {
+			key = -1
 		}
-		for i, w := range walls {
-			if !w.IsZero() {
-				runs[i].Offset = w.Sub(first).Nanoseconds()
-			}
+		if f, ok := first[key]; !p.wall.IsZero() && (!ok || p.wall.Before(f)) {
+			first[key] = p.wall
 		}
 	}
-	return tr, st, nil
+	for _, p := range procs {
+		key := p.ref
+		if wallClock {
+			key = -1
+		}
+		if !p.wall.IsZero() {
+			p.run.Offset = p.wall.Sub(first[key]).Nanoseconds()
+		}
+	}
 }
 
 // listNames joins names with commas, the first three and a count when

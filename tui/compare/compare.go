@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -281,6 +282,12 @@ var figures = []figure{
 		}
 		return strconv.FormatFloat(r.Speedup, 'f', 2, 64) + "x"
 	}},
+	{"straggler", func(r *sessions.RunFigures) string {
+		if r.Ranks < 2 {
+			return "-"
+		}
+		return ratio(r.Straggler)
+	}},
 	{"test acc", func(r *sessions.RunFigures) string { return opt(r.TestAcc, 4) }},
 	{"val acc", func(r *sessions.RunFigures) string { return opt(r.ValAcc, 4) }},
 	{"epoch median s", func(r *sessions.RunFigures) string { return sec(r.EpochMedianS) }},
@@ -325,7 +332,11 @@ func (m *Model) table() (header []string, rows [][]string, sep int) {
 		rows = append(rows, row)
 	}
 	sep = len(rows)
+	distributed := slices.ContainsFunc(c.Runs, func(r sessions.RunFigures) bool { return r.Ranks > 1 })
 	for _, f := range figures {
+		if f.label == "straggler" && !distributed {
+			continue // shown only beside a distributed run
+		}
 		row := []string{f.label}
 		for i := range c.Runs {
 			row = append(row, f.cell(&c.Runs[i]))
@@ -340,7 +351,8 @@ func (m *Model) tableSize() (int, int) {
 	if m.cmp == nil {
 		return 0, 0
 	}
-	return len(m.cmp.ConfigKeys) + len(figures), len(m.cmp.Runs)
+	_, rows, _ := m.table()
+	return len(rows), len(m.cmp.Runs)
 }
 
 // notes are the lines below the table: the baseline and run errors.

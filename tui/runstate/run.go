@@ -94,6 +94,24 @@ type Mem struct {
 // Len returns the number of memory points.
 func (m *Mem) Len() int { return len(m.Peak) }
 
+// fold merges mem event e into a point of the same batch and phase among
+// the last n points (another rank's), keeping the largest figures; it
+// reports whether there was one.
+func (m *Mem) fold(e *profile.Event, n int) bool {
+	ep, b, eval := clamp32(e.Epoch), clamp32(e.Batch), e.Phase == profile.PhaseEval
+	for i := m.Len() - 1; i >= 0 && i >= m.Len()-n; i-- {
+		if m.Epoch[i] == ep && m.Batch[i] == b && m.Eval[i] == eval {
+			m.Peak[i] = max(m.Peak[i], e.Peak)
+			m.Budget[i] = max(m.Budget[i], e.Budget)
+			m.Predicted[i] = max(m.Predicted[i], e.Predicted)
+			m.MaxPeak = max(m.MaxPeak, e.Peak)
+			m.MaxBudget = max(m.MaxBudget, e.Budget)
+			return true
+		}
+	}
+	return false
+}
+
 // OOM is one oom event.
 type OOM struct {
 	T         int64 // time on the run's clock
@@ -135,10 +153,27 @@ type Series struct {
 	Batch []int32 // -1 for epoch-level values
 	Value []float64
 	T     []int64 // time on the run's clock
+
+	ranks []int32 // a distributed run's: how many ranks each value averages
 }
 
 // Len returns the number of values.
 func (s *Series) Len() int { return len(s.Value) }
+
+// fold averages value v of (epoch, batch) into a value of the same epoch
+// and batch among the last n (another rank's); it reports whether there
+// was one.
+func (s *Series) fold(epoch, batch int32, v float64, n int) bool {
+	for i := s.Len() - 1; i >= 0 && i >= s.Len()-n; i-- {
+		if s.Epoch[i] == epoch && s.Batch[i] == batch && i < len(s.ranks) {
+			k := float64(s.ranks[i])
+			s.Value[i] = (s.Value[i]*k + v) / (k + 1)
+			s.ranks[i]++
+			return true
+		}
+	}
+	return false
+}
 
 // Last returns the last value (NaN if none).
 func (s *Series) Last() float64 {
@@ -164,6 +199,11 @@ type Run struct {
 	// Epochs is the configured number of epochs (config's "epochs"; 0 if
 	// it does not say).
 	Epochs int
+	// World is the number of ranks of a distributed run (0 or 1: one
+	// process). Its ranks' mem events of one batch make one memory point,
+	// the largest, and their metric values of one batch one value, the
+	// mean.
+	World int
 
 	// From run_end.
 	Ended      bool
@@ -219,6 +259,9 @@ func (r *Run) Add(e *profile.Event) {
 		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
 	case profile.TypeMem:
 		m := &r.Mem
+		if r.World > 1 && m.fold(e, 2*r.World) {
+			return
+		}
 		m.T = append(m.T, r.Now)
 		m.Epoch = append(m.Epoch, clamp32(e.Epoch))
 		m.Batch = append(m.Batch, clamp32(e.Batch))
@@ -262,6 +305,13 @@ func (r *Run) Add(e *profile.Event) {
 			r.metric[e.Name] = s
 			r.Metrics = append(r.Metrics, s)
 		}
+		if r.World > 1 {
+			// the ranks' values of one batch: their mean
+			if s.fold(clamp32(e.Epoch), clamp32(e.Batch), e.Value, 2*r.World) {
+				return
+			}
+			s.ranks = append(s.ranks, 1)
+		}
 		s.Epoch = append(s.Epoch, clamp32(e.Epoch))
 		s.Batch = append(s.Batch, clamp32(e.Batch))
 		s.Value = append(s.Value, e.Value)
@@ -278,6 +328,7 @@ func (r *Run) Add(e *profile.Event) {
 			r.Name = e.Run
 		}
 		r.Epochs = configEpochs(e.Config)
+		r.World = e.World
 	case profile.TypeRunEnd:
 		r.Ended = true
 		r.Status, r.Error, r.EndSummary = e.Status, e.Error, e.Summary

@@ -79,7 +79,40 @@ func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
 	if exp, _, err := runner.LoadSession(s); err == nil {
 		e.Data, e.Model = exp.Data, string(exp.Train.Model)
 	}
+	var cmds []string
+	for _, v := range s.Meta.Variants {
+		if cmd, ok := variantCommand(v.Spec); ok {
+			cmds = append(cmds, cmd)
+		}
+	}
+	e.external(cmds, len(s.Meta.Variants))
 	return s, e
+}
+
+// variantCommand returns the command of an external variant as
+// session.json records it: its spec's "cmd", or its config's.
+func variantCommand(spec json.RawMessage) (string, bool) {
+	if cmd, ok := sessions.ExternalCommand(spec); ok {
+		return cmd, true
+	}
+	var v struct {
+		Config json.RawMessage `json:"config"`
+	}
+	if json.Unmarshal(spec, &v) != nil {
+		return "", false
+	}
+	return sessions.ExternalCommand(v.Config)
+}
+
+// external shows the command of a session whose runs are all external
+// (cmds: the commands of those of its n runs that are) in place of the
+// engine's dataset and model, which it does not use: DATA holds the
+// command, shortened, and MODEL "ext".
+func (e *Entry) external(cmds []string, n int) {
+	if len(cmds) == 0 || len(cmds) < n {
+		return
+	}
+	e.Data, e.Model = sessions.ShortCommand(cmds[0]), "ext"
 }
 
 // glance reads a session cheaply: session.json and the state of each run
@@ -117,6 +150,13 @@ func describe(store *sessions.Store, id string) Entry {
 	if err != nil {
 		e.Err = err.Error()
 	}
+	var cmds []string
+	for _, r := range t.Runs {
+		if cmd, ok := r.Config["cmd"]; ok && cmd != "" {
+			cmds = append(cmds, cmd)
+		}
+	}
+	e.external(cmds, len(t.Runs))
 	for _, r := range t.Runs {
 		run := Run{Name: r.Run, Status: r.Status, Error: r.Error, EpochS: r.EpochMeanS, Speedup: r.Speedup, TestAcc: r.TestAcc}
 		e.Runs = append(e.Runs, run)
@@ -221,7 +261,7 @@ type poller struct {
 
 // liveRun is a running run's tail and what it has shown so far.
 type liveRun struct {
-	tail   *sessions.Tailer
+	tail   *sessions.RunTailer // the run's journals, a distributed run's ranks merged
 	agg    *profile.Aggregator
 	epochs int // configured, from run_start
 	epoch  int // last epoch with a loss
@@ -302,8 +342,15 @@ func (p *poller) refresh(old Entry) Entry {
 		key := old.ID + "/" + st.Run
 		lr := p.runs[key]
 		if lr == nil && st.Size > 0 {
-			lr = &liveRun{tail: sessions.NewTailer(s.JournalPath(st.Run), sessions.TailOptions{}), agg: profile.NewAggregator()}
-			p.runs[key] = lr
+			tail, err := s.TailRunRanks(st.Run, sessions.TailOptions{})
+			if err != nil {
+				if e.Err == "" {
+					e.Err = err.Error()
+				}
+			} else {
+				lr = &liveRun{tail: tail, agg: profile.NewAggregator()}
+				p.runs[key] = lr
+			}
 		}
 		if lr != nil {
 			evs, err := lr.tail.Poll()

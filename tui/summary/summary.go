@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ type Row struct {
 	ETA       float64 // seconds of run time left (0: unknown or done)
 	EpochS    float64 // mean epoch wall time
 	Speedup   float64 // baseline's mean epoch time over this run's (0: unknown)
+	Straggler float64 // a distributed run's slowest rank over its median rank (0: one process)
 	TestAcc   float64 // NaN: unknown
 	Overlap   float64
 	Eff       float64
@@ -49,7 +51,7 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 			EpochS: s.EpochStats.MeanS, Overlap: s.Overlap, Eff: s.Efficiency, DataWaitS: s.DataWaitS,
 			SampleS: s.Stage(profile.StageSample), TransferS: s.Stage(profile.StageTransfer),
 			TrainS: s.Stage(profile.StageTrain), EvalS: s.Stage(profile.StageEval),
-			PeakBytes: s.PeakBytes, OOMs: s.Counts[profile.TypeOOM]}
+			PeakBytes: s.PeakBytes, OOMs: s.Counts[profile.TypeOOM], Straggler: s.Straggler}
 		row.Done = r.EpochsDone(s)
 		if row.Total > 0 {
 			row.Done = min(row.Done, row.Total)
@@ -231,7 +233,7 @@ func (m *Model) columns() []column {
 		nameW = max(nameW, len(r.Run))
 	}
 	nameW = min(nameW, 14) + 2
-	return []column{
+	cols := []column{
 		{"run", nameW, 0, false, nil},
 		{"status", 9, 1, false, func(r *Row) string { return r.Status }},
 		{"progress", 0, 2, false, nil}, // width decided last
@@ -266,6 +268,14 @@ func (m *Model) columns() []column {
 		{"train s", 9, 12, true, func(r *Row) string { return secs(r.TrainS) }},
 		{"eval s", 8, 13, true, func(r *Row) string { return secs(r.EvalS) }},
 	}
+	for _, r := range m.Rows {
+		if r.Straggler > 0 {
+			// a distributed run: its slowest rank over its median one
+			straggler := column{"straggler", 9, 4, true, func(r *Row) string { return fixed(r.Straggler) }}
+			return slices.Insert(cols, 5, straggler)
+		}
+	}
+	return cols
 }
 
 func fixed(f float64) string {

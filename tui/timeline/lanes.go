@@ -18,7 +18,7 @@ func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 in
 	out := make([]string, len(lanes))
 	for row, id := range lanes {
 		w.b.Reset()
-		w.b.WriteString(draw.PadRight(r.Lanes.Name(id), labelW))
+		w.b.WriteString(draw.PadRight(LaneLabel(r.Lanes.Name(id)), labelW))
 		w.b.WriteString(vline)
 		w.cells(cov[row*pw*nst:(row+1)*pw*nst], &g, &p)
 		out[row] = w.b.String()

@@ -100,7 +100,9 @@ func (m *Model) View(r *runstate.Run) string {
 }
 
 // LaneOrder returns the lane ids of a run in display order: compute,
-// copy, sampler/0, sampler/1, ..., eval, then the others by name.
+// copy, sampler/0, sampler/1, ..., eval, then the others by name; a
+// distributed run's lanes (profile.RankLane) by rank, each rank's in
+// that order: rank0/compute, rank0/sampler/0, ..., rank1/compute, ...
 func LaneOrder(lanes *runstate.Names) []uint16 {
 	ids := make([]uint16, lanes.Len())
 	for i := range ids {
@@ -125,8 +127,19 @@ func LaneOrder(lanes *runstate.Names) []uint16 {
 	}
 	slices.SortFunc(ids, func(a, b uint16) int {
 		na, nb := lanes.Name(a), lanes.Name(b)
-		ra, ia := rank(na)
-		rb, ib := rank(nb)
+		ka, la, oka := profile.SplitRankLane(na)
+		kb, lb, okb := profile.SplitRankLane(nb)
+		if !oka {
+			ka = -1
+		}
+		if !okb {
+			kb = -1
+		}
+		if c := cmp.Compare(ka, kb); c != 0 {
+			return c
+		}
+		ra, ia := rank(la)
+		rb, ib := rank(lb)
 		if c := cmp.Compare(ra, rb); c != 0 {
 			return c
 		}
@@ -136,6 +149,24 @@ func LaneOrder(lanes *runstate.Names) []uint16 {
 		return strings.Compare(na, nb)
 	})
 	return ids
+}
+
+// LaneLabel returns the label of a lane in the timeline: its name, or for
+// a distributed run's lane (profile.RankLane) "r<R> " and the rank's lane
+// name shortened (comp, smp/<i>), so that ranks stay apart in a narrow
+// label column: "r1 comp", "r1 smp/0", "r1 eval".
+func LaneLabel(lane string) string {
+	r, rest, ok := profile.SplitRankLane(lane)
+	if !ok {
+		return lane
+	}
+	switch {
+	case rest == profile.LaneCompute:
+		rest = "comp"
+	case profile.IsSamplerLane(rest):
+		rest = "smp/" + rest[len("sampler/"):]
+	}
+	return "r" + strconv.Itoa(r) + " " + rest
 }
 
 // StageOrder returns the stage ids of a run in legend order: the stages
@@ -208,7 +239,7 @@ func (m *Model) render(r *runstate.Run) []string {
 
 	labelW := 4
 	for _, id := range lanes[:laneRows] {
-		labelW = max(labelW, len(r.Lanes.Name(id)))
+		labelW = max(labelW, len(LaneLabel(r.Lanes.Name(id))))
 	}
 	labelW = min(labelW, 10, max(m.w/4, 1))
 	pw := m.w - labelW - 1
