@@ -362,3 +362,28 @@ func TestExternalSupervisorKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalBesideEngine: a command and an engine variant share a
+// session and its comparison.
+func TestExternalBesideEngine(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("GNNSCOPE_HOME", home)
+	ok := script(t, dir, "ok", journalLines)
+	out, stderr, err := clitest.Run(t, "run", "--data", "synth-tiny", "--epochs", "1", "--threads", "1", "--variants", "baseline",
+		"--cmd", "mine="+ok, "--wait", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var tab runner.Table
+	if err := json.Unmarshal([]byte(out), &tab); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(tab.Runs) != 2 || tab.Baseline != "baseline" || tab.Runs[0].Run != "baseline" || tab.Runs[0].Epochs != 1 ||
+		tab.Runs[1].Run != "mine" || tab.Runs[1].Status != profile.StatusOK || tab.Runs[1].Spans != 1 {
+		t.Errorf("table %+v", tab)
+	}
+	s := clitest.OnlySession(t, home)
+	if _, err := os.Stat(filepath.Join(s.Dir(), "pyclient", "sitecustomize.py")); err != nil {
+		t.Error(err)
+	}
+}
