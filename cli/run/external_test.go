@@ -387,3 +387,31 @@ func TestExternalBesideEngine(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestExternalRefused: a command that cannot start is refused before a
+// session exists.
+func TestExternalRefused(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("GNNSCOPE_HOME", home)
+	badCwd := filepath.Join(dir, "cwd.toml")
+	os.WriteFile(badCwd, []byte("[variants.a]\ncmd = \"true\"\ncwd = \"no-such-folder\"\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cmd", "no-such-program-of-gnnscope --x"}, `variant "external": command: exec: "no-such-program-of-gnnscope"`},
+		{[]string{"--cmd", "./missing.sh"}, "not an executable file"},
+		{[]string{"--spec", badCwd}, `variant "a": cwd`},
+		{[]string{"--cmd", "true", "--cmd", "true"}, `variant "external" is listed twice`},
+		{[]string{"--cmd", "a=true", "--cmd", "a.r1=true", "--repeats", "2"}, "clashes"},
+		{[]string{"--cmd", "x=true", "--variants", "baseline", "--data", "no-such-dataset"}, "no-such-dataset"},
+	} {
+		_, _, err := clitest.Run(t, append([]string{"run"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run %v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(home, "sessions")); len(ents) != 0 {
+		t.Errorf("a refused run created sessions: %v", ents)
+	}
+}
