@@ -90,7 +90,9 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	case <-copied:
 	case <-time.After(time.Second):
 	}
-	status, text := exitOutcome(werr, stopped || canceled(s), tail.lines(errTailLines))
+	// A command that ended badly in a canceled session was canceled, even
+	// if the signal reached it before this process (a signal to the group).
+	status, text := exitOutcome(werr, stopped || (werr != nil && canceled(s)), tail.lines(errTailLines))
 	logf(log, "run %s: command ended (%s)", run, exitText(werr))
 	return endExternal(s, run, v, started, status, text)
 }

@@ -77,8 +77,9 @@ func LoadSpec(path string) (*Spec, error) {
 //	cwd = "trainers"               # optional, relative to where gnnscope run starts
 //	auto = false                   # optional: no auto-instrumentation (--no-auto)
 //
-// A spec whose variants all run commands needs no data. The base config is the model's defaults (train.Defaults; model "gcn" if
-// [train] names none) with the [train] keys applied. A syntax error, an
+// A spec whose variants all run commands needs no data. The base config
+// is the model's defaults (train.Defaults; model "gcn" if [train] names
+// none) with the [train] keys applied. A syntax error, an
 // unknown key anywhere, a value of the wrong type, an invalid config or an
 // invalid variant name is an error naming the file and, where known, the
 // line.
