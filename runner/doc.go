@@ -6,6 +6,11 @@
 // overlap-eval, mem-guard, gas) that both `gnnscope run --variants`
 // (SelectVariants) and the workbench's new-experiment form offer.
 //
+// A variant may instead run a command of the user's (External: `run --cmd`,
+// a spec's cmd key): its worker supervises the command, which writes the
+// same journal through the Python client in clients/python, embedded in
+// the binary and extracted into the session folder at launch.
+//
 // Specs are TOML files (LoadSpec). Execute is the one code path that loads
 // the data, makes the split and trains; workers call it with a Recorder
 // writing the run's journal. Launch creates the session and starts the
@@ -21,8 +26,9 @@
 //	sequencer.pid   the sequencer's pid (sequential launches)
 //	sequencer.log   its output
 //	canceled        present once the session was canceled
-//	runs/<run>.log  a worker's output (stdout and stderr)
+//	runs/<run>.log  a worker's output (stdout and stderr), an external command's too
+//	pyclient/       the Python client, first on external commands' PYTHONPATH
 //
-// Imports: runner uses gnn, sessions and profile; nothing of gnnscope
+// Imports: runner uses gnn, sessions, profile and clients; nothing of gnnscope
 // imports runner but the command line and the TUI.
 package runner

@@ -9,11 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/gnnscope/gnnscope/clients/python"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/backend"
-	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -45,6 +46,12 @@ type LaunchOptions struct {
 	// Executable is the gnnscope binary that runs `worker` (default: this
 	// process's executable).
 	Executable string
+	// Repeats runs every variant this many times (0 and 1: once); see
+	// Launch for the run names.
+	Repeats int
+	// Dir is the folder an external variant's relative working folder
+	// starts from (default: this process's working folder).
+	Dir string
 	// Warn receives warnings, one a line, about what did not stop the
 	// launch (a worker's pid file that could not be written: the worker
 	// writes it as well); nil drops them.
@@ -54,29 +61,42 @@ type LaunchOptions struct {
 // launchState is launch.json: how the runs were launched. It is written
 // once, before any run starts.
 type launchState struct {
-	Mode     string     `json:"mode"`
-	Runs     []string   `json:"runs"` // in launch order
-	Launcher procRecord `json:"launcher"`
-	Started  time.Time  `json:"started"`
+	Mode string   `json:"mode"`
+	Runs []string `json:"runs"` // in launch order
+	// Variants maps the runs not named after their variant (repeats)
+	// to it.
+	Variants map[string]string `json:"variants,omitempty"`
+	Launcher procRecord        `json:"launcher"`
+	Started  time.Time         `json:"started"`
 }
 
 // variantSpec is a session.json variant's "spec".
 type variantSpec struct {
 	Overrides map[string]any `json:"overrides,omitempty"`
-	Config    train.Config   `json:"config"`
+	// Config is the resolved train.Config, or for an external variant
+	// {"cmd": [...], "external": true}.
+	Config   json.RawMessage `json:"config"`
+	External *External       `json:"external,omitempty"`
 }
 
 // Launch checks the experiment and its variants (nothing starts if any is
-// invalid or the dataset reference does not resolve), creates a session in
-// store, and starts one run per variant, named after it, as a detached
-// worker process (`gnnscope worker --session ID --run NAME`, in a new
-// process session, stdin /dev/null, output appended to runs/<run>.log).
+// invalid, the dataset reference of an engine variant does not resolve, or
+// an external variant's folder or program is missing), creates a session
+// in store, and starts one run per variant (opts.Repeats runs with
+// Repeats > 1, named NAME.r1, NAME.r2, ... and interleaved: every variant's
+// first repeat, then every variant's second...) as a detached worker
+// process (`gnnscope worker --session ID --run NAME`, in a new process
+// session, stdin /dev/null, output appended to runs/<run>.log). The worker
+// of an external variant supervises its command (see RunWorker); for
+// those, Launch first extracts the embedded Python client into the
+// session's pyclient folder.
 //
 // By default a detached sequencer (`gnnscope worker --session ID --all`)
 // starts the runs one after the other, each as its own worker process, so
 // the caller need not stay alive; with Parallel they all start at once.
 // session.json holds the experiment and the resolved config of every
-// variant; launch.json the launch mode and order, from which RunStates
+// variant (an external one's command, environment and absolute working
+// folder); launch.json the launch mode and order, from which RunStates
 // reports runs that have not started as pending.
 //
 // If a process cannot be started, the session is returned with the error
@@ -86,13 +106,11 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range resolved {
-		// Refuse a GPU this binary cannot drive before anything starts.
-		if kind, _, _ := device.ParseName(r.Config.Device); kind == device.KindCUDA && !backend.CUDABuilt {
-			return nil, fmt.Errorf("variant %q: %w", r.Name, backend.ErrNoCUDA)
-		}
+	if err := checkLaunch(exp, resolved, opts.Dir); err != nil {
+		return nil, err
 	}
-	if err := CheckDataset(exp.Data); err != nil {
+	runs, runVariants, err := repeatRuns(resolved, opts.Repeats)
+	if err != nil {
 		return nil, err
 	}
 	exe := opts.Executable
@@ -101,41 +119,21 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 			return nil, fmt.Errorf("launch: find the gnnscope executable: %w", err)
 		}
 	}
-	if exp.Name == "" {
-		exp.Name = fmt.Sprintf("%s on %s", exp.Train.Model, exp.Data)
-	}
-	meta := sessions.SessionMeta{Name: exp.Name}
-	if meta.Spec, err = json.Marshal(exp); err != nil {
-		return nil, fmt.Errorf("launch: encode experiment: %w", err)
-	}
-	for _, r := range resolved {
-		b, err := json.Marshal(variantSpec{Overrides: r.Overrides, Config: r.Config})
-		if err != nil {
-			return nil, fmt.Errorf("launch: encode variant %s: %w", r.Name, err)
-		}
-		meta.Variants = append(meta.Variants, sessions.Variant{Name: r.Name, Spec: b})
-	}
-	s, err := store.Create(meta)
+	s, err := createSession(store, exp, resolved)
 	if err != nil {
 		return nil, err
 	}
-	st := launchState{Mode: ModeSequential, Launcher: thisProc(os.Getpid()), Started: time.Now()}
+	if slices.ContainsFunc(resolved, func(r Resolved) bool { return r.External != nil }) {
+		if err := python.Extract(filepath.Join(s.Dir(), pyclientDir)); err != nil {
+			return s, fmt.Errorf("launch: %w", err)
+		}
+	}
+	st := launchState{Mode: ModeSequential, Runs: runs, Variants: runVariants, Launcher: thisProc(os.Getpid()), Started: time.Now()}
 	if opts.Parallel {
 		st.Mode = ModeParallel
 	}
-	for _, r := range resolved {
-		st.Runs = append(st.Runs, r.Name)
-	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return s, fmt.Errorf("launch: %w", err)
-	}
-	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o644, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
-	if err != nil {
-		return s, fmt.Errorf("launch: %w", err)
+	if err := writeLaunch(s, st); err != nil {
+		return s, err
 	}
 	root := store.Root()
 	if !opts.Parallel {
@@ -167,6 +165,131 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 		go cmd.Wait()
 	}
 	return s, nil
+}
+
+// checkLaunch refuses what would fail once started: a GPU this binary
+// cannot drive or a dataset that does not resolve (engine variants), a
+// missing folder or program (external variants, whose External it
+// replaces with a prepared copy: absolute folder). dir is the folder
+// relative working folders start from ("" = this process's).
+func checkLaunch(exp Experiment, resolved []Resolved, dir string) error {
+	engine := false
+	for i, r := range resolved {
+		if r.External != nil {
+			if dir == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return fmt.Errorf("launch: %w", err)
+				}
+				dir = wd
+			}
+			ext, err := r.External.prepare(dir)
+			if err != nil {
+				return fmt.Errorf("variant %q: %w", r.Name, err)
+			}
+			resolved[i].External = ext
+			continue
+		}
+		engine = true
+		// Refuse a GPU this binary cannot drive before anything starts.
+		if kind, _, _ := device.ParseName(r.Config.Device); kind == device.KindCUDA && !backend.CUDABuilt {
+			return fmt.Errorf("variant %q: %w", r.Name, backend.ErrNoCUDA)
+		}
+	}
+	if engine {
+		return CheckDataset(exp.Data)
+	}
+	return nil
+}
+
+// RepeatName is the name of repeat k (from 1) of a variant's runs when a
+// launch repeats them.
+func RepeatName(variant string, k int) string { return fmt.Sprintf("%s.r%d", variant, k) }
+
+// repeatRuns returns the run names in launch order and, for the runs not
+// named after their variant, their variant.
+func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, error) {
+	if repeats < 0 {
+		return nil, nil, fmt.Errorf("repeats must be at least 1, got %d", repeats)
+	}
+	var runs []string
+	if repeats <= 1 {
+		for _, r := range resolved {
+			runs = append(runs, r.Name)
+		}
+		return runs, nil, nil
+	}
+	of := map[string]string{}
+	for k := 1; k <= repeats; k++ {
+		for _, r := range resolved {
+			run := RepeatName(r.Name, k)
+			if err := validName(run); err != nil {
+				return nil, nil, fmt.Errorf("variant %q repeated: %w", r.Name, err)
+			}
+			if _, dup := of[run]; dup || slices.ContainsFunc(resolved, func(o Resolved) bool { return o.Name == run }) {
+				return nil, nil, fmt.Errorf("run %s of a repeated variant %q clashes with another run's name", run, r.Name)
+			}
+			runs = append(runs, run)
+			of[run] = r.Name
+		}
+	}
+	return runs, of, nil
+}
+
+// createSession creates the session: session.json with the experiment and
+// every resolved variant.
+func createSession(store *sessions.Store, exp Experiment, resolved []Resolved) (*sessions.Session, error) {
+	if exp.Name == "" {
+		exp.Name = sessionName(exp, resolved)
+	}
+	meta := sessions.SessionMeta{Name: exp.Name}
+	var err error
+	if meta.Spec, err = json.Marshal(exp); err != nil {
+		return nil, fmt.Errorf("launch: encode experiment: %w", err)
+	}
+	for _, r := range resolved {
+		vs := variantSpec{Overrides: r.Overrides, External: r.External}
+		if r.External != nil {
+			vs.Config = r.External.config()
+		} else if vs.Config, err = json.Marshal(r.Config); err != nil {
+			return nil, fmt.Errorf("launch: encode variant %s: %w", r.Name, err)
+		}
+		b, err := json.Marshal(vs)
+		if err != nil {
+			return nil, fmt.Errorf("launch: encode variant %s: %w", r.Name, err)
+		}
+		meta.Variants = append(meta.Variants, sessions.Variant{Name: r.Name, Spec: b})
+	}
+	return store.Create(meta)
+}
+
+// sessionName names a session whose experiment has no name: the model and
+// dataset, or the commands of a launch with external runs only.
+func sessionName(exp Experiment, resolved []Resolved) string {
+	var cmds []string
+	for _, r := range resolved {
+		if r.External == nil {
+			return fmt.Sprintf("%s on %s", exp.Train.Model, exp.Data)
+		}
+		cmds = append(cmds, r.Name)
+	}
+	return "external: " + strings.Join(cmds, ", ")
+}
+
+// writeLaunch writes launch.json.
+func writeLaunch(s *sessions.Session, st launchState) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o644, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	return nil
 }
 
 // startWorker starts the worker of one run and records its pid. A pid
@@ -227,11 +350,14 @@ func markNotStarted(s *sessions.Session, run, status string, cause error) (bool,
 		return true, err
 	}
 	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
-	variant, cfg := run, json.RawMessage(nil)
+	variant, cfg := variantOf(s, run), json.RawMessage(nil)
 	if _, resolved, err := LoadSession(s); err == nil {
-		if i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == run }); i >= 0 {
-			variant = resolved[i].Name
-			cfg, _ = json.Marshal(resolved[i].Config)
+		if i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == variant }); i >= 0 {
+			if ext := resolved[i].External; ext != nil {
+				cfg = ext.config()
+			} else {
+				cfg, _ = json.Marshal(resolved[i].Config)
+			}
 		}
 	}
 	rec.RunStart(run, s.ID(), variant, cfg, nil)
@@ -256,6 +382,17 @@ func imported(s *sessions.Session) bool {
 func canceled(s *sessions.Session) bool {
 	_, err := os.Stat(filepath.Join(s.Dir(), canceledFile))
 	return err == nil
+}
+
+// variantOf returns the variant a run of the session runs: the one
+// launch.json maps it to (a repeat), else the one of its name.
+func variantOf(s *sessions.Session, run string) string {
+	if st, err := readLaunch(s); err == nil {
+		if v, ok := st.Variants[run]; ok {
+			return v
+		}
+	}
+	return run
 }
 
 func readLaunch(s *sessions.Session) (launchState, error) {
@@ -286,7 +423,13 @@ func LoadSession(s *sessions.Session) (Experiment, []Resolved, error) {
 		if err := json.Unmarshal(v.Spec, &vs); err != nil {
 			return exp, nil, fmt.Errorf("session %s: variant %s: %w", s.ID(), v.Name, err)
 		}
-		out = append(out, Resolved{Variant: Variant{Name: v.Name, Overrides: vs.Overrides}, Config: vs.Config})
+		r := Resolved{Variant: Variant{Name: v.Name, Overrides: vs.Overrides, External: vs.External}}
+		if vs.External == nil && len(vs.Config) > 0 {
+			if err := json.Unmarshal(vs.Config, &r.Config); err != nil {
+				return exp, nil, fmt.Errorf("session %s: variant %s: %w", s.ID(), v.Name, err)
+			}
+		}
+		out = append(out, r)
 	}
 	return exp, out, nil
 }

@@ -4,6 +4,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -28,3 +29,35 @@ func terminate(pid int) error {
 
 // stopSignals are the signals that cancel a worker or the sequencer.
 var stopSignals = []os.Signal{syscall.SIGTERM, os.Interrupt}
+
+// ownGroup makes cmd lead a new process group (so that a cancel signals
+// the command and its children as a whole) and, on Linux, be killed when
+// the thread that starts it dies: a supervisor killed with SIGKILL takes
+// its command along, so the run's pid file (the supervisor's) never names
+// a dead process while the command goes on.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setPdeathsig(cmd.SysProcAttr)
+}
+
+// signalGroup sends sig to the process group pid leads.
+func signalGroup(pid int, sig syscall.Signal) error {
+	return syscall.Kill(-pid, sig)
+}
+
+// groupStopSignals are sent in turn to a canceled external command's
+// process group.
+var groupStopSignals = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
+
+// killedBy reports the signal that killed a process, from its wait error.
+func killedBy(err error) (string, bool) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return "", false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return "", false
+	}
+	return fmt.Sprintf("%d (%v)", int(ws.Signal()), ws.Signal()), true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,9 +71,15 @@ func LoadSpec(path string) (*Spec, error) {
 //	[variants.baseline]            # no overrides
 //	[variants.optimized]
 //	sampler_workers = 2
+//	[variants.mine]                # an external run: a command of the user's
+//	cmd = "python3 train.py --workers 4"
+//	env = { OMP_NUM_THREADS = "4" } # optional, over the launcher's environment
+//	cwd = "trainers"               # optional, relative to where gnnscope run starts
+//	auto = false                   # optional: no auto-instrumentation (--no-auto)
 //
-// The base config is the model's defaults (train.Defaults; model "gcn" if
-// [train] names none) with the [train] keys applied. A syntax error, an
+// A spec whose variants all run commands needs no data. The base config
+// is the model's defaults (train.Defaults; model "gcn" if [train] names
+// none) with the [train] keys applied. A syntax error, an
 // unknown key anywhere, a value of the wrong type, an invalid config or an
 // invalid variant name is an error naming the file and, where known, the
 // line.
@@ -114,27 +121,35 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 		seed := uint64(*sp.Seed)
 		exp.Split.Seed = &seed
 	}
-	if strings.TrimSpace(exp.Data) == "" {
+	spec := &Spec{Experiment: exp}
+	var errs []error
+	for _, k := range variantKeys(md) {
+		v, err := specVariant(name, src, k[1], f.Variants[k[1]])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		spec.Variants = append(spec.Variants, v)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	engine := len(spec.Variants) == 0 || slices.ContainsFunc(spec.Variants, func(v Variant) bool { return v.External == nil })
+	if engine && strings.TrimSpace(exp.Data) == "" {
 		return nil, fmt.Errorf("%s: no dataset: set data = \"PRESET or FILE\"", name)
 	}
 	if err := exp.Split.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: [split]: %w", name, err)
 	}
-	if exp.Train, err = ConfigFromKeys(f.Train, "gcn"); err != nil {
+	if spec.Experiment.Train, err = ConfigFromKeys(f.Train, "gcn"); err != nil {
 		return nil, fmt.Errorf("%s: [train]: %w", whereKeys(name, src, toml.Key{"train"}, err), err)
 	}
-	spec := &Spec{Experiment: exp}
-	for _, k := range variantKeys(md) {
-		spec.Variants = append(spec.Variants, Variant{Name: k[1], Overrides: f.Variants[k[1]]})
-	}
-	var errs []error
 	for _, v := range spec.Variants {
-		table := toml.Key{"variants", v.Name}
-		if err := sessions.ValidName(v.Name); err != nil {
-			errs = append(errs, fmt.Errorf("%s: variant name %q: use letters, digits, '.', '_' and '-' (not first)", where(name, src, table), v.Name))
+		if v.External != nil {
 			continue
 		}
-		if _, err := v.Apply(exp.Train); err != nil {
+		table := toml.Key{"variants", v.Name}
+		if _, err := v.Apply(spec.Experiment.Train); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", whereKeys(name, src, table, err), err))
 		}
 	}
@@ -142,6 +157,79 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 		return nil, errors.Join(errs...)
 	}
 	return spec, nil
+}
+
+// externalKeys are the keys of a [variants.NAME] table that runs a
+// command.
+var externalKeys = []string{"cmd", "env", "cwd", "auto"}
+
+// specVariant reads the [variants.NAME] table of a spec: overrides of the
+// config, or, with a cmd key, an external command with its optional env
+// (a table of strings), cwd and auto (a boolean; false = --no-auto).
+func specVariant(file string, src []byte, name string, table map[string]any) (Variant, error) {
+	key := toml.Key{"variants", name}
+	at := func(k string) string { return where(file, src, append(append(toml.Key{}, key...), k)) }
+	if err := sessions.ValidName(name); err != nil {
+		return Variant{}, fmt.Errorf("%s: variant name %q: use letters, digits, '.', '_' and '-' (not first)", where(file, src, key), name)
+	}
+	cmd, hasCmd := table["cmd"]
+	if !hasCmd {
+		for _, k := range externalKeys[1:] {
+			if _, ok := table[k]; ok {
+				return Variant{}, fmt.Errorf("%s: variant %q: key %q goes with cmd (a command to run)", at(k), name, k)
+			}
+		}
+		return Variant{Name: name, Overrides: table}, nil
+	}
+	for _, k := range sortedAnyKeys(table) {
+		if !slices.Contains(externalKeys, k) {
+			return Variant{}, fmt.Errorf("%s: variant %q runs a command: key %q is not one of %s", at(k), name, k, strings.Join(externalKeys, ", "))
+		}
+	}
+	line, ok := cmd.(string)
+	if !ok {
+		return Variant{}, fmt.Errorf("%s: variant %q: cmd must be a string", at("cmd"), name)
+	}
+	ext, err := NewExternal(line)
+	if err != nil {
+		return Variant{}, fmt.Errorf("%s: variant %q: %w", at("cmd"), name, err)
+	}
+	if env, ok := table["env"]; ok {
+		m, ok := env.(map[string]any)
+		if !ok {
+			return Variant{}, fmt.Errorf("%s: variant %q: env must be a table of strings", at("env"), name)
+		}
+		ext.Env = map[string]string{}
+		for k, val := range m {
+			str, ok := val.(string)
+			if !ok || k == "" || strings.ContainsAny(k, "=\x00") {
+				return Variant{}, fmt.Errorf("%s: variant %q: env.%s must be a string variable", at("env"), name, k)
+			}
+			ext.Env[k] = str
+		}
+	}
+	if cwd, ok := table["cwd"]; ok {
+		if ext.Cwd, ok = cwd.(string); !ok || ext.Cwd == "" {
+			return Variant{}, fmt.Errorf("%s: variant %q: cwd must be a folder name", at("cwd"), name)
+		}
+	}
+	if auto, ok := table["auto"]; ok {
+		b, ok := auto.(bool)
+		if !ok {
+			return Variant{}, fmt.Errorf("%s: variant %q: auto must be true or false", at("auto"), name)
+		}
+		ext.NoAuto = !b
+	}
+	return Variant{Name: name, External: ext}, nil
+}
+
+func sortedAnyKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // variantKeys returns the keys variants.NAME in file order.

@@ -22,6 +22,9 @@ import (
 type Variant struct {
 	Name      string         `json:"name"`
 	Overrides map[string]any `json:"overrides,omitempty"`
+	// External, when set, makes the variant run a command instead of the
+	// engine; it then has no overrides.
+	External *External `json:"external,omitempty"`
 }
 
 // Apply returns base with the variant's overrides applied and validated
@@ -224,14 +227,18 @@ type Resolved struct {
 }
 
 // Resolve applies each variant to the experiment's base config. It checks
-// the experiment, that every variant name is a valid run name and that
-// names are unique, and reports every bad variant at once.
+// the experiment (when a variant runs the engine), that every variant name
+// is a valid run name and that names are unique, and reports every bad
+// variant at once. An external variant resolves to itself, with a zero
+// Config.
 func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
-	if err := exp.Validate(); err != nil {
-		return nil, err
-	}
 	if len(variants) == 0 {
 		return nil, errors.New("no variants to run")
+	}
+	if slices.ContainsFunc(variants, func(v Variant) bool { return v.External == nil }) {
+		if err := exp.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	var errs []error
 	out := make([]Resolved, 0, len(variants))
@@ -246,6 +253,14 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 			continue
 		}
 		seen[v.Name] = true
+		if v.External != nil {
+			if len(v.Overrides) > 0 {
+				errs = append(errs, fmt.Errorf("variant %q runs a command: it takes no config keys", v.Name))
+				continue
+			}
+			out = append(out, Resolved{Variant: v})
+			continue
+		}
 		cfg, err := v.Apply(exp.Train)
 		if err != nil {
 			errs = append(errs, err)

@@ -51,6 +51,16 @@ func RunStatus(ctx context.Context, err error) string {
 // (ctx canceled, e.g. by SIGTERM; see StopContext), and the train.Result as
 // summary. Progress lines go to log. It returns the status, and an error
 // for any status but ok.
+//
+// The run of an external variant is supervised instead (the pid file names
+// this process, whose death, on Linux, kills the command): its command
+// runs in a process group of its own with GNNSCOPE_JOURNAL, _SESSION,
+// _RUN, _VARIANT and _AUTO and the Python client on PYTHONPATH; when it
+// ends, run_start (if the command wrote none) and run_end are appended
+// unless the command wrote run_end itself: ok for exit 0, failed (the last
+// stderr lines as error) for another status, crashed when a signal killed
+// it, canceled when ctx was canceled or the session canceled (SIGINT to
+// the command's group, then SIGTERM and SIGKILL 5 s apart).
 func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer) (string, error) {
 	s, err := store.Get(id)
 	if err != nil {
@@ -60,9 +70,10 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	if err != nil {
 		return profile.StatusFailed, err
 	}
-	i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == run })
+	variant := variantOf(s, run)
+	i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == variant })
 	if i < 0 {
-		return profile.StatusFailed, fmt.Errorf("session %s has no variant %q", id, run)
+		return profile.StatusFailed, fmt.Errorf("session %s has no variant %q", id, variant)
 	}
 	v := resolved[i]
 	if err := claimRun(s, run); err != nil {
@@ -70,6 +81,9 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	}
 	if err := s.WritePid(run, os.Getpid()); err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
+	}
+	if v.External != nil {
+		return runExternal(ctx, s, run, v, log)
 	}
 	jw, err := sessions.OpenJournal(s.JournalPath(run))
 	if err != nil {

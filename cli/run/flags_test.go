@@ -80,3 +80,65 @@ func TestNewCmdRunBadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestNewCmdRunCmdFlags(t *testing.T) {
+	opts, err := flagtest.Parse(t, NewCmdRun, "--cmd", "python3 train.py --lr 0.01,0.1", "--cmd", "opt=python3 train.py --workers 4",
+		"--no-auto", "--repeats", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// --cmd may repeat and is never split at commas
+	if !slices.Equal(opts.Cmds, []string{"python3 train.py --lr 0.01,0.1", "opt=python3 train.py --workers 4"}) || !opts.NoAuto || opts.Repeats != 3 {
+		t.Fatalf("options %+v", opts)
+	}
+	exp, variants, err := selectVariants(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp.Data != "" || len(variants) != 2 || variants[0].Name != "external" || variants[1].Name != "opt" ||
+		!variants[0].External.NoAuto || !slices.Equal(variants[1].External.Argv, []string{"python3", "train.py", "--workers", "4"}) {
+		t.Errorf("--cmd alone: %+v %+v", exp, variants)
+	}
+	// beside built-in variants, after them
+	opts, err = flagtest.Parse(t, NewCmdRun, "--variants", "baseline", "--epochs", "2", "--cmd", "mine=python3 t.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, variants, err = selectVariants(opts)
+	if err != nil || exp.Train.Epochs != 2 || len(variants) != 2 || variants[0].Name != "baseline" || variants[0].External != nil ||
+		variants[1].Name != "mine" || variants[1].External == nil || variants[1].External.NoAuto {
+		t.Errorf("--variants with --cmd: %+v %+v, %v", exp, variants, err)
+	}
+	if opts, _ := flagtest.Parse(t, NewCmdRun); opts.Repeats != 1 || opts.NoAuto || opts.Cmds != nil {
+		t.Errorf("defaults %+v", opts)
+	}
+}
+
+func TestNewCmdRunCmdRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cmd", "python3 t.py", "--epochs", "3"}, "--epochs sets the engine's runs, and --cmd alone starts none"},
+		{[]string{"--cmd", "python3 t.py | tee log"}, "shell syntax"},
+		{[]string{"--cmd", "a/b=python3 t.py"}, `run name "a/b"`},
+		{[]string{"--cmd", ""}, "command: empty"},
+		{[]string{"--no-auto"}, "--no-auto goes with --cmd"},
+		{[]string{"--cmd", "true", "--repeats", "0"}, "--repeats must be at least 1"},
+	} {
+		opts, err := flagtest.Parse(t, NewCmdRun, c.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if _, _, err := selectVariants(opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+	opts, err := flagtest.Parse(t, NewCmdRun, "--cancel", "x", "--cmd", "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runRun(opts); err == nil || !strings.Contains(err.Error(), "--cmd does not go with --cancel or --attach") {
+		t.Errorf("--cancel with --cmd: %v", err)
+	}
+}

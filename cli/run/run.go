@@ -31,6 +31,10 @@ type RunOptions struct {
 	Quiet    bool
 	Cancel   string
 	Attach   string
+	// Cmds are the --cmd values: NAME=COMMAND or COMMAND.
+	Cmds    []string
+	NoAuto  bool
+	Repeats int
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -38,9 +42,203 @@ type RunOptions struct {
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
 	cmd := &cobra.Command{
-		Use:   "run [train flags] [--spec FILE] [--variants LIST] [--parallel] [--wait [--json]]",
+		Use:   "run [train flags] [--spec FILE] [--variants LIST] [--cmd [NAME=]COMMAND]... [--parallel] [--wait [--json]]",
 		Short: "Launch baseline and optimized runs of an experiment in the background and compare them",
-		Long: `Launch one run per variant of an experiment as background worker processes
+		Long:  longHelp(),
+		Example: `  gnnscope run --data synth-small --epochs 5 --wait
+  gnnscope run --data cora.npz --model sage --fanout 25,10 --variants baseline,optimized --wait --json
+  gnnscope run --spec sage.toml --variants baseline,workers-only --parallel
+  gnnscope run --cmd base='python3 train.py' --cmd opt='python3 train.py --workers 4' --wait
+  gnnscope run --cmd 'python3 train.py' --variants baseline --repeats 3
+  gnnscope run --attach 20261122-153045-ab12
+  gnnscope run --cancel 20261122-153045-ab12
+  gnnscope run --cancel last`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Train.Parsed(cmd.Flags())
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	opts.Train.Register(fl, "sage")
+	fl.StringVar(&opts.Spec, "spec", "", "TOML spec file with the experiment and its variants")
+	fl.StringSliceVar(&opts.Variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
+	fl.BoolVar(&opts.Parallel, "parallel", false, "start every run at once instead of one after the other")
+	fl.BoolVar(&opts.Wait, "wait", false, "follow the runs, then print the comparison table")
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON on stdout (with --wait: the comparison)")
+	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
+	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
+	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
+	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat; default name "+runner.DefaultExternalName+")")
+	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
+	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times")
+	return cmd
+}
+
+func runRun(opts *RunOptions) error {
+	if opts.Cancel != "" || opts.Attach != "" {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats"} {
+			if opts.Train.Changed[name] {
+				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
+			}
+		}
+		if opts.Cancel != "" && opts.Attach != "" {
+			return errors.New("give --cancel or --attach, not both")
+		}
+	}
+	store, err := opts.OpenStore("")
+	if err != nil {
+		return err
+	}
+	if opts.Cancel != "" {
+		return cancelRun(opts, store)
+	}
+	if opts.Attach != "" {
+		s, err := store.MatchSession(opts.Attach)
+		if err != nil {
+			return err
+		}
+		return waitAndCompare(opts, s)
+	}
+	exp, variants, err := selectVariants(opts)
+	if err != nil {
+		return err
+	}
+	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Repeats: opts.Repeats, Warn: opts.IO.ErrOut})
+	if err != nil {
+		if s != nil {
+			return fmt.Errorf("session %s (%s): %w", s.ID(), s.Dir(), err)
+		}
+		return err
+	}
+	if opts.Wait {
+		return waitAndCompare(opts, s)
+	}
+	names, err := launchedRuns(s)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		t, err := runner.Compare(s)
+		if err != nil {
+			return err
+		}
+		return opts.IO.WriteJSON(t)
+	}
+	how := "one after the other"
+	if opts.Parallel {
+		how = "all at once"
+	}
+	fmt.Fprintf(opts.IO.Out, "session %s\nfolder  %s\n", s.ID(), s.Dir())
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.ErrOut, "%d runs (%s) started %s in the background.\n  follow: gnnscope run --attach %s\n  cancel: gnnscope run --cancel %s\n",
+			len(names), strings.Join(names, ", "), how, s.ID(), s.ID())
+	}
+	return nil
+}
+
+// ownFlags are run's flags that are not training flags.
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats"}
+
+// selectVariants returns the experiment and the variants to launch: the
+// spec's or the built-in ones (as --variants picks), then the --cmd ones.
+// With --cmd and neither --spec nor --variants only the commands run, and
+// a training flag is refused: there is no engine run for it to set.
+func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
+	if opts.Repeats < 1 {
+		return runner.Experiment{}, nil, fmt.Errorf("--repeats must be at least 1, got %d", opts.Repeats)
+	}
+	var cmds []runner.Variant
+	for _, c := range opts.Cmds {
+		v, err := runner.ParseCmd(c)
+		if err != nil {
+			return runner.Experiment{}, nil, err
+		}
+		v.External.NoAuto = opts.NoAuto
+		cmds = append(cmds, v)
+	}
+	if opts.NoAuto && len(cmds) == 0 && opts.Spec == "" {
+		return runner.Experiment{}, nil, errors.New("--no-auto goes with --cmd or a spec's commands")
+	}
+	if len(cmds) > 0 && opts.Spec == "" && len(opts.Variants) == 0 {
+		for name := range opts.Train.Changed {
+			if !slices.Contains(ownFlags, name) {
+				return runner.Experiment{}, nil, fmt.Errorf("--%s sets the engine's runs, and --cmd alone starts none (add --variants)", name)
+			}
+		}
+		return runner.Experiment{}, cmds, nil
+	}
+	exp, defined, err := experiment(opts)
+	if err != nil {
+		return exp, nil, err
+	}
+	if opts.NoAuto {
+		for _, v := range defined {
+			if v.External != nil {
+				v.External.NoAuto = true
+			}
+		}
+	}
+	variants, err := runner.SelectVariants(defined, opts.Variants, runner.VariantParamsFor(exp.Train))
+	if err != nil {
+		return exp, nil, err
+	}
+	return exp, append(variants, cmds...), nil
+}
+
+// launchedRuns returns the runs of a launched session in launch order.
+func launchedRuns(s *sessions.Session) ([]string, error) {
+	states, err := runner.RunStates(s)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(states))
+	for i, r := range states {
+		names[i] = r.Run
+	}
+	return names, nil
+}
+
+// experiment builds the experiment from the spec (if any) and the flags;
+// it returns the spec's variants.
+func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
+	tf := &opts.Train
+	if opts.Spec == "" {
+		exp, err := tf.Experiment()
+		return exp, nil, err
+	}
+	spec, err := runner.LoadSpec(opts.Spec)
+	if err != nil {
+		return runner.Experiment{}, nil, err
+	}
+	exp := spec.Experiment
+	if tf.Changed["data"] {
+		exp.Data = tf.Data
+	}
+	if tf.Changed["no-cache"] {
+		exp.NoCache = tf.NoCache
+	}
+	exp.Split = tf.ApplySplit(exp.Split)
+	// train flags set on the command line override the spec's [train]
+	over, err := tf.Keys(false)
+	if err != nil {
+		return exp, nil, err
+	}
+	if exp.Train, err = runner.ApplyOverrides(exp.Train, over); err != nil {
+		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", opts.Spec, err)
+	}
+	if exp.Data == "" {
+		return exp, spec.Variants, nil // commands only: Launch checks an engine variant's need of data
+	}
+	return exp, spec.Variants, exp.Validate()
+}
+
+// longHelp is run's --help text.
+func longHelp() string {
+	return `Launch one run per variant of an experiment as background worker processes
 and, with --wait, follow them and print a comparison table.
 
 The experiment is the dataset, its split and the training config, given
@@ -55,6 +253,25 @@ A spec may define its own in [variants.NAME] tables (any train config key,
 JSON names); --variants picks among them and the built-in ones (default:
 the spec's variants, else baseline,optimized). Each variant becomes one run
 of the same name.
+
+External runs profile a trainer of your own: --cmd NAME='COMMAND' (may
+repeat) is one run named NAME; a command without NAME= is named "` + runner.DefaultExternalName + `".
+A spec's [variants.NAME] table with cmd = "COMMAND" does the same, with
+optional env (a table of strings), cwd (relative to where run starts) and
+auto = false. The command is split into words as a shell would quote them,
+but no shell runs it: for pipes, redirections or $VARIABLES use
+sh -c '…'. It runs in a process group of its own with GNNSCOPE_JOURNAL,
+GNNSCOPE_SESSION, GNNSCOPE_RUN, GNNSCOPE_VARIANT and GNNSCOPE_AUTO set, its
+output in NAME.log, and gnnscope's Python client first on PYTHONPATH: a
+PyTorch script records its stages without any change (--no-auto: only
+what it records itself with 'import gnnscope'). Exit 0 ends the run ok,
+another status failed (the last stderr lines are the error), a signal
+crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
+--cmd alone runs only the commands; with --variants or --spec they run
+beside the engine's variants in one session.
+
+--repeats N runs every variant N times, named NAME.r1 ... NAME.rN, the
+repeats interleaved (every variant once, then again).
 
 Runs start one after the other by default, so they do not distort each
 other's timings; --parallel starts them all at once. They run detached from
@@ -96,130 +313,7 @@ Spec file:
   sampler_workers = 2
 
 Unknown keys, bad values and unknown variants are refused before anything
-starts.`,
-		Example: `  gnnscope run --data synth-small --epochs 5 --wait
-  gnnscope run --data cora.npz --model sage --fanout 25,10 --variants baseline,optimized --wait --json
-  gnnscope run --spec sage.toml --variants baseline,workers-only --parallel
-  gnnscope run --attach 20261122-153045-ab12
-  gnnscope run --cancel 20261122-153045-ab12
-  gnnscope run --cancel last`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Train.Parsed(cmd.Flags())
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRun(opts)
-		},
-	}
-	fl := cmd.Flags()
-	opts.Train.Register(fl, "sage")
-	fl.StringVar(&opts.Spec, "spec", "", "TOML spec file with the experiment and its variants")
-	fl.StringSliceVar(&opts.Variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
-	fl.BoolVar(&opts.Parallel, "parallel", false, "start every run at once instead of one after the other")
-	fl.BoolVar(&opts.Wait, "wait", false, "follow the runs, then print the comparison table")
-	fl.BoolVar(&opts.JSON, "json", false, "print JSON on stdout (with --wait: the comparison)")
-	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
-	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
-	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
-	return cmd
-}
-
-func runRun(opts *RunOptions) error {
-	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait"} {
-			if opts.Train.Changed[name] {
-				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
-			}
-		}
-		if opts.Cancel != "" && opts.Attach != "" {
-			return errors.New("give --cancel or --attach, not both")
-		}
-	}
-	store, err := opts.OpenStore("")
-	if err != nil {
-		return err
-	}
-	if opts.Cancel != "" {
-		return cancelRun(opts, store)
-	}
-	if opts.Attach != "" {
-		s, err := store.MatchSession(opts.Attach)
-		if err != nil {
-			return err
-		}
-		return waitAndCompare(opts, s)
-	}
-	exp, defined, err := experiment(opts)
-	if err != nil {
-		return err
-	}
-	variants, err := runner.SelectVariants(defined, opts.Variants, runner.VariantParamsFor(exp.Train))
-	if err != nil {
-		return err
-	}
-	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Warn: opts.IO.ErrOut})
-	if err != nil {
-		if s != nil {
-			return fmt.Errorf("session %s (%s): %w", s.ID(), s.Dir(), err)
-		}
-		return err
-	}
-	if opts.Wait {
-		return waitAndCompare(opts, s)
-	}
-	names := make([]string, len(variants))
-	for i, v := range variants {
-		names[i] = v.Name
-	}
-	if opts.JSON {
-		t, err := runner.Compare(s)
-		if err != nil {
-			return err
-		}
-		return opts.IO.WriteJSON(t)
-	}
-	how := "one after the other"
-	if opts.Parallel {
-		how = "all at once"
-	}
-	fmt.Fprintf(opts.IO.Out, "session %s\nfolder  %s\n", s.ID(), s.Dir())
-	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.ErrOut, "%d runs (%s) started %s in the background.\n  follow: gnnscope run --attach %s\n  cancel: gnnscope run --cancel %s\n",
-			len(names), strings.Join(names, ", "), how, s.ID(), s.ID())
-	}
-	return nil
-}
-
-// experiment builds the experiment from the spec (if any) and the flags;
-// it returns the spec's variants.
-func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
-	tf := &opts.Train
-	if opts.Spec == "" {
-		exp, err := tf.Experiment()
-		return exp, nil, err
-	}
-	spec, err := runner.LoadSpec(opts.Spec)
-	if err != nil {
-		return runner.Experiment{}, nil, err
-	}
-	exp := spec.Experiment
-	if tf.Changed["data"] {
-		exp.Data = tf.Data
-	}
-	if tf.Changed["no-cache"] {
-		exp.NoCache = tf.NoCache
-	}
-	exp.Split = tf.ApplySplit(exp.Split)
-	// train flags set on the command line override the spec's [train]
-	over, err := tf.Keys(false)
-	if err != nil {
-		return exp, nil, err
-	}
-	if exp.Train, err = runner.ApplyOverrides(exp.Train, over); err != nil {
-		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", opts.Spec, err)
-	}
-	return exp, spec.Variants, exp.Validate()
+starts.`
 }
 
 // builtinHelp lists the built-in variants for the help text, one a line:

@@ -101,6 +101,23 @@ func showRun(opts *ShowOptions) error {
 	return renderShow(opts.IO.Out, s, v)
 }
 
+// renderExperiment writes the dataset, model and training lines of an
+// experiment.
+func renderExperiment(w io.Writer, exp *runner.Experiment) {
+	c := exp.Train
+	split := exp.Split.Mode
+	fmt.Fprintf(w, "data      %s (split %s)\n", exp.Data, split)
+	model := fmt.Sprintf("%s, %d layers of %d", c.Model, c.Layers, c.Hidden)
+	if c.Sampler == "neighbor" {
+		model += fmt.Sprintf(", neighbor sampling (fanouts %s, batches of %d)", joinInts(c.Fanouts), c.BatchSize)
+	} else {
+		model += ", full batch"
+	}
+	fmt.Fprintf(w, "model     %s\n", model)
+	fmt.Fprintf(w, "training  %d epochs, lr %g, weight decay %g, dropout %g, seed %d, threads %d, eval every %d\n",
+		c.Epochs, c.LR, c.WeightDecay, c.Dropout, c.Seed, c.Threads, c.EvalEvery)
+}
+
 func renderShow(w io.Writer, s *sessions.Session, v Show) error {
 	m := s.Meta
 	title := m.ID
@@ -132,18 +149,9 @@ func renderShow(w io.Writer, s *sessions.Session, v Show) error {
 		fmt.Fprintf(w, "imported  %s, exported from %s %s\n", localTime(ii.Imported, "2006-01-02 15:04"), from, localTime(ii.Exported, "2006-01-02 15:04"))
 	}
 	if exp := v.Experiment; exp != nil {
-		c := exp.Train
-		split := exp.Split.Mode
-		fmt.Fprintf(w, "data      %s (split %s)\n", exp.Data, split)
-		model := fmt.Sprintf("%s, %d layers of %d", c.Model, c.Layers, c.Hidden)
-		if c.Sampler == "neighbor" {
-			model += fmt.Sprintf(", neighbor sampling (fanouts %s, batches of %d)", joinInts(c.Fanouts), c.BatchSize)
-		} else {
-			model += ", full batch"
+		if exp.Data != "" { // external runs alone have no experiment
+			renderExperiment(w, exp)
 		}
-		fmt.Fprintf(w, "model     %s\n", model)
-		fmt.Fprintf(w, "training  %d epochs, lr %g, weight decay %g, dropout %g, seed %d, threads %d, eval every %d\n",
-			c.Epochs, c.LR, c.WeightDecay, c.Dropout, c.Seed, c.Threads, c.EvalEvery)
 		for i, r := range v.Variants {
 			label := "variants"
 			if i > 0 {
@@ -161,6 +169,9 @@ func renderShow(w io.Writer, s *sessions.Session, v Show) error {
 			}
 			if len(over) == 0 {
 				over = []string{"(no overrides)"}
+			}
+			if r.External != nil {
+				over = []string{"runs " + r.External.Cmd}
 			}
 			fmt.Fprintf(w, "%-8s  %s: %s\n", label, r.Name, strings.Join(over, " "))
 		}

@@ -36,7 +36,10 @@ func NewCmdWorker(f *cmdutil.Factory, runF func(*WorkerOptions) error) *cobra.Co
 		Hidden: true,
 		Long: `Run one run of a launched session in this process, writing its journal
 (--run), or act as the session's sequencer, starting each run as its own
-worker process one after the other (--all). 'gnnscope run' starts these
+worker process one after the other (--all). The run of a variant that runs
+a command supervises it: the command runs in a process group of its own,
+and when it ends the worker ends the run's journal unless the command did.
+'gnnscope run' starts these
 detached from the terminal; SIGTERM or SIGINT cancels them. The exit status
 is non-zero when the run did not end ok.`,
 		Args: cobra.NoArgs,

@@ -1,0 +1,1 @@
+"""gnnscope: the Python client (see clients/python/README.md)."""
