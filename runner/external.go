@@ -80,8 +80,22 @@ func ParseCmd(value string) (Variant, error) {
 // validName checks a run name (sessions.ValidName) with an error that
 // says what a name may hold.
 func validName(name string) error {
+	if err := checkName(name); err != nil {
+		return fmt.Errorf("run name %w", err)
+	}
+	return nil
+}
+
+// checkName checks a variant or run name: a valid file name
+// (sessions.ValidName) that is not the name of a distributed run's rank
+// journal ("<run>.rank<R>", which readers merge into run <run>). The
+// error starts with the quoted name.
+func checkName(name string) error {
 	if err := sessions.ValidName(name); err != nil {
-		return fmt.Errorf("run name %q: use letters, digits, '.', '_' and '-' (not first)", name)
+		return fmt.Errorf("%q: use letters, digits, '.', '_' and '-' (not first)", name)
+	}
+	if run, r, rank := sessions.SplitRankRun(name); rank {
+		return fmt.Errorf("%q: a name ending in .rank%d is rank %d's journal of run %q", name, r, r, run)
 	}
 	return nil
 }

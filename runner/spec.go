@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // Spec is an experiment and its variants as read from a spec file.
@@ -169,8 +167,8 @@ var externalKeys = []string{"cmd", "env", "cwd", "auto"}
 func specVariant(file string, src []byte, name string, table map[string]any) (Variant, error) {
 	key := toml.Key{"variants", name}
 	at := func(k string) string { return where(file, src, append(append(toml.Key{}, key...), k)) }
-	if err := sessions.ValidName(name); err != nil {
-		return Variant{}, fmt.Errorf("%s: variant name %q: use letters, digits, '.', '_' and '-' (not first)", where(file, src, key), name)
+	if err := checkName(name); err != nil {
+		return Variant{}, fmt.Errorf("%s: variant name %w", where(file, src, key), err)
 	}
 	cmd, hasCmd := table["cmd"]
 	if !hasCmd {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // Variant is a named set of overrides of an experiment's base training
@@ -244,8 +243,8 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 	out := make([]Resolved, 0, len(variants))
 	seen := map[string]bool{}
 	for _, v := range variants {
-		if err := sessions.ValidName(v.Name); err != nil {
-			errs = append(errs, fmt.Errorf("variant name %q: use letters, digits, '.', '_' and '-' (not first)", v.Name))
+		if err := checkName(v.Name); err != nil {
+			errs = append(errs, fmt.Errorf("variant name %w", err))
 			continue
 		}
 		if seen[v.Name] {

@@ -131,3 +131,19 @@ func TestConfigFromKeysTypedModel(t *testing.T) {
 			typed.Model, typed.Layers, typed.Epochs, fromSpec.Model, fromSpec.Layers, fromSpec.Epochs)
 	}
 }
+
+// A variant named like a rank journal ("x.rank1") would be merged into run
+// "x" by every reader; Resolve and the spec refuse it, naming the run.
+func TestRankJournalNamesRefused(t *testing.T) {
+	exp := Experiment{Data: "synth-tiny", Split: DefaultSplit(), Train: train.Defaults(nn.KindSAGE)}
+	_, err := Resolve(exp, []Variant{{Name: "baseline"}, {Name: "opt.rank1"}})
+	if err == nil || !strings.Contains(err.Error(), `"opt.rank1"`) || !strings.Contains(err.Error(), `run "opt"`) {
+		t.Errorf("Resolve with a rank journal's name: %v", err)
+	}
+	if _, err := Resolve(exp, []Variant{{Name: "opt.rank0"}, {Name: "opt.ranks"}}); err != nil {
+		t.Errorf("rank0 and .ranks are not rank journals: %v", err)
+	}
+	if err := validName("ext.rank2"); err == nil || !strings.Contains(err.Error(), "rank 2") {
+		t.Errorf("validName(ext.rank2): %v", err)
+	}
+}
