@@ -1,0 +1,94 @@
+import math
+import os
+import unittest
+
+from tests import util
+from gnnscope import fidelity
+
+LOOP = os.path.join(util.HERE, "loops", "plain.py")
+BATCHES = math.ceil(600 / 64)
+
+
+@unittest.skipUnless(util.has_torch(), "torch is not installed")
+class AutoTest(unittest.TestCase):
+    def run_loop(self, *args, auto=True):
+        d = util.tmpdir(self)
+        j = os.path.join(d, "runs", "auto.jsonl")
+        r = util.run(LOOP, j, auto=auto, args=args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        plain = util.run(LOOP, args=args)
+        self.assertEqual(r.stdout, plain.stdout)  # the program's output is untouched
+        return util.read_journal(j) if os.path.exists(j) else None
+
+    def check(self, evs, epochs=3, eval_pass=False):
+        self.assertEqual(evs[0]["t"], "run_start")
+        self.assertNotIn("run_end", [e["t"] for e in evs])  # the runner writes it
+        names = ("sample", "transfer", "train", "forward", "backward", "step")
+        per = {}
+        for s in util.spans(evs):
+            if s["name"] in names:
+                per.setdefault((s["epoch"], s["batch"]), []).append(s["name"])
+        want = [(e, b) for e in range(1, epochs + 1) for b in range(BATCHES)]
+        self.assertEqual(sorted(per), want)
+        for k, got in per.items():
+            self.assertEqual(sorted(got), sorted(names), k)
+        for (e, b) in want:
+            sp = {s["name"]: s for s in util.spans(evs) if (s["epoch"], s["batch"]) == (e, b)}
+            tr = sp["train"]
+            for child in ("forward", "backward", "step"):
+                c = sp[child]
+                self.assertGreaterEqual(c["start"], tr["start"])
+                self.assertLessEqual(c["start"] + c["dur"], tr["start"] + tr["dur"])
+            self.assertLessEqual(sp["sample"]["start"] + sp["sample"]["dur"],
+                                 sp["transfer"]["start"])
+            self.assertLessEqual(sp["transfer"]["start"] + sp["transfer"]["dur"], tr["start"])
+        loss = [(m["epoch"], m["batch"]) for m in evs
+                if m["t"] == "metric" and m["name"] == "loss"]
+        self.assertEqual(sorted(k for k in loss if k[1] >= 0), want)
+        self.assertEqual(sorted(k for k in loss if k[1] < 0), [(e, -1) for e in range(1, epochs + 1)])
+        ev = util.spans(evs, "eval")
+        if eval_pass:
+            self.assertEqual([s["epoch"] for s in ev], list(range(1, epochs + 1)))
+            self.assertTrue(all(s["attrs"]["forwards"] == 2 for s in ev))
+        else:
+            self.assertEqual(ev, [])
+        for s in util.spans(evs):
+            self.assertEqual(s["lane"], "compute")
+
+    def test_plain_loop(self):
+        self.check(self.run_loop("--epochs", "3"))
+
+    def test_loop_with_eval(self):
+        self.check(self.run_loop("--epochs", "2", "--eval"), epochs=2, eval_pass=True)
+
+    def test_other_style_and_workers(self):
+        # model.zero_grad, torch.autograd.backward, DataLoader workers
+        self.check(self.run_loop("--epochs", "2", "--style", "b", "--workers", "2", "--eval"),
+                   epochs=2, eval_pass=True)
+
+    def test_loss_values(self):
+        evs = self.run_loop("--epochs", "1")
+        loss = [m["value"] for m in evs if m["t"] == "metric" and m["name"] == "loss"
+                and m["batch"] >= 0]
+        self.assertEqual(len(loss), BATCHES)
+        self.assertTrue(all(0 < v < 5 for v in loss))
+        mean = [m["value"] for m in evs if m["t"] == "metric" and m["batch"] == -1]
+        self.assertAlmostEqual(mean[0], sum(loss) / len(loss), places=9)
+
+    def test_no_auto(self):
+        self.assertIsNone(self.run_loop("--epochs", "1", auto=False))
+
+    def test_fidelity_loose(self):
+        # The strict 5 % check runs in scripts/bridge-fidelity.sh on real
+        # batches; here only that the stages cover most of each batch.
+        evs = self.run_loop("--epochs", "2", "--work", "5")
+        bs = fidelity.batches(evs)
+        self.assertEqual(len(bs), 2 * BATCHES)
+        ratios = sorted(total / wall for _, _, total, wall in bs)
+        self.assertLessEqual(ratios[-1], 1.0 + 1e-9)
+        self.assertGreater(ratios[len(ratios) // 2], 0.8)
+
+
+if __name__ == "__main__":
+    unittest.main()
