@@ -82,6 +82,7 @@ class Recorder:
         self.seen_train = False
         self.reported = False
         client.closing.append(self.close)
+        client.recorder = self
         client.epoch_hooks.append(self.on_explicit_epoch)
 
     # ---- guards -------------------------------------------------------------

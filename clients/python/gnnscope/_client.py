@@ -41,6 +41,7 @@ class Client:
         self.world = None
         self.internal = False  # set while the client itself calls torch
         self.finished = False
+        self.recorder = None  # the auto-instrumentation's, when installed
         self.closing = []  # callables run before finish and at exit
         self._cuda_override = cuda
         self._nvml_override = nvml
