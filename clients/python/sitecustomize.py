@@ -63,26 +63,51 @@ def _patch_torch(module):
         _report(err)
 
 
-class _TorchFinder:
-    """A meta path finder that patches torch once its import has finished."""
+def _patch_pyg(module):
+    """PyG's loaders wrap the DataLoader iterator in DataLoaderIterator,
+    whose __next__ also builds the batch: time that one as the sample."""
+    try:
+        import gnnscope
+        from gnnscope import _auto
+
+        c = gnnscope.client()
+        cls = getattr(module, "DataLoaderIterator", None)
+        if c is not None and c.recorder is not None and cls is not None:
+            _auto.patch_iterator(cls, c.recorder)
+    except Exception as err:
+        _report(err)
+
+
+class _Finder:
+    """A meta path finder that patches a module once its import finished."""
+
+    def __init__(self, targets):
+        self.targets = dict(targets)
+        self.busy = False
 
     def find_spec(self, name, path=None, target=None):
-        if name != "torch":
+        if self.busy or name not in self.targets:
             return None
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
+        patch = self.targets.pop(name)
+        if not self.targets:
+            try:
+                sys.meta_path.remove(self)
+            except ValueError:
+                pass
         import importlib.util
 
-        spec = importlib.util.find_spec("torch")
+        self.busy = True
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            self.busy = False
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         orig = spec.loader.exec_module
 
         def exec_module(module):
             orig(module)
-            _patch_torch(module)
+            patch(module)
 
         try:
             spec.loader.exec_module = exec_module
@@ -99,8 +124,9 @@ def _activate():
         return
     if "torch" in sys.modules:
         _patch_torch(sys.modules["torch"])
-    else:
-        sys.meta_path.insert(0, _TorchFinder())
+        return
+    sys.meta_path.insert(0, _Finder({"torch": _patch_torch,
+                                     "torch_geometric.loader.base": _patch_pyg}))
 
 
 try:

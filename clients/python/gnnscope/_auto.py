@@ -2,7 +2,8 @@
 
 install(torch, client) patches, once torch is imported:
 
-* DataLoader iterators' __next__: the time blocked in it is `sample`; a
+* DataLoader iterators' __next__ (and PyG's DataLoaderIterator around them,
+  when torch_geometric is imported): the time blocked in it is `sample`; a
   StopIteration of the iterator that fed training batches ends the epoch;
 * Tensor.to / .cuda / .pin_memory on batch data (not inside Module.to or a
   forward): calls between a batch's sample and its forward are grouped into
@@ -69,6 +70,7 @@ class Recorder:
         self.worker_info = worker_info
         self.disabled = False
         self.depth = 0        # outermost module call in progress
+        self.ndepth = 0       # a batch source's __next__ in progress
         self.bdepth = 0       # backward in progress
         self.sdepth = 0       # optimizer step in progress
         self.apply_depth = 0  # Module._apply (Module.to, .cuda) in progress
@@ -377,22 +379,40 @@ def install(torch, client):
     return rec
 
 
-def _patch_loader(Base, rec):
-    orig_next = Base.__next__
-    orig_reset = Base._reset
+def patch_iterator(cls, rec):
+    """Make cls.__next__ a batch source: the time blocked in it is sample,
+    its StopIteration ends a pass. Iterators that wrap another (PyG's
+    DataLoaderIterator around a DataLoader's) count once, as the outer one."""
+    orig_next = cls.__next__
+    if getattr(orig_next, "_gnnscope", False):
+        return
 
     @functools.wraps(orig_next)
     def __next__(self):
-        if rec.off():
+        if rec.ndepth or rec.off():
             return orig_next(self)
         start = rec.c.mark(False)
+        rec.ndepth += 1
         try:
             b = orig_next(self)
         except StopIteration:
+            rec.ndepth -= 1
             rec.guard(rec.on_stop, self, start)
             raise
+        except BaseException:
+            rec.ndepth -= 1
+            raise
+        rec.ndepth -= 1
         rec.guard(rec.on_next, self, start)
         return b
+
+    __next__._gnnscope = True
+    cls.__next__ = __next__
+
+
+def _patch_loader(Base, rec):
+    patch_iterator(Base, rec)
+    orig_reset = Base._reset
 
     @functools.wraps(orig_reset)
     def _reset(self, *args, **kwargs):
@@ -404,7 +424,6 @@ def _patch_loader(Base, rec):
             pass
         return r
 
-    Base.__next__ = __next__
     Base._reset = _reset
 
 

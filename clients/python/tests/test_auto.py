@@ -92,3 +92,59 @@ class AutoTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+PYG_LOOP = """
+import time, torch
+from torch.utils.data import DataLoader, TensorDataset
+from torch_geometric.loader.base import DataLoaderIterator
+
+def build(batch):  # the batch assembly PyG does in DataLoaderIterator.__next__
+    time.sleep(0.02)
+    return batch
+
+dl = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=16)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    for x, y in DataLoaderIterator(iter(dl), build):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+print("ok")
+"""
+
+PYG_BASE = """
+class DataLoaderIterator:
+    def __init__(self, iterator, transform_fn):
+        self.iterator = iterator
+        self.transform_fn = transform_fn
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.transform_fn(next(self.iterator))
+"""
+
+
+@unittest.skipUnless(util.has_torch(), "torch is not installed")
+class PyGIteratorTest(unittest.TestCase):
+    def test_wrapping_iterator_is_the_sample(self):
+        d = util.tmpdir(self)
+        pkg = os.path.join(d, "torch_geometric", "loader")
+        os.makedirs(pkg)
+        for f, text in (("torch_geometric/__init__.py", ""), ("torch_geometric/loader/__init__.py", ""),
+                        ("torch_geometric/loader/base.py", PYG_BASE), ("loop.py", PYG_LOOP)):
+            with open(os.path.join(d, f), "w") as fh:
+                fh.write(text)
+        j = os.path.join(d, "pyg.jsonl")
+        r = util.run(os.path.join(d, "loop.py"), j,
+                     extra={"PYTHONPATH": util.CLIENT + os.pathsep + d})
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "ok\n", ""))
+        evs = util.read_journal(j)
+        samples = util.spans(evs, "sample")
+        self.assertEqual([(s["epoch"], s["batch"]) for s in samples],
+                         [(e, b) for e in (1, 2) for b in range(4)])
+        self.assertTrue(all(s["dur"] >= 18_000_000 for s in samples))
+        self.assertEqual(len(util.spans(evs, "train")), 8)
