@@ -121,13 +121,15 @@ class Client:
             j.write(ev)
 
     def after_fork(self):
-        """In a forked child: forget the parent's journal; the child opens
-        its own on its first event."""
+        """In a forked child (a DataLoader worker): forget the parent's
+        journal and record nothing, so that the journal keeps one writer."""
         if self.journal is not None:
             self.journal.forget()
         self.journal = None
         self._pending = []
+        self._oom = None
         self.nvml = None
+        self._disabled = True
 
     # ---- CUDA ---------------------------------------------------------------
 
@@ -395,12 +397,7 @@ class Client:
     def shutdown(self):
         """At exit: close open stages, write what is pending and flush. No
         run_end: the runner knows the exit status."""
-        if self.journal is None and not self._pending and self._oom is None:
-            self._run_closing()
-            if self.journal is None:
-                return
-        else:
-            self._run_closing()
+        self._run_closing()
         self.flush_oom("skip")
         self.tick(block=True)
         if self.nvml is not None:

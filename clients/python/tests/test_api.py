@@ -91,6 +91,26 @@ class ExplicitAPITest(unittest.TestCase):
         evs = util.read_journal(j)
         self.assertEqual([e["t"] for e in evs], ["run_start", "metric"])
 
+    def test_forked_child_records_nothing(self):
+        d, s = script(self, """
+            import gnnscope, os
+            gnnscope.metric("loss", 1.0, batch=0)
+            pid = os.fork()
+            if pid == 0:
+                gnnscope.metric("child", 1.0)
+                with gnnscope.span("sample"):
+                    pass
+                os._exit(0)
+            os.waitpid(pid, 0)
+            gnnscope.metric("loss", 2.0, batch=1)
+        """)
+        j = os.path.join(d, "j.jsonl")
+        r = util.run(s, j, auto=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        evs = util.read_journal(j)
+        self.assertEqual([(e["t"], e.get("name")) for e in evs],
+                         [("run_start", None), ("metric", "loss"), ("metric", "loss")])
+
     def test_finish_failed(self):
         d, s = script(self, """
             import gnnscope
