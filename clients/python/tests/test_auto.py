@@ -148,3 +148,40 @@ class PyGIteratorTest(unittest.TestCase):
                          [(e, b) for e in (1, 2) for b in range(4)])
         self.assertTrue(all(s["dur"] >= 18_000_000 for s in samples))
         self.assertEqual(len(util.spans(evs, "train")), 8)
+
+
+OOM_LOOP = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+class Big(torch.nn.Module):
+    def forward(self, x):
+        if x.shape[0] > 8:
+            raise torch.cuda.OutOfMemoryError(
+                "CUDA out of memory. Tried to allocate 3.00 GiB (GPU 0; 79.1 GiB total)")
+        return x.sum()
+
+model = Big()
+for bs in (8, 16):
+    for (x,) in DataLoader(TensorDataset(torch.randn(32, 4)), batch_size=bs):
+        model(x).backward() if x.requires_grad else model(x)
+"""
+
+
+@unittest.skipUnless(util.has_torch(), "torch is not installed")
+class OOMTest(unittest.TestCase):
+    def test_escaping_oom_ends_run_oom(self):
+        d = util.tmpdir(self)
+        s = os.path.join(d, "oom.py")
+        with open(s, "w") as f:
+            f.write(OOM_LOOP)
+        j = os.path.join(d, "oom.jsonl")
+        r = util.run(s, j)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("OutOfMemoryError", r.stderr)  # the usual traceback
+        evs = util.read_journal(j)
+        oom = [e for e in evs if e["t"] == "oom"]
+        self.assertEqual(len(oom), 1)
+        self.assertEqual((oom[0]["requested"], oom[0]["action"]), (3 << 30, "abort"))
+        self.assertEqual(evs[-1]["t"], "run_end")
+        self.assertEqual(evs[-1]["status"], "oom")
