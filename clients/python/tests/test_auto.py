@@ -185,3 +185,80 @@ class OOMTest(unittest.TestCase):
         self.assertEqual((oom[0]["requested"], oom[0]["action"]), (3 << 30, "abort"))
         self.assertEqual(evs[-1]["t"], "run_end")
         self.assertEqual(evs[-1]["status"], "oom")
+
+
+FULL_BATCH = """
+import torch
+x, y = torch.randn(50, 4), torch.randn(50, 1)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(4):
+    model.train()
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    model.eval()
+    with torch.no_grad():
+        model(x)
+"""
+
+EXPLICIT = """
+import torch, gnnscope
+from torch.utils.data import DataLoader, TensorDataset
+dl = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(1, 4):
+    gnnscope.epoch(epoch)
+    for i, (x, y) in enumerate(dl):
+        if i == 3:
+            break  # a limited number of batches per epoch
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+    gnnscope.metric("val_acc", 0.1 * epoch)
+"""
+
+
+@unittest.skipUnless(util.has_torch(), "torch is not installed")
+class EpochTest(unittest.TestCase):
+    def journal(self, code):
+        d = util.tmpdir(self)
+        s = os.path.join(d, "loop.py")
+        with open(s, "w") as f:
+            f.write(code)
+        j = os.path.join(d, "j.jsonl")
+        r = util.run(s, j)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        return util.read_journal(j)
+
+    def test_full_batch_steps_are_epochs(self):
+        evs = self.journal(FULL_BATCH)
+        train = [(s["epoch"], s["batch"]) for s in util.spans(evs, "train")]
+        self.assertEqual(train, [(e, 0) for e in range(1, 5)])
+        self.assertEqual(util.spans(evs, "sample"), [])
+        self.assertEqual([s["epoch"] for s in util.spans(evs, "eval")], [1, 2, 3, 4])
+        for name in ("forward", "backward", "step"):
+            self.assertEqual(len(util.spans(evs, name)), 4, name)
+
+    def test_explicit_epochs_and_early_break(self):
+        evs = self.journal(EXPLICIT)
+        train = [(s["epoch"], s["batch"]) for s in util.spans(evs, "train")]
+        self.assertEqual(train, [(e, b) for e in (1, 2, 3) for b in range(3)])
+        # the batch fetched before the break took sampling time too
+        samples = [(s["epoch"], s["batch"]) for s in util.spans(evs, "sample")]
+        self.assertEqual(samples, [(e, b) for e in (1, 2, 3) for b in range(4)])
+        acc = [(m["epoch"], m["batch"]) for m in evs if m["t"] == "metric"
+               and m["name"] == "val_acc"]
+        self.assertEqual(acc, [(1, -1), (2, -1), (3, -1)])
+        ep = [m["epoch"] for m in evs if m["t"] == "metric" and m["name"] == "loss"
+              and m["batch"] == -1]
+        self.assertEqual(ep, [1, 2, 3])
+
+    def test_early_break_counts_epochs(self):
+        evs = self.journal(EXPLICIT.replace("    gnnscope.epoch(epoch)\n", ""))
+        train = [(s["epoch"], s["batch"]) for s in util.spans(evs, "train")]
+        self.assertEqual(train, [(e, b) for e in (1, 2, 3) for b in range(3)])
+        acc = [m["epoch"] for m in evs if m["t"] == "metric" and m["name"] == "val_acc"]
+        self.assertEqual(acc, [1, 2, 3])
