@@ -14,11 +14,13 @@ import (
 	"strings"
 )
 
-// Files holds sitecustomize.py and the gnnscope package. The "all:" prefix
-// keeps files whose names start with '_' (__init__.py); Extract skips
-// byte-code caches that a local build may have picked up.
+// Files holds sitecustomize.py and the gnnscope package's modules. The
+// pattern names the .py files themselves: a directory pattern would drop
+// names that start with '_' (__init__.py, _client.py), and "all:" would
+// take in the byte-code caches a local run leaves (Extract skips those
+// anyway).
 //
-//go:embed sitecustomize.py all:gnnscope
+//go:embed sitecustomize.py gnnscope/*.py
 var Files embed.FS
 
 // Extract writes the embedded client under dir (created if missing): a file
