@@ -53,10 +53,10 @@ func waitAndCompare(opts *RunOptions, s *sessions.Session) error {
 // runProgress is what the journal tells about a run while it goes.
 type runProgress struct {
 	status string
-	tail   *sessions.Tailer
-	epochs int       // total, from run_start's config
-	start  time.Time // run_start's wall clock
-	epoch  int       // last epoch with a loss
+	tail   *sessions.RunTailer // the run's journals, its ranks merged
+	epochs int                 // total, from run_start's config
+	start  time.Time           // run_start's wall clock
+	epoch  int                 // last epoch with a loss
 	loss   float64
 	val    float64
 	hasVal bool
@@ -145,7 +145,7 @@ func followRuns(ctx context.Context, s *sessions.Session, prog *iostreams.Progre
 				runs[st.Run] = p
 			}
 			if p.tail == nil && st.Size > 0 {
-				if p.tail, err = s.TailRun(st.Run, sessions.TailOptions{}); err != nil {
+				if p.tail, err = s.TailRunRanks(st.Run, sessions.TailOptions{}); err != nil {
 					return err
 				}
 			}
