@@ -12,49 +12,19 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 )
 
-// ddpLauncher starts two ranks of ddpRank with the variables torchrun
-// sets (Debian's torchrun 1.13 fails under Python 3.11, so the test does
-// what it does): gloo on the CPU, over loopback.
+// ddpLauncher starts two ranks of the DDP loop named by its argument with
+// the variables torchrun sets (Debian's torchrun 1.13 fails under Python
+// 3.11, so the test does what it does): gloo on the CPU, over loopback.
 const ddpLauncher = `import os, socket, subprocess, sys
 with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
     port = str(s.getsockname()[1])
-rank_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank.py")
 procs = []
 for rank in range(2):
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
                RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank))
-    procs.append(subprocess.Popen([sys.executable, rank_script], env=env))
+    procs.append(subprocess.Popen([sys.executable, sys.argv[1]], env=env))
 sys.exit(max(p.wait() for p in procs))
-`
-
-// ddpRank is an ordinary DDP training loop: nothing in it knows gnnscope.
-const ddpRank = `import torch
-import torch.distributed as dist
-import torch.nn.functional as F
-from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, TensorDataset
-from torch.utils.data.distributed import DistributedSampler
-
-dist.init_process_group("gloo")
-torch.manual_seed(0)
-X = torch.randn(256, 16)
-Y = (X.sum(1) > 0).long()
-ds = TensorDataset(X, Y)
-sampler = DistributedSampler(ds, shuffle=True, seed=0)
-loader = DataLoader(ds, batch_size=32, sampler=sampler)
-model = DDP(torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 2)))
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for epoch in range(2):
-    sampler.set_epoch(epoch)
-    for x, y in loader:
-        x, y = x.to("cpu"), y.to("cpu")
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-    print("rank", dist.get_rank(), "epoch", epoch, flush=True)
-dist.destroy_process_group()
 `
 
 // A two-rank DDP job launched as one external run is one run of the
@@ -65,8 +35,11 @@ func TestExternalDDPEndToEnd(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
 	os.WriteFile(filepath.Join(dir, "launch.py"), []byte(ddpLauncher), 0o644)
-	os.WriteFile(filepath.Join(dir, "rank.py"), []byte(ddpRank), 0o644)
-	_, stderr, err := clitest.Run(t, "run", "--cmd", "ddp="+systemPython+" "+filepath.Join(dir, "launch.py"), "--wait", "-q")
+	// An ordinary DDP loop that knows nothing of gnnscope (the client's
+	// own DDP test runs it too).
+	loop := filepath.Join(clitest.ModuleRoot(t), "clients", "python", "tests", "loops", "ddp.py")
+	cmd := "ddp=" + systemPython + " " + filepath.Join(dir, "launch.py") + " " + loop
+	_, stderr, err := clitest.Run(t, "run", "--cmd", cmd, "--wait", "-q")
 	s := clitest.OnlySession(t, home)
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(s.RunsDir(), "ddp.log"))
