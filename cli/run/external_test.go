@@ -146,7 +146,11 @@ func waitFile(t *testing.T, path string) string {
 	return strings.TrimSpace(string(b))
 }
 
-func TestExternalKilled(t *testing.T) {
+// startLoop launches, as run "external" of a new session in a fresh
+// store, a command that writes a journal line and loops until killed. It
+// returns the session and the command's pid; the test's cleanup stops it.
+func startLoop(t *testing.T) (*sessions.Session, int) {
+	t.Helper()
 	home, dir := t.TempDir(), t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
 	pidFile := filepath.Join(dir, "pid")
@@ -160,6 +164,11 @@ func TestExternalKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, pid
+}
+
+func TestExternalKilled(t *testing.T) {
+	s, pid := startLoop(t)
 	if st, _ := s.RunState("external"); st.Status != sessions.StatusRunning || st.Pid == pid {
 		t.Errorf("running: %+v (the pid file names the supervisor, not the command %d)", st, pid)
 	}
@@ -325,19 +334,7 @@ func TestExternalTorchEndToEnd(t *testing.T) {
 // TestExternalSupervisorKilled: the pid file names the supervising worker;
 // killing it takes the command along (Linux), and the run reads crashed.
 func TestExternalSupervisorKilled(t *testing.T) {
-	home, dir := t.TempDir(), t.TempDir()
-	t.Setenv("GNNSCOPE_HOME", home)
-	pidFile := filepath.Join(dir, "pid")
-	loop := script(t, dir, "loop", journalLines+"echo $$ > "+pidFile+"\nwhile :; do sleep 0.1; done\n")
-	if _, stderr, err := clitest.Run(t, "run", "--cmd", loop); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	s := clitest.OnlySession(t, home)
-	t.Cleanup(func() { clitest.StopAll(t, home, s) })
-	pid, err := strconv.Atoi(waitFile(t, pidFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, pid := startLoop(t)
 	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
 	st, err := s.RunState("external")
 	if err != nil || st.Pid <= 0 {
