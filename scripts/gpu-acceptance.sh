@@ -1,178 +1,224 @@
 #!/usr/bin/env bash
-# The CUDA backend's acceptance on a GPU machine. Writes everything into
-# one folder (default gpu-acceptance-DATE) and a summary.md there:
+# The CUDA backend's acceptance on a GPU machine, run from the folder that
+# scripts/gpu-bundle.sh builds (the machine needs no Go):
 #
-#   1. build: go build -tags cuda; the committed PTX against nvcc (if installed)
-#   2. kernels: go test -tags cuda ./gnn/device/cuda (every kernel against the
-#      CPU backend), gnnscope gpucheck --bench --memory
-#   3. Cora: every schedule on cpu and cuda (GraphSAGE 25,10 batch 64; GCN
-#      full batch; GAS), test accuracy and epoch times side by side
-#   4. synth-products: baseline, async-transfer and optimized on the GPU
-#      (examples/sage-products-gpu.toml), compare table and trace
-#   5. PyG: the same model and settings with scripts/pyg-compare.py, when
-#      torch and torch_geometric are installed
-#   6. memory: the allocator's peak against NVML's (gpucheck --memory and the
-#      products journals' mem and gpu events)
+#   BUNDLE/scripts/gpu-acceptance.sh [--dry-run] [--only STEPS] OUT
 #
-# Usage: scripts/gpu-acceptance.sh [OUT] ; env: GPU (default 0), CORA (path
-# of cora.npz, default ../shared/datasets/cora.npz), EPOCHS (products,
-# default 3), CORA_SEEDS (default "0 1 2"), SKIP_PYG=1, PYTHON (default
-# python3), GO (default go).
+# Steps, in order, each under its own time limit; every step writes its
+# results under OUT as it goes and appends "ok|FAIL|skip NAME seconds" to
+# OUT/steps.txt, so that a run cut off midway keeps what it finished:
+#
+#   machine    nvidia-smi, glibc, driver, ldd, Python packages, cuBLAS found
+#   gpucheck   gnnscope gpucheck --bench --memory --json
+#   tests      the cuda test binaries, then their -race builds
+#   cora       Cora on every schedule, cpu against cuda, seeds $CORA_SEEDS
+#   products   synth-products: baseline, async-transfer and optimized
+#   pyg        PyG on the same exported graph (scripts/pyg-compare.py)
+#   client     the PyTorch examples profiled through gnnscope run --cmd
+#   summary    OUT/summary.md (scripts/gpu-summary.py)
+#
+# --dry-run checks the machine (glibc, libcuda, the bundle's files) and
+# lists the steps with their commands, running none. --only takes a comma
+# list of step names. With ARCHIVE=FILE, OUT is packed into FILE (tar.gz,
+# files over 8 MB left out) after every step.
+#
+# env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (products,
+# default 3), PYTHON (default python3), STEP_LIMIT (seconds per step,
+# default 600; the tests and products steps get their own below).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT=${1:-gpu-acceptance-$(date +%Y%m%d-%H%M%S)}
+BUNDLE=$(cd "$(dirname "$0")/.." && pwd)
+dry=0 only=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dry-run) dry=1; shift ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "gpu-acceptance: unknown flag $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+OUT=${1:-gpu-acceptance-$(date -u +%Y%m%d-%H%M%S)}
+GPU=${GPU:-0}
+CORA_SEEDS=${CORA_SEEDS:-"0 1 2"}
+EPOCHS=${EPOCHS:-3}
+PYTHON=${PYTHON:-python3}
+STEP_LIMIT=${STEP_LIMIT:-600}
+BIN="$BUNDLE/gnnscope"
+CORA="$BUNDLE/data/cora.npz"
+
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-GPU=${GPU:-0}
-CORA=${CORA:-../shared/datasets/cora.npz}
-EPOCHS=${EPOCHS:-3}
-CORA_SEEDS=${CORA_SEEDS:-"0 1 2"}
-PYTHON=${PYTHON:-python3}
-GO=${GO:-go}
 export GNNSCOPE_HOME="$OUT/home"
-BIN="$OUT/gnnscope"
 LOG="$OUT/acceptance.log"
 status=0
 
-say() { echo "== $*" | tee -a "$LOG"; }
-step() { # step NAME CMD...: run, log, keep going on failure
-  local name=$1; shift
-  say "$name: $*"
-  if "$@" >>"$LOG" 2>&1; then echo "ok   $name" >>"$OUT/steps.txt"; else echo "FAIL $name" >>"$OUT/steps.txt"; status=1; fi
+say() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$LOG" >&2; }
+
+pack() {
+  [ -n "${ARCHIVE:-}" ] || return 0
+  (cd "$OUT" && find . -type f -size -8M -print0 | tar czf "$ARCHIVE.tmp" --null -T - 2>/dev/null) &&
+    mv "$ARCHIVE.tmp" "$ARCHIVE"
 }
 
-: >"$OUT/steps.txt"
-{ date -u; uname -a; $GO version; nvidia-smi 2>&1 || true; nvcc --version 2>&1 || true; git rev-parse HEAD 2>/dev/null; } >"$OUT/machine.txt"
+wanted() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 
-# 1. build
-say "build (cuda tag)"
-if ! $GO build -tags cuda -o "$BIN" . >>"$LOG" 2>&1; then
-  echo "FAIL build" >>"$OUT/steps.txt"
-  echo "the cuda build failed: see $LOG (CUDA headers: set CGO_CFLAGS=-I<dir of cuda.h>)" | tee -a "$LOG"
-  exit 1
-fi
-echo "ok   build" >>"$OUT/steps.txt"
-if command -v nvcc >/dev/null; then
-  step ptx-matches-sources bash -c "cd gnn/device/cuda && $GO run ./internal/ptxgen -check"
-fi
+# run NAME LIMIT CMD...: one step under a time limit, logged, never fatal.
+run() {
+  local name=$1 limit=$2; shift 2
+  if [ $dry = 1 ]; then printf '  %-10s %4ss  %s\n' "$name" "$limit" "$*"; return 0; fi
+  say "$name (limit ${limit}s)"
+  local t0=$SECONDS rc=0
+  if [ "$(type -t "$1")" = function ]; then
+    timeout --kill-after=10 "$limit" bash -c '"$@"' _ "$@" >>"$LOG" 2>&1 || rc=$?
+  else
+    timeout --kill-after=10 "$limit" "$@" >>"$LOG" 2>&1 || rc=$?
+  fi
+  local word=ok
+  if [ $rc = 124 ] || [ $rc = 137 ]; then word=TIMEOUT; status=1
+  elif [ $rc != 0 ]; then word=FAIL; status=1; fi
+  echo "$word $name $((SECONDS - t0))s rc=$rc" | tee -a "$OUT/steps.txt" >&2
+  pack
+}
 
-# 2. kernels
-step kernel-tests bash -c "GNNSCOPE_TEST_GPU=$GPU $GO test -tags cuda -count=1 -v ./gnn/device/cuda/ ./gnn/device/backend/ >'$OUT/kernel-tests.txt' 2>&1"
-step gpucheck bash -c "'$BIN' gpucheck --device cuda:$GPU --bench --memory --json >'$OUT/gpucheck.json' 2>>'$LOG'"
-"$BIN" gpucheck --device cuda:$GPU >"$OUT/gpucheck.txt" 2>&1 || true
-
-# 3. Cora: every schedule on cpu and cuda
-if [ -f "$CORA" ]; then
-  mkdir -p "$OUT/cora"
-  for seed in $CORA_SEEDS; do
-    for dev in cpu "cuda:$GPU"; do
-      d=${dev%%:*}
-      common=(--data "$CORA" --seed "$seed" --device "$dev" --json -q)
-      sage=(--model sage --sampler neighbor --fanout 25,10 --batch-size 64 --epochs 50)
-      step "cora-$d-sage-baseline-s$seed" bash -c "'$BIN' train ${common[*]} ${sage[*]} >'$OUT/cora/$d-sage-baseline-s$seed.json'"
-      step "cora-$d-sage-workers-s$seed" bash -c "'$BIN' train ${common[*]} ${sage[*]} --sampler-workers 2 --prefetch 4 >'$OUT/cora/$d-sage-workers-s$seed.json'"
-      step "cora-$d-sage-overlap-eval-s$seed" bash -c "'$BIN' train ${common[*]} ${sage[*]} --overlap-eval >'$OUT/cora/$d-sage-overlap-eval-s$seed.json'"
-      step "cora-$d-sage-async-s$seed" bash -c "'$BIN' train ${common[*]} ${sage[*]} --async-transfer >'$OUT/cora/$d-sage-async-s$seed.json'"
-      step "cora-$d-sage-optimized-s$seed" bash -c "'$BIN' train ${common[*]} ${sage[*]} --sampler-workers 2 --prefetch 4 --overlap-eval --async-transfer >'$OUT/cora/$d-sage-optimized-s$seed.json'"
-      step "cora-$d-gcn-full-s$seed" bash -c "'$BIN' train ${common[*]} --model gcn --sampler full --epochs 200 >'$OUT/cora/$d-gcn-full-s$seed.json'"
-      step "cora-$d-gcn-gas-s$seed" bash -c "'$BIN' train ${common[*]} --model gcn --sampler gas --parts 40 --parts-per-batch 10 --hidden 16 --epochs 200 >'$OUT/cora/$d-gcn-gas-s$seed.json'"
-    done
+# ---- checks: the machine can run the bundle ----
+check() {
+  local ok=1
+  for f in "$BIN" "$BUNDLE/scripts/gpu-summary.py"; do
+    [ -e "$f" ] || { echo "missing $f: rebuild the bundle (scripts/gpu-bundle.sh)"; ok=0; }
   done
-else
-  say "Cora not found at $CORA (set CORA=...): skipped"
-  echo "skip cora" >>"$OUT/steps.txt"
-fi
+  local need have
+  need=$(cat "$BUNDLE/glibc-min.txt" 2>/dev/null || echo 0)
+  have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}'); have=${have:-0}
+  if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+    echo "glibc $have is older than the $need the binaries were linked against: build the bundle on an older system"; ok=0
+  else
+    echo "glibc $have (binaries need $need): ok"
+  fi
+  if ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
+    echo "libcuda.so.1: $(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')"
+  else
+    echo "libcuda.so.1 not in the linker cache: --device cuda will fail with a clear error"
+  fi
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
+  [ -f "$CORA" ] || echo "no data/cora.npz in the bundle: the cora step is skipped"
+  [ $ok = 1 ]
+}
+check | tee "$OUT/check.txt" >&2 || { [ $dry = 1 ] || exit 1; }
 
-# 4. synth-products on the GPU
-spec="$OUT/products.toml"
-sed -e "s/^device = \"cuda\"/device = \"cuda:$GPU\"/" -e "s/^epochs = 3/epochs = $EPOCHS/" examples/sage-products-gpu.toml >"$spec"
-step products-run bash -c "'$BIN' run --spec '$spec' --wait --json >'$OUT/products-run.json'"
-"$BIN" compare last --format md >"$OUT/products-compare.md" 2>>"$LOG" || true
-"$BIN" export trace last -o "$OUT/products-trace.json" >>"$LOG" 2>&1 || true
-
-# 5. PyG
-if [ "${SKIP_PYG:-0}" != 1 ] && $PYTHON -c "import torch, torch_geometric, numpy" 2>>"$LOG"; then
-  step products-export "$BIN" datasets export synth-products -o "$OUT/products.npz" -q
-  step pyg bash -c "$PYTHON scripts/pyg-compare.py '$OUT/products.npz' --layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024 --epochs $EPOCHS --lr 0.01 --weight-decay 5e-4 --dropout 0.5 --device cuda:$GPU --json '$OUT/pyg.json' >>'$LOG' 2>&1"
-else
-  say "PyG comparison skipped (torch and torch_geometric not importable by $PYTHON, or SKIP_PYG=1)"
-  echo "skip pyg" >>"$OUT/steps.txt"
-fi
-
-# 6. summary (Python's standard library only)
-$PYTHON - "$OUT" <<'EOF' || { echo "summary failed" | tee -a "$LOG"; status=1; }
-import glob, json, os, statistics, sys
-out = sys.argv[1]
-lines = ["# gnnscope CUDA acceptance", ""]
-lines += ["## Steps", "", "```", open(os.path.join(out, "steps.txt")).read().rstrip(), "```", ""]
-def load(p):
+# ---- the steps ----
+machine() {
+  date -u; uname -a; ldd --version | head -1
+  nvidia-smi || true
+  nvidia-smi -q | sed -n '1,40p' || true
+  echo "--- ldd"; ldd "$BIN"
+  echo "--- bundle"; cat "$BUNDLE/manifest.txt" | head -2
+  echo "--- python"; $PYTHON - <<'EOF' || true
+import importlib, sys
+print(sys.version)
+for m in ["torch", "torch_geometric", "pyg_lib", "torch_sparse", "torch_scatter", "lightning", "pynvml", "numpy"]:
     try:
-        with open(p) as f:
-            return json.load(f)
-    except Exception:
-        return None
-g = load(os.path.join(out, "gpucheck.json"))
-if g:
-    h = g.get("host", {})
-    lines += ["## GPU", "", f"{h.get('gpu')} ({h.get('gpu_mem', 0)/2**30:.1f} GiB), driver {h.get('driver')}; NVML: {g.get('nvml')}", ""]
-    lines += ["## Kernels against the CPU backend (gpucheck)", "", "| transfers | op | shape | max rel err | ok |", "|---|---|---|---|---|"]
-    for run in g.get("checks", []):
-        for r in run["results"]:
-            lines.append(f"| {'async' if run['async_transfer'] else 'sync'} | {r['op']} | {r['shape']} | {r['max_rel_err']:.3g} | {'yes' if r['ok'] else '**NO**'} |")
-    lines += ["", f"failed: {g.get('failed')}", ""]
-    if g.get("bench"):
-        lines += ["## Kernel speed", "", "| kernel | shape | ms/call | rate |", "|---|---|---|---|"]
-        for b in g["bench"]:
-            lines.append(f"| {b['op']} | {b['shape']} | {b['seconds']*1e3:.3f} | {b['rate']:.1f} {b['unit']} |")
-        lines.append("")
-    m = g.get("memory")
-    if m:
-        lines += ["## Memory: allocator against NVML (gpucheck --memory)", "",
-                  f"pattern: {m['pattern']}; allocator peak {m['allocator_peak']/2**20:.1f} MiB; pool reserved {m['pool_reserved']/2**20:.1f} MiB; "
-                  f"NVML process {m['process_before']/2**20:.1f} MiB before, {m['process_at_peak']/2**20:.1f} MiB at the peak", ""]
-runs = {}
-for p in sorted(glob.glob(os.path.join(out, "cora", "*.json"))):
-    r = load(p)
-    if not r or "test_acc" not in r:
-        continue
-    dev, rest = os.path.basename(p)[:-5].split("-", 1)
-    sched, seed = rest.rsplit("-s", 1)
-    runs.setdefault((sched, dev), []).append(r)
-if runs:
-    lines += ["## Cora: cpu against cuda (median over seeds)", "", "| schedule | device | test acc | epoch s | peak MiB |", "|---|---|---|---|---|"]
-    for (sched, dev), rs in sorted(runs.items()):
-        acc = statistics.median(r["test_acc"] for r in rs)
-        ep = statistics.median(r["epoch_s"] for r in rs)
-        pk = statistics.median(r["peak_bytes"] for r in rs) / 2**20
-        lines.append(f"| {sched} | {dev} | {acc:.4f} | {ep:.4f} | {pk:.1f} |")
-    lines.append("")
-pr = os.path.join(out, "products-compare.md")
-if os.path.exists(pr):
-    lines += ["## synth-products on the GPU (gnnscope compare)", "", open(pr).read().rstrip(), ""]
-mems, gpus = [], []
-for p in glob.glob(os.path.join(out, "home", "sessions", "*", "runs", "*.jsonl")):
-    peak = used = 0
-    for line in open(p):
-        try:
-            e = json.loads(line)
-        except ValueError:
-            continue
-        if e.get("t") == "mem":
-            peak = max(peak, e.get("peak", 0))
-        elif e.get("t") == "gpu":
-            used = max(used, e.get("used", 0))
-    mems.append((os.path.basename(p)[:-6], peak, used))
-if mems:
-    lines += ["## synth-products memory: largest batch peak (allocator) and largest NVML device use", "", "| run | batch peak MiB | NVML used MiB |", "|---|---|---|"]
-    for name, peak, used in sorted(mems):
-        lines.append(f"| {name} | {peak/2**20:.1f} | {used/2**20:.1f} |")
-    lines.append("")
-py = load(os.path.join(out, "pyg.json"))
-if py:
-    lines += ["## PyG", "", f"{py['framework']} {py['pyg']} (torch {py['torch']}, sampler {py['sampler']}) on {py['device']}: "
-              f"{py['epoch_s']:.3f} s/epoch ({py['epoch_s_after_first']} after the first), test acc {py['test_acc']:.4f}, peak {(py['peak_bytes'] or 0)/2**20:.1f} MiB", ""]
-open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
+        mod = importlib.import_module(m)
+        print(m, getattr(mod, "__version__", "?"))
+    except Exception as e:
+        print(m, "missing:", type(e).__name__, e)
+try:
+    import torch
+    print("cuda", torch.version.cuda, "available", torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "")
+except Exception as e:
+    print("torch cuda:", e)
 EOF
-say "done: $OUT/summary.md (status $status)"
+  echo "--- cuBLAS libraries"
+  ldconfig -p | grep -i cublas || true
+  find / -xdev -name 'libcublas.so*' 2>/dev/null | head -20 || true
+}
+
+cora() {
+  mkdir -p "$OUT/cora"
+  local sage=(--model sage --sampler neighbor --fanout 25,10 --batch-size 64 --epochs 50)
+  local -A sched=(
+    [sage-baseline]="${sage[*]}"
+    [sage-workers]="${sage[*]} --sampler-workers 2 --prefetch 4"
+    [sage-overlap-eval]="${sage[*]} --overlap-eval"
+    [sage-async]="${sage[*]} --async-transfer"
+    [sage-optimized]="${sage[*]} --sampler-workers 2 --prefetch 4 --overlap-eval --async-transfer"
+    [gcn-full]="--model gcn --sampler full --epochs 200"
+    [gcn-gas]="--model gcn --sampler gas --parts 40 --parts-per-batch 10 --hidden 16 --epochs 200"
+  )
+  local fail=0 s seed
+  # the CPU runs go in the background, two at a time, beside the GPU runs
+  (
+    for seed in $CORA_SEEDS; do for s in "${!sched[@]}"; do
+      "$BIN" train --data "$CORA" --seed "$seed" --device cpu --threads 4 --json -q ${sched[$s]} \
+        >"$OUT/cora/cpu-$s-s$seed.json" 2>"$OUT/cora/cpu-$s-s$seed.err" || echo "cpu $s s$seed failed" >>"$OUT/cora/failures.txt"
+    done; done
+  ) &
+  local cpu=$!
+  for seed in $CORA_SEEDS; do for s in "${!sched[@]}"; do
+    "$BIN" train --data "$CORA" --seed "$seed" --device "cuda:$GPU" --json -q ${sched[$s]} \
+      >"$OUT/cora/cuda-$s-s$seed.json" 2>"$OUT/cora/cuda-$s-s$seed.err" || { echo "cuda $s s$seed failed" >>"$OUT/cora/failures.txt"; fail=1; }
+    pack
+  done; done
+  wait $cpu
+  [ ! -s "$OUT/cora/failures.txt" ]
+}
+
+products() {
+  sed -e "s/^device = \"cuda\"/device = \"cuda:$GPU\"/" -e "s/^epochs = 3/epochs = $EPOCHS/" \
+    "$BUNDLE/scripts/sage-products-gpu.toml" >"$OUT/products.toml"
+  "$BIN" run --spec "$OUT/products.toml" --wait --json >"$OUT/products-run.json" || return 1
+  "$BIN" compare last --format md >"$OUT/products-compare.md"
+  "$BIN" export trace last -o "$OUT/products-trace.json" || true
+}
+
+pyg() {
+  [ -f "$OUT/products.npz" ] || "$BIN" datasets export synth-products -o "$OUT/products.npz" -q || return 1
+  local s rc=0
+  for s in pyg torch; do
+    $PYTHON "$BUNDLE/scripts/pyg-compare.py" "$OUT/products.npz" --layers 3 --hidden 256 --fanout 15,10,5 \
+      --batch-size 1024 --epochs "$EPOCHS" --lr 0.01 --weight-decay 5e-4 --dropout 0.5 --device "cuda:$GPU" \
+      --sampler $s --json "$OUT/pyg-$s.json" || rc=1
+  done
+  rm -f "$OUT/products.npz"
+  return $rc
+}
+
+client() {
+  local py="$BUNDLE/scripts/pytorch"
+  "$BIN" run --name lightning --cmd "$PYTHON $py/lightning_sage.py --epochs 3 --nodes 200000 --devices 1" --wait --json \
+    >"$OUT/client-lightning.json"
+  local rc=$?
+  "$BIN" run --name sage-torch --cmd "$PYTHON $py/sage_train.py --variant optimized --epochs 3" --wait --json \
+    >"$OUT/client-sage.json" || rc=1
+  "$BIN" compare last --format md >"$OUT/client-compare.md" || true
+  return $rc
+}
+
+tests() { # tests SUFFIX: every test binary of that kind
+  local t rc=0
+  for t in "$BUNDLE"/tests/*"$1"; do
+    case $1 in .test) [[ $t == *.race.test ]] && continue ;; esac
+    local n; n=$(basename "$t")
+    (cd "$BUNDLE" && GNNSCOPE_TEST_GPU=$GPU "$t" -test.v -test.count=1 -test.timeout 280s) >"$OUT/$n.txt" 2>&1 || rc=1
+    pack
+  done
+  return $rc
+}
+
+machine_out() { machine >"$OUT/machine.txt" 2>&1; }
+export -f say pack machine machine_out cora products pyg client tests
+export BUNDLE BIN CORA OUT GPU CORA_SEEDS EPOCHS PYTHON LOG
+export ARCHIVE=${ARCHIVE:-}
+
+[ $dry = 1 ] && echo "steps (name, time limit, command):"
+wanted machine  && run machine 120 machine_out
+wanted gpucheck && run gpucheck 300 bash -c "'$BIN' gpucheck --device cuda:$GPU --bench --memory --json >'$OUT/gpucheck.json'"
+wanted tests    && run tests "${TEST_LIMIT:-300}" tests .test
+wanted tests    && run tests-race "${RACE_LIMIT:-400}" tests .race.test
+if [ -f "$CORA" ]; then wanted cora && run cora "$STEP_LIMIT" cora; fi
+wanted products && run products "$STEP_LIMIT" products
+wanted pyg      && run pyg "$STEP_LIMIT" pyg
+wanted client   && run client 400 client
+wanted summary  && run summary 60 $PYTHON "$BUNDLE/scripts/gpu-summary.py" "$OUT"
+[ $dry = 1 ] && exit 0
+say "done: $OUT (status $status)"
 exit $status

@@ -22,6 +22,7 @@ func TestKernelsEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	sourceTree(t)
 	cxx := ""
 	for _, c := range []string{"g++-12", "g++-13", "g++-14", "g++"} {
 		if p, err := exec.LookPath(c); err == nil {

@@ -153,7 +153,10 @@ func TestPoolConcurrent(t *testing.T) {
 	if st.Reserved != st.Cached || st.Reserved != f.used || st.Hits+st.Misses != 4000 {
 		t.Fatalf("stats %+v, driver used %d", st, f.used)
 	}
-	if st.PeakReserved > 8*(5<<16)+8*512 {
+	// A block of a size is taken from the driver only when none of that
+	// size is free, so at most 8 blocks of each of the 5 sizes exist: with
+	// 8 goroutines truly in parallel the cache may hold them all.
+	if st.PeakReserved > 8*(15<<16)+40*512 {
 		t.Fatalf("peak %d: the cache did not bound the working set", st.PeakReserved)
 	}
 }
