@@ -4,8 +4,9 @@
 # nvidia-cuda-dev package, downloaded (non-free component) and unpacked
 # without installing it, unless cuda.h is already installed. Then:
 #   go vet -tags cuda      (cgo against cuda.h: every driver call type-checks)
-#   go build -tags cuda    (links against the stub libcuda.so)
-#   go test -tags cuda -c  (the GPU tests compile)
+#   go build -tags cuda    (the binary must start and train on the CPU,
+#                           and --device cuda must fail clearly, here)
+#   go test -tags cuda     (the tests that need a GPU skip)
 #   ptxgen -check          (the committed PTX is what nvcc makes, where nvcc is)
 # Run by .ci/run; the package is cached in $GNNSCOPE_CI_CACHE (default
 # ~/.cache/gnnscope-ci) between runs on one machine. GNNSCOPE_CI_UNPACK=1
@@ -208,9 +209,25 @@ fi
 export CGO_CFLAGS="-I$inc" CGO_LDFLAGS="-L$stub"
 echo "cuda.h from $inc, libcuda stub from $stub"
 go vet -tags cuda ./gnn/... ./runner/... ./cli/... .
-go build -tags cuda -o /dev/null .
-go test -tags cuda -c -o /dev/null ./gnn/device/cuda
-go test -tags cuda -c -o /dev/null ./gnn/device/backend
+bin=$(mktemp -d)/gnnscope
+go build -tags cuda -o "$bin" .
+# The cuda binary loads the driver only when a CUDA device is opened: it
+# must start and train on the CPU here, and --device cuda must fail with a
+# clear error where there is no GPU.
+"$bin" --help >/dev/null
+"$bin" train --data synth-tiny --epochs 1 --device cpu -q >/dev/null
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "a GPU is present: the no-GPU error is not checked"
+elif msg=$("$bin" gpucheck 2>&1); then
+  echo "gpucheck passed on a machine without a GPU: $msg" >&2; exit 1
+elif ! grep -q "CUDA" <<<"$msg"; then
+  echo "gpucheck without a GPU gave an unclear error: $msg" >&2; exit 1
+else
+  echo "without a GPU, --device cuda says: $msg"
+fi
+rm -rf "$(dirname "$bin")"
+# The tests of the cuda build run here too; those that need a GPU skip.
+go test -tags cuda -count=1 ./gnn/device/cuda/... ./gnn/device/backend
 if command -v nvcc >/dev/null; then
   (cd gnn/device/cuda && go run ./internal/ptxgen -check)
   echo "committed PTX matches nvcc's output"

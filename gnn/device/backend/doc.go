@@ -5,7 +5,8 @@
 // into the journal's gpu events (NVML where available, else the driver's
 // cuMemGetInfo).
 //
-// Only backend_cuda.go, built with the cuda tag, imports the CUDA backend:
-// the default build never links gorgonia.org/cu, whose package init exits
-// on machines without a GPU (TestDefaultBuildHasNoCUDA checks it).
+// Only backend_cuda.go, built with the cuda tag, imports the CUDA backend,
+// so the default build needs no cgo (TestDefaultBuildHasNoCUDA checks it).
+// The cuda build loads the driver only when a CUDA device is opened (see
+// package cudrv), so it too runs on machines without a GPU.
 package backend

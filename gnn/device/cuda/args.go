@@ -3,20 +3,17 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"unsafe"
 )
 
 // maxArgs is the most parameters a kernel of this package takes.
 const maxArgs = 16
 
-// kargs packs kernel parameters for cuLaunchKernel. gorgonia.org/cu's
-// Launch copies 8 bytes from each parameter pointer, so every parameter is
+// kargs packs kernel parameters for cuLaunchKernel: every parameter is
 // stored as a uint64 whose low bytes hold the value (little-endian, as on
-// every platform CUDA runs on): the kernel reads as many as its parameter
-// type has.
+// every platform CUDA runs on), and the kernel reads as many as its
+// parameter type has.
 type kargs struct {
 	vals  [maxArgs]uint64
-	ptrs  [maxArgs]unsafe.Pointer
 	types [maxArgs]string // the PTX type each argument stands for
 	n     int
 }
@@ -71,11 +68,5 @@ func (a *kargs) check(kernel string, params []string) error {
 	return nil
 }
 
-// list returns the parameter pointers (valid while a is alive and not
-// moved).
-func (a *kargs) list() []unsafe.Pointer {
-	for i := 0; i < a.n; i++ {
-		a.ptrs[i] = unsafe.Pointer(&a.vals[i])
-	}
-	return a.ptrs[:a.n]
-}
+// values returns the packed parameters.
+func (a *kargs) values() []uint64 { return a.vals[:a.n] }

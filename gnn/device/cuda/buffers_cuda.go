@@ -3,13 +3,12 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 
-	"gorgonia.org/cu"
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
@@ -45,6 +44,9 @@ func (d *Device) Alloc(rows, cols int) (*tensor.Tensor, error) {
 	if cols != 0 && rows > maxElems/cols {
 		return nil, fmt.Errorf("cuda: alloc %dx%d: too large", rows, cols)
 	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
 	n := int64(rows) * int64(cols)
 	bytes := n * 4
 	if err := d.mem.Reserve(bytes); err != nil {
@@ -65,13 +67,13 @@ func (d *Device) Alloc(rows, cols int) (*tensor.Tensor, error) {
 			return nil, fmt.Errorf("cuda: alloc %dx%d: %w", rows, cols, err)
 		}
 		b.blk = blk
-		d.must("clearing a new tensor", cu.MemsetD32Async(cu.DevicePtr(blk.ptr), 0, n, d.compute))
+		d.must("clearing a new tensor", cudrv.MemsetD32Async(cudrv.DevicePtr(blk.ptr), 0, n, d.compute))
 		d.leave()
 	}
 	return &tensor.Tensor{Rows: rows, Cols: cols, Handle: b}, nil
 }
 
-func isOOMErr(err error) bool { return errors.Is(err, cu.OutOfMemory) || isDriverOOM(err) }
+func isOOMErr(err error) bool { return cudrv.IsOOM(err) }
 
 // Free releases t's bytes and returns its block to the cache (reused once
 // side-stream work on it has completed). Views, nil tensors, tensors of
@@ -137,12 +139,12 @@ func (d *Device) use(ts ...*tensor.Tensor) {
 		}
 		b.mu.Lock()
 		if b.ready != nil {
-			d.must("waiting for a copy", d.compute.Wait(b.ready.e, 0))
+			d.must("waiting for a copy", d.compute.Wait(b.ready.e))
 			d.putEvent(b.ready)
 			b.ready = nil
 		}
 		for _, r := range b.readers {
-			d.must("waiting for a copy", d.compute.Wait(r.e, 0))
+			d.must("waiting for a copy", d.compute.Wait(r.e))
 			d.putEvent(r)
 		}
 		b.readers = nil
@@ -153,7 +155,7 @@ func (d *Device) use(ts ...*tensor.Tensor) {
 
 // useOn makes side stream s wait for the compute stream (the tensor's
 // last writer or reader there) and for a pending side-stream write.
-func (d *Device) useOn(s cu.Stream, t *tensor.Tensor) {
+func (d *Device) useOn(s cudrv.Stream, t *tensor.Tensor) {
 	b := d.buf(t)
 	d.waitFor(s, d.compute)
 	if !b.pending.Load() {
@@ -161,7 +163,7 @@ func (d *Device) useOn(s cu.Stream, t *tensor.Tensor) {
 	}
 	b.mu.Lock()
 	if b.ready != nil {
-		d.must("waiting for a copy", s.Wait(b.ready.e, 0))
+		d.must("waiting for a copy", s.Wait(b.ready.e))
 	}
 	b.mu.Unlock()
 }
@@ -194,7 +196,9 @@ func (d *Device) addReader(t *tensor.Tensor, e *evt) {
 // work that uses it.
 func (d *Device) scratch(bytes int64) *block {
 	blk, err := d.pool.get(max(bytes, 4))
-	d.must(fmt.Sprintf("scratch of %d bytes", bytes), err)
+	if !d.must(fmt.Sprintf("scratch of %d bytes", bytes), err) {
+		return &block{} // faulted: nothing is queued on it, freeScratch ignores it
+	}
 	d.scratchMu.Lock()
 	d.scratchLive += blk.size
 	d.scratchMax = max(d.scratchMax, d.scratchLive)
@@ -205,6 +209,9 @@ func (d *Device) scratch(bytes int64) *block {
 // freeScratch returns scratch memory; fences are side-stream work still
 // using it (compute-stream work needs none).
 func (d *Device) freeScratch(blk *block, fences ...fence) {
+	if blk.ptr == 0 {
+		return
+	}
 	d.scratchMu.Lock()
 	d.scratchLive -= blk.size
 	d.scratchMu.Unlock()

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unsafe"
 
-	"gorgonia.org/cu"
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
@@ -47,8 +47,8 @@ type Options struct {
 type Device struct {
 	ordinal int
 	name    string
-	cdev    cu.Device
-	ctx     cu.CUContext
+	cdev    cudrv.Device
+	ctx     cudrv.Context
 	info    device.Info
 	sms     int
 
@@ -60,9 +60,9 @@ type Device struct {
 	pool  *cachingPool
 	stage *stagingPool
 
-	compute, copyS, history, timing cu.Stream
-	mods                            []cu.Module
-	fns                             map[string]cu.Function
+	compute, copyS, history, timing cudrv.Stream
+	mods                            []cudrv.Module
+	fns                             map[string]cudrv.Function
 	params                          map[string][]string // PTX parameter types per kernel
 
 	evMu       sync.Mutex
@@ -88,6 +88,7 @@ type Device struct {
 	polled   chan struct{}
 
 	closed atomic.Bool
+	fault  atomic.Pointer[error] // the first driver error (see must)
 }
 
 // pinnedRange is a block of mapped page-locked host memory.
@@ -99,7 +100,10 @@ type pinnedRange struct {
 // Open starts a device on GPU ordinal (its primary context), loads the
 // kernels and creates the streams.
 func Open(ordinal int, opt Options) (d *Device, err error) {
-	n, err := cu.NumDevices()
+	if err := cudrv.Init(); err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	n, err := cudrv.DeviceCount()
 	if err != nil {
 		return nil, fmt.Errorf("cuda: counting devices: %w", err)
 	}
@@ -108,7 +112,7 @@ func Open(ordinal int, opt Options) (d *Device, err error) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cdev, err := cu.GetDevice(ordinal)
+	cdev, err := cudrv.GetDevice(ordinal)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: device %d: %w", ordinal, err)
 	}
@@ -116,12 +120,12 @@ func Open(ordinal int, opt Options) (d *Device, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cuda: device %d: primary context: %w", ordinal, err)
 	}
-	if err := cu.SetCurrentContext(ctx); err != nil {
+	if err := ctx.SetCurrent(); err != nil {
 		cdev.ReleasePrimaryCtx()
 		return nil, fmt.Errorf("cuda: device %d: making the context current: %w", ordinal, err)
 	}
 	d = &Device{ordinal: ordinal, name: fmt.Sprintf("cuda:%d", ordinal), cdev: cdev, ctx: ctx,
-		async: opt.AsyncTransfer, threads: opt.HostThreads, fns: map[string]cu.Function{}, params: map[string][]string{}, marks: map[uint64]markRec{}}
+		async: opt.AsyncTransfer, threads: opt.HostThreads, fns: map[string]cudrv.Function{}, params: map[string][]string{}, marks: map[uint64]markRec{}}
 	defer func() {
 		if err != nil {
 			d.release()
@@ -143,8 +147,8 @@ func Open(ordinal int, opt Options) (d *Device, err error) {
 		limit = min(1<<30, d.info.Memory/8)
 	}
 	d.blocks = newLRU(limit, func(_ *graph.Block, b *devBlock) { d.evicted = append(d.evicted, b) })
-	for _, s := range []*cu.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
-		if *s, err = cu.MakeStream(cu.NonBlocking); err != nil {
+	for _, s := range []*cudrv.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
+		if *s, err = cudrv.NewStream(); err != nil {
 			return nil, fmt.Errorf("cuda: %s: creating a stream: %w", d.name, err)
 		}
 	}
@@ -171,17 +175,17 @@ func (d *Device) describe() error {
 	if err != nil {
 		return fmt.Errorf("cuda: %s: memory: %w", d.name, err)
 	}
-	if d.sms, err = d.cdev.Attribute(cu.MultiprocessorCount); err != nil {
+	if d.sms, err = d.cdev.Attribute(cudrv.MultiprocessorCount); err != nil {
 		return fmt.Errorf("cuda: %s: multiprocessors: %w", d.name, err)
 	}
-	major, _ := d.cdev.Attribute(cu.ComputeCapabilityMajor)
-	minor, _ := d.cdev.Attribute(cu.ComputeCapabilityMinor)
+	major, _ := d.cdev.Attribute(cudrv.ComputeCapabilityMajor)
+	minor, _ := d.cdev.Attribute(cudrv.ComputeCapabilityMinor)
 	d.info = device.Info{Backend: "cuda", Name: name, Memory: total, Compute: fmt.Sprintf("%d.%d", major, minor)}
-	if v := cu.Version(); v > 0 {
+	if v := cudrv.DriverVersion(); v > 0 {
 		d.info.Driver = fmt.Sprintf("CUDA %d.%d", v/1000, (v%1000)/10)
 	}
 	if u, err := d.cdev.UUID(); err == nil {
-		d.info.UUID = "GPU-" + u.String()
+		d.info.UUID = "GPU-" + u
 	}
 	return nil
 }
@@ -193,10 +197,9 @@ func (d *Device) load() error {
 		return err
 	}
 	for _, m := range mods {
-		logBuf := make([]byte, 16<<10)
-		mod, err := cu.LoadDataEx(m.PTX, &cu.JITErrorLogBuffer{Buffer: logBuf})
+		mod, err := cudrv.LoadModule(m.PTX)
 		if err != nil {
-			return fmt.Errorf("cuda: %s: loading kernels/%s.ptx: %w: %s", d.name, m.Name, err, cString(logBuf))
+			return fmt.Errorf("cuda: %s: loading kernels/%s.ptx: %w", d.name, m.Name, err)
 		}
 		d.mods = append(d.mods, mod)
 		for _, name := range kernelNames[m.Name] {
@@ -211,16 +214,6 @@ func (d *Device) load() error {
 	return nil
 }
 
-// cString returns the text of a NUL-terminated buffer.
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
-}
-
 // Close waits for queued work, reports pending spans and releases the
 // device's memory, streams and context. Tensors still allocated become
 // invalid. Close is idempotent.
@@ -233,6 +226,9 @@ func (d *Device) Close() error {
 	d.enter()
 	defer d.leave()
 	err := d.syncStreams()
+	if f := d.Err(); f != nil {
+		err = f // the first driver error explains what follows it
+	}
 	d.drainSpans(true)
 	d.blkMu.Lock()
 	d.blocks.clear()
@@ -253,7 +249,7 @@ func (d *Device) Close() error {
 func (d *Device) release() {
 	d.evMu.Lock()
 	for _, e := range append(d.syncEvents, d.timeEvents...) {
-		cu.DestroyEvent(&e.e)
+		e.e.Destroy()
 	}
 	d.syncEvents, d.timeEvents = nil, nil
 	d.evMu.Unlock()
@@ -261,8 +257,8 @@ func (d *Device) release() {
 		m.Unload()
 	}
 	d.mods = nil
-	for _, s := range []*cu.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
-		if *s != (cu.Stream{}) {
+	for _, s := range []*cudrv.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
+		if *s != (cudrv.Stream{}) {
 			s.Destroy()
 		}
 	}
@@ -312,7 +308,7 @@ func (d *Device) Stats() Stats {
 func (d *Device) MemInfo() (free, total int64, err error) {
 	d.enter()
 	defer d.leave()
-	return cu.MemInfo()
+	return cudrv.MemInfo()
 }
 
 // enter binds the calling goroutine to its thread and makes the device's
@@ -320,25 +316,42 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 // enter and leave.
 func (d *Device) enter() {
 	runtime.LockOSThread()
-	if err := cu.SetCurrentContext(d.ctx); err != nil {
-		runtime.UnlockOSThread()
-		panic(fmt.Sprintf("cuda: %s: making the context current: %v", d.name, err))
-	}
+	d.must("making the context current", d.ctx.SetCurrent())
 }
 
 func (d *Device) leave() { runtime.UnlockOSThread() }
 
-// must panics on a driver error: launch and copy failures are programming
-// errors or a broken device, which the Device interface has no way to
-// return.
-func (d *Device) must(what string, err error) {
-	if err != nil {
-		panic(fmt.Sprintf("cuda: %s: %s: %v", d.name, what, err))
+// must records a driver error as the device's fault and reports whether
+// err was nil. Most device.Device methods have no error result, so a
+// driver error is sticky, as the driver's own are: once the device has a
+// fault it queues no more kernels or copies, Alloc returns the fault, and
+// so does Close (see Err).
+func (d *Device) must(what string, err error) bool {
+	if err == nil {
+		return true
 	}
+	f := fmt.Errorf("cuda: %s: %s: %w", d.name, what, err)
+	d.fault.CompareAndSwap(nil, &f)
+	return false
 }
 
-// launch queues a kernel of blockThreads threads per block.
-func (d *Device) launch(name string, gx, gy, gz int, s cu.Stream, a *kargs) {
+// Err returns the first driver error the device met, or nil.
+func (d *Device) Err() error {
+	if f := d.fault.Load(); f != nil {
+		return *f
+	}
+	return nil
+}
+
+// faulted reports whether the device met a driver error.
+func (d *Device) faulted() bool { return d.fault.Load() != nil }
+
+// launch queues a kernel of blockThreads threads per block (nothing once
+// the device is faulted).
+func (d *Device) launch(name string, gx, gy, gz int, s cudrv.Stream, a *kargs) {
+	if d.faulted() {
+		return
+	}
 	fn, ok := d.fns[name]
 	if !ok {
 		panic("cuda: unknown kernel " + name)
@@ -346,7 +359,7 @@ func (d *Device) launch(name string, gx, gy, gz int, s cu.Stream, a *kargs) {
 	if err := a.check(name, d.params[name]); err != nil {
 		panic(err.Error())
 	}
-	d.must("launching "+name, fn.Launch(gx, gy, gz, blockThreads, 1, 1, 0, s, a.list()))
+	d.must("launching "+name, fn.Launch(gx, gy, gz, blockThreads, 1, 1, 0, s, a.values()))
 }
 
 // pinnedAt returns the mapped pinned range holding [p, p+n) bytes.

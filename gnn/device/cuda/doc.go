@@ -1,14 +1,18 @@
 // Package cuda is gnnscope's CUDA backend: an implementation of
-// device.Device on an NVIDIA GPU through the CUDA driver API
-// (gorgonia.org/cu), built only with the cuda build tag:
+// device.Device on an NVIDIA GPU through the CUDA driver API, built only
+// with the cuda build tag:
 //
 //	go build -tags cuda .
 //
-// gorgonia.org/cu initializes the driver in its package init and exits the
-// process when that fails (no GPU, no driver), so the default build never
-// imports it: this package's untagged files hold only what needs no driver
-// (the embedded kernels, launch geometry, the caching allocator's logic,
-// host-clock mapping of device timestamps), and are tested in every build.
+// The driver is loaded at run time by package cudrv when Open is first
+// called, so a cuda binary runs anywhere and Open on a machine without a
+// GPU returns an error saying what is missing. A driver error in an
+// operation without an error result becomes the device's sticky fault
+// (Err), returned by the next Alloc and by Close, never a panic. The
+// untagged files hold what needs no driver (the embedded kernels, launch
+// geometry, the caching allocator's logic, host-clock mapping of device
+// timestamps) and are tested in every build; the tagged tests skip without
+// a GPU unless $GNNSCOPE_TEST_GPU is set.
 //
 // Kernels are CUDA C in kernels/*.cu, compiled to PTX for compute_70 by
 // go generate (internal/ptxgen, nvcc 11.8) and embedded; the driver JIT-

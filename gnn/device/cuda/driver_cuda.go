@@ -5,7 +5,7 @@ package cuda
 import (
 	"unsafe"
 
-	"gorgonia.org/cu"
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 )
 
 // driver adapts the device to the caching allocator, the staging pool and
@@ -13,19 +13,19 @@ import (
 type driver struct{ d *Device }
 
 func (v driver) memAlloc(n int64) (uintptr, error) {
-	p, err := cu.MemAlloc(n)
+	p, err := cudrv.MemAlloc(n)
 	return uintptr(p), err
 }
-func (v driver) memFree(p uintptr) error { return cu.MemFree(cu.DevicePtr(p)) }
+func (v driver) memFree(p uintptr) error { return cudrv.MemFree(cudrv.DevicePtr(p)) }
 func (v driver) isOOM(err error) bool    { return isOOMErr(err) }
 func (v driver) fenceDone(f fence) bool  { return f.(*evt).e.Query() == nil }
 func (v driver) fenceWait(f fence) error { return f.(*evt).e.Synchronize() }
 func (v driver) fenceRelease(f fence)    { v.d.putEvent(f.(*evt)) }
-func (v driver) syncAll() error          { return cu.Synchronize() }
+func (v driver) syncAll() error          { return cudrv.Synchronize() }
 func (v driver) hostAlloc(n int64) (unsafe.Pointer, error) {
-	return hostAllocMapped(n)
+	return cudrv.MemHostAllocMapped(n)
 }
-func (v driver) hostFree(p unsafe.Pointer) error { return cu.MemFreeHost(p) }
+func (v driver) hostFree(p unsafe.Pointer) error { return cudrv.MemFreeHost(p) }
 
 func (v driver) anchorEvent(now func() int64) (fence, int64, int64, error) {
 	d := v.d

@@ -106,12 +106,12 @@ func TestKargsEncoding(t *testing.T) {
 	var a kargs
 	a.ptr(0xdeadbeef).i32(-2).i64(-3).f32(1.5).f64(-0.25).u32(7).u64(1 << 40)
 	want := []uint64{0xdeadbeef, 0xfffffffe, 0xfffffffffffffffd, uint64(math.Float32bits(1.5)), math.Float64bits(-0.25), 7, 1 << 40}
-	l := a.list()
+	l := a.values()
 	if len(l) != len(want) {
 		t.Fatalf("%d args", len(l))
 	}
-	for i, p := range l {
-		if got := *(*uint64)(p); got != want[i] {
+	for i, got := range l {
+		if got != want[i] {
 			t.Fatalf("arg %d = %#x, want %#x", i, got, want[i])
 		}
 	}

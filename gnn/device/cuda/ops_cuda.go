@@ -7,7 +7,7 @@ import (
 	"math"
 	"unsafe"
 
-	"gorgonia.org/cu"
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
@@ -309,7 +309,7 @@ func (d *Device) SumRows(db, dy *tensor.Tensor) {
 	d.use(db, dy)
 	chunks := int(ceilDiv(int64(dy.Rows), sumChunkRows))
 	if chunks == 0 {
-		d.must("memset", cu.MemsetD32Async(cu.DevicePtr(d.ptr(db)), 0, int64(db.Cols), d.compute))
+		d.must("memset", cudrv.MemsetD32Async(cudrv.DevicePtr(d.ptr(db)), 0, int64(db.Cols), d.compute))
 		return
 	}
 	part := d.scratch(int64(chunks) * int64(dy.Cols) * 8)
@@ -374,7 +374,7 @@ func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 		if p <= 0 {
 			v = 1
 		}
-		d.must("memset", cu.MemsetD32Async(cu.DevicePtr(d.ptr(mask)), uint(math.Float32bits(v)), int64(mask.Len()), d.compute))
+		d.must("memset", cudrv.MemsetD32Async(cudrv.DevicePtr(d.ptr(mask)), math.Float32bits(v), int64(mask.Len()), d.compute))
 		return
 	}
 	keep := 1 / (1 - p)

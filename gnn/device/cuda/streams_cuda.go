@@ -2,11 +2,11 @@
 
 package cuda
 
-import "gorgonia.org/cu"
+import "github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 // evt is a pooled CUDA event.
 type evt struct {
-	e      cu.Event
+	e      cudrv.Event
 	timing bool
 }
 
@@ -24,11 +24,7 @@ func (d *Device) event(timing bool) *evt {
 		return e
 	}
 	d.evMu.Unlock()
-	flags := cu.DisableTiming
-	if timing {
-		flags = cu.DefaultEvent
-	}
-	e, err := cu.MakeEvent(flags)
+	e, err := cudrv.NewEvent(timing)
 	d.must("creating an event", err)
 	return &evt{e: e, timing: timing}
 }
@@ -48,23 +44,23 @@ func (d *Device) putEvent(e *evt) {
 }
 
 // record records a new event on s.
-func (d *Device) record(s cu.Stream, timing bool) *evt {
+func (d *Device) record(s cudrv.Stream, timing bool) *evt {
 	e := d.event(timing)
 	d.must("recording an event", e.e.Record(s))
 	return e
 }
 
 // waitFor makes stream s wait for the work queued on stream from so far.
-func (d *Device) waitFor(s, from cu.Stream) {
+func (d *Device) waitFor(s, from cudrv.Stream) {
 	e := d.record(from, false)
-	d.must("stream wait", s.Wait(e.e, 0))
+	d.must("stream wait", s.Wait(e.e))
 	d.putEvent(e) // a wait captures the event's state when it is queued
 }
 
 // syncStreams waits for every stream.
 func (d *Device) syncStreams() error {
 	var first error
-	for _, s := range []cu.Stream{d.compute, d.copyS, d.history} {
+	for _, s := range []cudrv.Stream{d.compute, d.copyS, d.history} {
 		if err := s.Synchronize(); err != nil && first == nil {
 			first = err
 		}

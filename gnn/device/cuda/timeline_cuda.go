@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"gorgonia.org/cu"
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 )
@@ -38,7 +38,7 @@ func (d *Device) SetClock(now func() int64) {
 }
 
 // streamByName returns one of the device's streams.
-func (d *Device) streamByName(name string) cu.Stream {
+func (d *Device) streamByName(name string) cudrv.Stream {
 	switch name {
 	case device.StreamCompute:
 		return d.compute
@@ -61,7 +61,7 @@ func (d *Device) Mark(stream string) device.Mark {
 }
 
 // markOn records a timing event on s (context current).
-func (d *Device) markOn(s cu.Stream) device.Mark {
+func (d *Device) markOn(s cudrv.Stream) device.Mark {
 	a, err := d.clock.acquire()
 	d.must("clock anchor", err)
 	e := d.record(s, true)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"gorgonia.org/cu"
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
@@ -21,14 +21,16 @@ import (
 // stageIn copies n bytes to device address dst on stream s: fill(b, off,
 // len) writes bytes [off, off+len) of the source into staging buffer b.
 // It returns the event recorded after the last piece's copy.
-func (d *Device) stageIn(dst uintptr, n int64, s cu.Stream, fill func(b *hostBuf, off, len int64)) *evt {
+func (d *Device) stageIn(dst uintptr, n int64, s cudrv.Stream, fill func(b *hostBuf, off, len int64)) *evt {
 	var last *evt
 	for off := int64(0); off < n; off += maxStage {
 		l := min(maxStage, n-off)
 		b, err := d.stage.get(l)
-		d.must("staging", err)
+		if !d.must("staging", err) {
+			return last
+		}
 		fill(b, off, l)
-		d.must("host-to-device copy", cu.MemcpyHtoDAsync(cu.DevicePtr(dst+uintptr(off)), b.ptr, l, s))
+		d.must("host-to-device copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(dst+uintptr(off)), b.ptr, l, s))
 		e := d.record(s, false)
 		if last != nil {
 			d.putEvent(last)
@@ -42,12 +44,14 @@ func (d *Device) stageIn(dst uintptr, n int64, s cu.Stream, fill func(b *hostBuf
 // stageOut copies n bytes from device address src on stream s to the host:
 // drain(b, off, len) reads bytes [off, off+len) from staging buffer b once
 // they have arrived.
-func (d *Device) stageOut(src uintptr, n int64, s cu.Stream, drain func(b *hostBuf, off, len int64)) {
+func (d *Device) stageOut(src uintptr, n int64, s cudrv.Stream, drain func(b *hostBuf, off, len int64)) {
 	for off := int64(0); off < n; off += maxStage {
 		l := min(maxStage, n-off)
 		b, err := d.stage.get(l)
-		d.must("staging", err)
-		d.must("device-to-host copy", cu.MemcpyDtoHAsync(b.ptr, cu.DevicePtr(src+uintptr(off)), l, s))
+		if !d.must("staging", err) {
+			return
+		}
+		d.must("device-to-host copy", cudrv.MemcpyDtoHAsync(b.ptr, cudrv.DevicePtr(src+uintptr(off)), l, s))
 		e := d.record(s, false)
 		d.must("waiting for a device-to-host copy", e.e.Synchronize())
 		d.putEvent(e)
@@ -81,7 +85,7 @@ func int64Bytes(x []int64) []byte {
 }
 
 // copyIn is stageIn from a contiguous host byte slice.
-func (d *Device) copyIn(dst uintptr, src []byte, s cu.Stream) *evt {
+func (d *Device) copyIn(dst uintptr, src []byte, s cudrv.Stream) *evt {
 	return d.stageIn(dst, int64(len(src)), s, func(b *hostBuf, off, l int64) {
 		copy(b.bytes(int(l)), src[off:off+l])
 	})
@@ -89,7 +93,7 @@ func (d *Device) copyIn(dst uintptr, src []byte, s cu.Stream) *evt {
 
 // upload copies host bytes into new scratch memory on stream s (ordered
 // before the work queued after it on s).
-func (d *Device) upload(src []byte, s cu.Stream) *block {
+func (d *Device) upload(src []byte, s cudrv.Stream) *block {
 	blk := d.scratch(int64(len(src)))
 	if len(src) > 0 {
 		d.putEvent(d.copyIn(blk.ptr, src, s))
@@ -99,7 +103,7 @@ func (d *Device) upload(src []byte, s cu.Stream) *block {
 
 // transferStream returns the stream of a host-to-device transfer into t,
 // having ordered it after the compute stream's earlier work on t.
-func (d *Device) transferStream(t *tensor.Tensor) cu.Stream {
+func (d *Device) transferStream(t *tensor.Tensor) cudrv.Stream {
 	if !d.async {
 		d.use(t)
 		return d.compute
@@ -110,7 +114,7 @@ func (d *Device) transferStream(t *tensor.Tensor) cu.Stream {
 
 // finishTransfer completes a transfer into t on stream s ending with event
 // e: asynchronous transfers hand e to compute; synchronous ones wait.
-func (d *Device) finishTransfer(t *tensor.Tensor, s cu.Stream, e *evt) {
+func (d *Device) finishTransfer(t *tensor.Tensor, s cudrv.Stream, e *evt) {
 	if e == nil {
 		return
 	}
@@ -138,7 +142,7 @@ func (d *Device) CopyFromHost(dst *tensor.Tensor, src []float32) {
 	n := int64(len(src)) * 4
 	if _, ok := d.pinnedAt(unsafe.Pointer(&src[0]), n); ok {
 		d.useOn(d.history, dst)
-		d.must("host-to-device copy", cu.MemcpyHtoDAsync(cu.DevicePtr(d.ptr(dst)), unsafe.Pointer(&src[0]), n, d.history))
+		d.must("host-to-device copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(d.ptr(dst)), unsafe.Pointer(&src[0]), n, d.history))
 		d.setReady(dst, d.record(d.history, false))
 		return
 	}
@@ -208,9 +212,11 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 		r0 := int(off / rowBytes)
 		r1 := r0 + int(l/rowBytes)
 		b, err := d.stage.get(l)
-		d.must("staging", err)
+		if !d.must("staging", err) {
+			break
+		}
 		d.gatherRows(b.floats(int(l/4)), src, cols, idx[r0:r1])
-		d.must("host-to-device copy", cu.MemcpyHtoDAsync(cu.DevicePtr(d.ptr(dst)+uintptr(off)), b.ptr, l, s))
+		d.must("host-to-device copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(d.ptr(dst)+uintptr(off)), b.ptr, l, s))
 		e := d.record(s, false)
 		d.stage.put(b, e)
 		if last != nil {
@@ -222,7 +228,7 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 }
 
 // endTransfer finishes a transfer and reports its span.
-func (d *Device) endTransfer(dst *tensor.Tensor, s cu.Stream, e *evt, begin device.Mark, fn func(start, dur int64)) {
+func (d *Device) endTransfer(dst *tensor.Tensor, s cudrv.Stream, e *evt, begin device.Mark, fn func(start, dur int64)) {
 	if fn != nil {
 		d.spanOn(begin, d.markOn(s), fn)
 	}
@@ -296,7 +302,7 @@ func (d *Device) CopyToHost(dst []float32, src *tensor.Tensor) {
 	n := int64(len(dst)) * 4
 	if _, ok := d.pinnedAt(unsafe.Pointer(&dst[0]), n); ok {
 		d.useOn(d.history, src)
-		d.must("device-to-host copy", cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cu.DevicePtr(d.ptr(src)), n, d.history))
+		d.must("device-to-host copy", cudrv.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cudrv.DevicePtr(d.ptr(src)), n, d.history))
 		d.addReader(src, d.record(d.history, false))
 		return
 	}
@@ -316,7 +322,7 @@ func (d *Device) Copy(dst, src *tensor.Tensor) {
 	d.enter()
 	defer d.leave()
 	d.use(dst, src)
-	d.must("device-to-device copy", cu.MemcpyDtoDAsync(cu.DevicePtr(d.ptr(dst)), cu.DevicePtr(d.ptr(src)), int64(dst.Len())*4, d.compute))
+	d.must("device-to-device copy", cudrv.MemcpyDtoDAsync(cudrv.DevicePtr(d.ptr(dst)), cudrv.DevicePtr(d.ptr(src)), int64(dst.Len())*4, d.compute))
 }
 
 // Zero fills t with zeros.
@@ -327,7 +333,7 @@ func (d *Device) Zero(t *tensor.Tensor) {
 	d.enter()
 	defer d.leave()
 	d.use(t)
-	d.must("memset", cu.MemsetD32Async(cu.DevicePtr(d.ptr(t)), 0, int64(t.Len()), d.compute))
+	d.must("memset", cudrv.MemsetD32Async(cudrv.DevicePtr(d.ptr(t)), 0, int64(t.Len()), d.compute))
 }
 
 // AllocPinned returns n zeroed float32s of page-locked host memory mapped
@@ -338,18 +344,18 @@ func (d *Device) AllocPinned(n int) ([]float32, error) {
 	}
 	d.enter()
 	defer d.leave()
-	p, err := hostAllocMapped(int64(n) * 4)
+	p, err := cudrv.MemHostAllocMapped(int64(n) * 4)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s: pinned host allocation of %d bytes: %w", d.name, int64(n)*4, err)
 	}
-	dp, err := hostDevicePointer(p)
+	dp, err := cudrv.MemHostDevicePointer(p)
 	if err != nil {
-		cu.MemFreeHost(p)
+		cudrv.MemFreeHost(p)
 		return nil, fmt.Errorf("cuda: %s: mapping pinned host memory: %w", d.name, err)
 	}
 	s := unsafe.Slice((*float32)(p), n)
 	clear(s)
-	r := pinnedRange{start: uintptr(p), end: uintptr(p) + uintptr(n)*4, devptr: dp}
+	r := pinnedRange{start: uintptr(p), end: uintptr(p) + uintptr(n)*4, devptr: uintptr(dp)}
 	d.pinMu.Lock()
 	i := sort.Search(len(d.pinned), func(i int) bool { return d.pinned[i].start > r.start })
 	d.pinned = append(d.pinned, pinnedRange{})
@@ -379,7 +385,7 @@ func (d *Device) FreePinned(p []float32) {
 	d.enter()
 	defer d.leave()
 	d.must("synchronizing the history stream", d.history.Synchronize())
-	d.must("freeing pinned memory", cu.MemFreeHost(unsafe.Pointer(&p[0])))
+	d.must("freeing pinned memory", cudrv.MemFreeHost(unsafe.Pointer(&p[0])))
 }
 
 // ScatterToHost sets row idx[i] of the pinned host matrix dst to row i of
