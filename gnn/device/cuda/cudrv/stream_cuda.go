@@ -32,7 +32,9 @@ func (s Stream) Handle() unsafe.Pointer { return unsafe.Pointer(s.s) }
 func (s Stream) Destroy() error { return check("cuStreamDestroy", C.gs_stream_destroy(s.s)) }
 
 // Synchronize waits for the work queued on s.
-func (s Stream) Synchronize() error { return check("cuStreamSynchronize", C.gs_stream_synchronize(s.s)) }
+func (s Stream) Synchronize() error {
+	return check("cuStreamSynchronize", C.gs_stream_synchronize(s.s))
+}
 
 // Wait makes work queued on s after this call wait for e's work.
 func (s Stream) Wait(e Event) error {
