@@ -183,6 +183,7 @@ type Host struct {
 	GPU      string `json:"gpu,omitempty"`      // device name, empty on CPU runs
 	Driver   string `json:"driver,omitempty"`   // GPU driver version
 	GPUMem   int64  `json:"gpu_mem,omitempty"`  // GPU memory in bytes
+	Gemm     string `json:"gemm,omitempty"`     // the GPU's matrix product (cuBLAS or the own kernel)
 	Go       string `json:"go,omitempty"`       // Go version of the writer
 	OS       string `json:"os,omitempty"`       // GOOS/GOARCH or a kernel string
 	Hostname string `json:"hostname,omitempty"` // host name

@@ -35,7 +35,7 @@ type ExecOptions struct {
 // releases it. Training sets the memory budget. In a binary built without
 // the cuda tag, a cuda device is an error wrapping backend.ErrNoCUDA.
 func OpenDevice(cfg train.Config) (device.Device, func() error, error) {
-	return backend.Open(cfg.Device, backend.Options{Threads: cfg.Threads, AsyncTransfer: cfg.AsyncTransfer})
+	return backend.Open(cfg.Device, backend.Options{Threads: cfg.Threads, AsyncTransfer: cfg.AsyncTransfer, Gemm: cfg.Gemm})
 }
 
 // LoadData opens the experiment's dataset and makes its split.

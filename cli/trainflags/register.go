@@ -62,4 +62,5 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.Cfg.CutNorm, "cut-norm", train.CutNormRenorm, "edge weights of cut inference blocks for gcn, appnp and gcnii: renorm (the cut graph's own degrees), scale (full-graph weights scaled by d/k, as a sampled row) or keep (full-graph weights)")
 	fl.StringVar(&f.Cfg.Device, "device", "cpu", "compute device: cpu, cuda or cuda:N (GPU N; needs a binary built with -tags cuda)")
 	fl.BoolVar(&f.Cfg.AsyncTransfer, "async-transfer", false, "cuda: copy batch i+1's features on a copy stream while batch i computes (events order them); no effect on cpu")
+	fl.StringVar(&f.Cfg.Gemm, "gemm", "auto", "cuda: matrix product: auto (cuBLAS where found, else the own kernel), cublas (required) or own; no effect on cpu")
 }

@@ -67,6 +67,7 @@ type Info struct {
 	Driver  string `json:"driver,omitempty"` // driver version
 	Compute string `json:"compute,omitempty"`
 	UUID    string `json:"uuid,omitempty"`
+	Gemm    string `json:"gemm,omitempty"` // the matrix product used, e.g. "cuBLAS 13.1.0 (libcublas.so.13)"
 }
 
 // Describer is implemented by devices that can describe their hardware.

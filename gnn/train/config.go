@@ -102,6 +102,11 @@ type Config struct {
 	// waits for the device. The CPU device, whose copies are memcpys,
 	// ignores it.
 	AsyncTransfer bool `json:"async_transfer,omitempty"`
+	// Gemm picks the CUDA device's matrix product: "auto" (the default:
+	// cuBLAS where it can be loaded, else the backend's own kernel),
+	// "cublas" (required: opening the device fails without it) or "own".
+	// run_start's host.gemm records the one used. The CPU device ignores it.
+	Gemm string `json:"gemm,omitempty"`
 
 	// MemBudget caps the device's live bytes (0 = unlimited): an allocation
 	// past it fails with a typed out-of-memory error. Specs may write it as
@@ -208,6 +213,11 @@ func (p *problems) add(f string, a ...any) { *p = append(*p, fmt.Sprintf(f, a...
 func (c Config) Validate() error {
 	var p problems
 	c.checkModel(&p)
+	switch c.Gemm {
+	case "", "auto", "cublas", "own":
+	default:
+		p.add("gemm %q: want auto, cublas or own", c.Gemm)
+	}
 	c.checkSampler(&p)
 	c.checkSchedule(&p)
 	c.checkMemory(&p)

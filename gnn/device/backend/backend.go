@@ -24,6 +24,9 @@ type Options struct {
 	// asynchronous (a copy stream ordered by events); the CPU device
 	// ignores it.
 	AsyncTransfer bool
+	// Gemm picks the CUDA device's matrix product: "" or "auto" (cuBLAS
+	// where found, else the own kernel), "cublas" (required) or "own".
+	Gemm string
 }
 
 // CUDABuilt reports whether this binary contains the CUDA backend (built
@@ -63,6 +66,7 @@ func Describe(dev device.Device, h *profile.Host) {
 	h.GPU = info.Name
 	h.GPUMem = info.Memory
 	h.Driver = info.Driver
+	h.Gemm = info.Gemm
 	if lib, err := nvml.Open(); err == nil {
 		if v, err := lib.DriverVersion(); err == nil {
 			h.Driver = v

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/gnnscope/gnnscope/gnn/device/cuda/cublas"
 	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
@@ -40,6 +42,12 @@ type Options struct {
 	// HostThreads is the number of goroutines that gather host rows into
 	// staging buffers (0 = GOMAXPROCS).
 	HostThreads int
+	// Gemm picks the matrix product: "" or "auto" (cuBLAS where it can be
+	// loaded, else the own kernel), "cublas" (Open fails without it) or
+	// "own". Info().Gemm names the one used.
+	Gemm string
+	// CublasPaths are tried before the usual places (see package cublas).
+	CublasPaths []string
 }
 
 // Device is the CUDA backend on one GPU. Its methods are safe for
@@ -61,6 +69,7 @@ type Device struct {
 	stage *stagingPool
 
 	compute, copyS, history, timing cudrv.Stream
+	blas                            *cublas.Handle // nil: the own GEMM kernel
 	mods                            []cudrv.Module
 	fns                             map[string]cudrv.Function
 	params                          map[string][]string // PTX parameter types per kernel
@@ -153,6 +162,9 @@ func Open(ordinal int, opt Options) (d *Device, err error) {
 		}
 	}
 	if err := d.load(); err != nil {
+		return nil, err
+	}
+	if err := d.openBLAS(opt); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -257,6 +269,10 @@ func (d *Device) release() {
 		m.Unload()
 	}
 	d.mods = nil
+	if d.blas != nil {
+		d.blas.Close()
+		d.blas = nil
+	}
 	for _, s := range []*cudrv.Stream{&d.compute, &d.copyS, &d.history, &d.timing} {
 		if *s != (cudrv.Stream{}) {
 			s.Destroy()
@@ -377,3 +393,38 @@ func (d *Device) pinnedAt(p unsafe.Pointer, n int64) (pinnedRange, bool) {
 // ReservedBytes returns the bytes the caching allocator holds from the
 // driver (tensors, cache and scratch, rounded).
 func (d *Device) ReservedBytes() int64 { return d.pool.stats().Reserved }
+
+// openBLAS loads cuBLAS for Gemm as opt.Gemm asks, on the compute stream,
+// and records the choice in Info().Gemm.
+func (d *Device) openBLAS(opt Options) error {
+	switch opt.Gemm {
+	case "own":
+		d.info.Gemm = "own kernel (as asked)"
+		return nil
+	case "", "auto", "cublas":
+	default:
+		return fmt.Errorf("cuda: gemm %q: want auto, cublas or own", opt.Gemm)
+	}
+	lib, err := cublas.Find(opt.CublasPaths...)
+	if err == nil {
+		d.blas, err = cublas.New(d.compute.Handle())
+	}
+	if err != nil {
+		if opt.Gemm == "cublas" {
+			return fmt.Errorf("cuda: %s: %w", d.name, err)
+		}
+		d.info.Gemm = "own kernel (" + firstClause(err.Error()) + ")"
+		return nil
+	}
+	v := d.blas.Version()
+	d.info.Gemm = fmt.Sprintf("cuBLAS %d.%d.%d (%s)", v/10000, v/100%100, v%100, lib)
+	return nil
+}
+
+// firstClause shortens a long search error to its first clause.
+func firstClause(s string) string {
+	if i := strings.Index(s, " (tried"); i > 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -125,8 +125,14 @@ func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, b
 		}
 		return
 	}
-	name := "gemm_" + map[bool]string{false: "n", true: "t"}[transA] + map[bool]string{false: "n", true: "t"}[transB]
 	pa, pb, pc := d.ptr(a), d.ptr(b), d.ptr(c)
+	if d.blas != nil {
+		if !d.faulted() {
+			d.must("cuBLAS gemm", d.blas.Gemm(transA, transB, m, n, k, alpha, pa, a.Cols, pb, b.Cols, beta, pc, c.Cols))
+		}
+		return
+	}
+	name := "gemm_" + map[bool]string{false: "n", true: "t"}[transA] + map[bool]string{false: "n", true: "t"}[transB]
 	for m0 := 0; m0 < m; m0 += gemmStripRows {
 		ms := min(gemmStripRows, m-m0)
 		// Row m0 of op(A): row m0 of A, or column m0 of A when transposed.
