@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // Block is one layer's bipartite message-passing graph in local indices.
@@ -19,7 +20,10 @@ type Block struct {
 	// e.g. GCN normalization; nil means unweighted.
 	Weights []float32
 
-	t *Block // cached transpose (sources as rows)
+	// t caches the transpose (sources as rows). Sampler workers and the
+	// trainer may both ask for it, so it is set once, atomically; a Block
+	// is therefore not to be copied by value (go vet reports copies).
+	t atomic.Pointer[Block]
 }
 
 // NumEdges returns the number of edges in the block.
@@ -55,10 +59,14 @@ func (b *Block) Validate() error {
 // Transpose returns the block's reverse adjacency: a CSR over the NumSrc
 // sources listing, for each source, the destinations it sends to, with the
 // matching weights. It is computed once and cached; backward passes use it to
-// turn scatter-adds into race-free gathers.
+// turn scatter-adds into race-free gathers. It is safe for concurrent use:
+// callers racing on an uncached block may each compute it, but all of them
+// get the one transpose that was cached first. Changing the block's edges
+// or weights (other than through SetGCNWeights or SetGCNWeightsGlobal,
+// which drop the cache) after a transpose was cached leaves it stale.
 func (b *Block) Transpose() *Block {
-	if b.t != nil {
-		return b.t
+	if t := b.t.Load(); t != nil {
+		return t
 	}
 	t := &Block{NumDst: b.NumSrc, NumSrc: b.NumDst, Indptr: make([]int64, b.NumSrc+1), Indices: make([]int32, len(b.Indices))}
 	if b.Weights != nil {
@@ -82,9 +90,15 @@ func (b *Block) Transpose() *Block {
 			fill[s]++
 		}
 	}
-	b.t = t
-	return t
+	if b.t.CompareAndSwap(nil, t) {
+		return t
+	}
+	return b.t.Load()
 }
+
+// HasTranspose reports whether the block's transpose is already cached, so
+// that Transpose returns it without computing anything.
+func (b *Block) HasTranspose() bool { return b.t.Load() != nil }
 
 // SetGCNWeights sets Weights to the symmetric GCN normalization
 // 1/sqrt(deg_dst(i) * deg_src(j)) with degrees counted inside the block
@@ -103,7 +117,7 @@ func (b *Block) SetGCNWeights() {
 		}
 	}
 	b.Weights = w
-	b.t = nil
+	b.t.Store(nil)
 }
 
 // FullBlock returns the block of the whole graph: every node is both a
@@ -154,5 +168,5 @@ func (b *Block) SetGCNWeightsGlobal(deg []float32) {
 		}
 	}
 	b.Weights = w
-	b.t = nil
+	b.t.Store(nil)
 }

@@ -2,8 +2,10 @@ package graph
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -80,6 +82,90 @@ func TestBlockTranspose(t *testing.T) {
 	b.SetGCNWeights()
 	if b.Transpose() == tr || !slices.Equal(b.Transpose().Weights, []float32{b.Weights[2], b.Weights[0], b.Weights[3], b.Weights[1], b.Weights[4]}) {
 		t.Error("stale transpose after SetGCNWeights")
+	}
+}
+
+// randomBlock returns a weighted block of nd destinations over ns sources
+// with up to deg edges per row (repeated sources allowed), from seed.
+func randomBlock(nd, ns, deg int, seed uint64) *Block {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := &Block{NumDst: nd, NumSrc: ns, Indptr: make([]int64, nd+1)}
+	for i := 0; i < nd; i++ {
+		for k := r.IntN(deg + 1); k > 0; k-- {
+			b.Indices = append(b.Indices, int32(r.IntN(ns)))
+			b.Weights = append(b.Weights, r.Float32())
+		}
+		b.Indptr[i+1] = int64(len(b.Indices))
+	}
+	return b
+}
+
+// dense returns the block as a dense float64 NumDst×NumSrc matrix, edge
+// weights summed (1 per edge when unweighted).
+func dense(b *Block) [][]float64 {
+	m := make([][]float64, b.NumDst)
+	for i := range m {
+		m[i] = make([]float64, b.NumSrc)
+		for e := b.Indptr[i]; e < b.Indptr[i+1]; e++ {
+			w := 1.0
+			if b.Weights != nil {
+				w = float64(b.Weights[e])
+			}
+			m[i][b.Indices[e]] += w
+		}
+	}
+	return m
+}
+
+// TestBlockTransposeConcurrent has several goroutines transpose one block
+// at once, as sampler workers and the trainer may: every one must get the
+// same cached transpose, and it must be the dense reference's transpose
+// with each row's destinations in ascending order. Run with -race.
+func TestBlockTransposeConcurrent(t *testing.T) {
+	b := randomBlock(300, 700, 12, 5)
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if b.HasTranspose() {
+		t.Fatal("a new block reports a transpose")
+	}
+	const n = 8
+	got := make([]*Block, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			<-start
+			got[g] = b.Transpose()
+		})
+	}
+	close(start)
+	wg.Wait()
+	for g := 1; g < n; g++ {
+		if got[g] != got[0] {
+			t.Fatalf("goroutine %d got another transpose than goroutine 0", g)
+		}
+	}
+	if !b.HasTranspose() || b.Transpose() != got[0] {
+		t.Fatal("transpose not cached")
+	}
+	tr := got[0]
+	// (A transpose has more rows than columns, so Validate does not apply.)
+	if tr.NumDst != b.NumSrc || tr.NumSrc != b.NumDst || len(tr.Indptr) != tr.NumDst+1 || tr.NumEdges() != b.NumEdges() {
+		t.Fatalf("transpose is %d×%d with %d edges, block %d×%d with %d", tr.NumDst, tr.NumSrc, tr.NumEdges(), b.NumDst, b.NumSrc, b.NumEdges())
+	}
+	want, have := dense(b), dense(tr)
+	for i := range want {
+		for j := range want[i] {
+			if want[i][j] != have[j][i] {
+				t.Fatalf("transpose (%d, %d) = %g, block (%d, %d) = %g", j, i, have[j][i], i, j, want[i][j])
+			}
+		}
+	}
+	for s := 0; s < tr.NumDst; s++ {
+		if !slices.IsSorted(tr.Indices[tr.Indptr[s]:tr.Indptr[s+1]]) {
+			t.Fatalf("transpose row %d not in destination order", s)
+		}
 	}
 }
 

@@ -100,7 +100,8 @@ func (l *batchLoader) prepareAttempt(w *sample.Worker, epoch, index, attempt int
 	return l.load(batch, epoch, index, lane, t0)
 }
 
-// load prepares a sampled batch's blocks for the model and gathers its
+// load prepares a sampled batch's blocks for the model, with their
+// transposes for the backward pass (buildTransposes), and gathers its
 // features, recording the sample span (from t0) and the transfer span.
 func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t0 int64) *prepared {
 	rec := l.rec
@@ -109,6 +110,7 @@ func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t
 	for i, blk := range batch.Blocks {
 		p.blocks[i] = l.model.PrepareBlock(blk, batch.Nodes, l.deg)
 	}
+	buildTransposes(l.model, p.blocks)
 	t1 := rec.Now()
 	rec.Span(profile.StageSample, lane, epoch, index, t0, t1-t0)
 	p.x, p.err = l.dev.Alloc(len(batch.Nodes), l.f)
@@ -118,6 +120,22 @@ func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t
 	}
 	rec.Span(profile.StageTransfer, lane, epoch, index, t1, rec.Now()-t1)
 	return p
+}
+
+// buildTransposes builds and caches the transposes of a training batch's
+// prepared blocks, which the backward pass's SpMMT gathers over, so that
+// the one who finishes the batch (a sampler worker, ahead of the trainer)
+// pays for them rather than the training step. GAT's backward scatters
+// over its own attention weights and never reads a transpose, so its
+// blocks are left as they are. Inference and evaluation blocks never run
+// backward and do not come through here.
+func buildTransposes(m *nn.Model, blocks []*graph.Block) {
+	if m.Spec.Kind == nn.KindGAT {
+		return
+	}
+	for _, b := range blocks {
+		b.Transpose()
+	}
 }
 
 // labelsOf returns the labels of nodes.
