@@ -24,6 +24,7 @@ type fakeDriver struct {
 	host      map[unsafe.Pointer][]byte
 	hostFrees int
 	failHost  bool
+	failFree  bool // hostFree fails
 
 	// clock: device time of each anchor and event, in ms
 	devNow  float64
@@ -114,6 +115,9 @@ func (f *fakeDriver) hostFree(p unsafe.Pointer) error {
 	defer f.mu.Unlock()
 	if _, ok := f.host[p]; !ok {
 		return errors.New("fake: free of unknown host memory")
+	}
+	if f.failFree {
+		return errors.New("fake: freeing pinned memory failed")
 	}
 	delete(f.host, p)
 	f.hostFrees++

@@ -141,6 +141,7 @@ func (s *stagingPool) get(n int64) (*hostBuf, error) {
 		s.st.PeakPinned = max(s.st.PeakPinned, s.bytes)
 		s.mu.Unlock()
 		if err := s.free(trimmed); err != nil {
+			s.unreserve(size)
 			return nil, err
 		}
 		return s.alloc(c)
@@ -164,13 +165,20 @@ func (s *stagingPool) alloc(c int) (*hostBuf, error) {
 	size := classBytes(c)
 	p, err := s.drv.hostAlloc(size)
 	if err != nil {
-		s.mu.Lock()
-		s.bytes -= size
-		s.st.Buffers--
-		s.mu.Unlock()
+		s.unreserve(size)
 		return nil, fmt.Errorf("cuda: staging: pinned host allocation of %d bytes: %w", size, err)
 	}
 	return &hostBuf{ptr: p, size: size, class: c}, nil
+}
+
+// unreserve uncounts a buffer of size bytes that get counted but did not
+// allocate.
+func (s *stagingPool) unreserve(size int64) {
+	s.mu.Lock()
+	s.bytes -= size
+	s.st.Buffers--
+	s.st.Allocs--
+	s.mu.Unlock()
 }
 
 // ready releases the fence of a buffer whose copy has completed.

@@ -233,3 +233,20 @@ func TestStagingConcurrent(t *testing.T) {
 		t.Fatalf("after release: %+v", st)
 	}
 }
+
+// TestStagingTrimFailure checks that a request whose room could not be
+// made fails with the driver's error and leaves the pool's figures
+// counting only the buffers it holds.
+func TestStagingTrimFailure(t *testing.T) {
+	f := newFakeDriver(0)
+	s := newStagingPool(f)
+	s.st.Budget = 1 << 20
+	s.put(mustStage(t, s, 1<<20), nil)
+	f.failFree = true
+	if _, err := s.get(2 << 20); err == nil {
+		t.Fatal("a failed free of a trimmed buffer must be an error")
+	}
+	if st := s.stats(); st.Pinned != 0 || st.Buffers != 0 || st.Allocs != 1 || st.Trims != 1 {
+		t.Fatalf("after the failure: %+v", st)
+	}
+}
