@@ -85,7 +85,8 @@ type PoolStats struct {
 // merges with its free neighbours, so memory freed in one size serves
 // requests of another. Requests of up to smallLimit bytes come from small
 // segments of their own, so that short-lived small blocks do not pin large
-// segments. It is safe for concurrent use.
+// segments; requests below midLimit share segments of midSegment bytes,
+// larger ones get a segment of their size. It is safe for concurrent use.
 type cachingPool struct {
 	mu      sync.Mutex
 	drv     memDriver
@@ -101,11 +102,13 @@ func newCachingPool(drv memDriver) *cachingPool {
 
 // Sizes, as in PyTorch's CUDACachingAllocator.
 const (
-	blockRound    = 512     // every block is a multiple of this
-	smallLimit    = 1 << 20 // requests up to this come from the small pool
-	smallSegment  = 2 << 20 // the size of a small pool's segment
-	segmentRound  = 2 << 20 // a large pool's segment is its first request rounded up to this
-	minLargeSplit = 1 << 20 // a large block is split only when more than this remains
+	blockRound    = 512      // every block is a multiple of this
+	smallLimit    = 1 << 20  // requests up to this come from the small pool
+	smallSegment  = 2 << 20  // the size of a small pool's segment
+	midLimit      = 10 << 20 // larger requests up to this share segments of midSegment
+	midSegment    = 20 << 20 //
+	segmentRound  = 2 << 20  // beyond, a segment is its first request rounded up to this
+	minLargeSplit = 1 << 20  // a large block is split only when more than this remains
 )
 
 // roundSize returns the bytes of the block serving a request of n bytes
@@ -114,6 +117,16 @@ func roundSize(n int64) int64 { return ceilDiv(n, blockRound) * blockRound }
 
 // segmentSize returns the bytes of a new segment for a block of r bytes.
 func segmentSize(r int64) int64 {
+	if r > smallLimit && r < midLimit {
+		return midSegment
+	}
+	return fitSegment(r)
+}
+
+// fitSegment returns the bytes of the smallest segment for a block of r
+// bytes: what segmentSize falls back to when a shared segment does not
+// fit on the device.
+func fitSegment(r int64) int64 {
 	if r <= smallLimit {
 		return smallSegment
 	}
@@ -156,10 +169,15 @@ func (p *cachingPool) get(n int64) (*block, error) {
 }
 
 // newSegmentLocked allocates a segment for a block of r bytes and returns
-// its one block, not in any list.
+// its one block, not in any list. Out of memory, it tries a segment of the
+// block alone, then the same after flushing the cache.
 func (p *cachingPool) newSegmentLocked(r int64) (*block, error) {
 	size := segmentSize(r)
 	ptr, err := p.drv.memAlloc(size)
+	if err != nil && p.drv.isOOM(err) && size > fitSegment(r) {
+		size = fitSegment(r)
+		ptr, err = p.drv.memAlloc(size)
+	}
 	if err != nil && p.drv.isOOM(err) && (p.st.Cached > 0 || p.st.Pending > 0) {
 		p.st.Flushes++
 		if ferr := p.flushLocked(); ferr != nil {

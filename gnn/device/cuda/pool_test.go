@@ -87,15 +87,21 @@ func mustGet(t *testing.T, p *cachingPool, n int64) *block {
 }
 
 func TestRoundSize(t *testing.T) {
-	for _, c := range []struct{ n, want, seg int64 }{
-		{1, 512, 2 << 20}, {512, 512, 2 << 20}, {513, 1024, 2 << 20}, {1 << 20, 1 << 20, 2 << 20},
-		{1<<20 + 1, 1<<20 + 512, 2 << 20}, {3 << 20, 3 << 20, 4 << 20}, {64<<20 + 1, 64<<20 + 512, 66 << 20},
+	for _, c := range []struct{ n, want, seg, fit int64 }{
+		{1, 512, 2 << 20, 2 << 20}, {512, 512, 2 << 20, 2 << 20}, {513, 1024, 2 << 20, 2 << 20},
+		{1 << 20, 1 << 20, 2 << 20, 2 << 20}, {1<<20 + 1, 1<<20 + 512, 20 << 20, 2 << 20},
+		{3 << 20, 3 << 20, 20 << 20, 4 << 20}, {10 << 20, 10 << 20, 10 << 20, 10 << 20},
+		{64<<20 + 1, 64<<20 + 512, 66 << 20, 66 << 20},
 	} {
-		if got := roundSize(c.n); got != c.want {
-			t.Errorf("roundSize(%d) = %d, want %d", c.n, got, c.want)
+		r := roundSize(c.n)
+		if r != c.want {
+			t.Errorf("roundSize(%d) = %d, want %d", c.n, r, c.want)
 		}
-		if got := segmentSize(roundSize(c.n)); got != c.seg {
-			t.Errorf("segmentSize(%d) = %d, want %d", roundSize(c.n), got, c.seg)
+		if got := segmentSize(r); got != c.seg {
+			t.Errorf("segmentSize(%d) = %d, want %d", r, got, c.seg)
+		}
+		if got := fitSegment(r); got != c.fit {
+			t.Errorf("fitSegment(%d) = %d, want %d", r, got, c.fit)
 		}
 	}
 }
@@ -143,36 +149,43 @@ func TestPoolSplitsSmall(t *testing.T) {
 
 // TestPoolSplitsLarge checks that a freed large block serves smaller
 // requests, that a large remainder is split off only when more than
-// minLargeSplit bytes remain, and that the pools do not mix.
+// minLargeSplit bytes remain, that mid-size requests share a segment, and
+// that the pools do not mix.
 func TestPoolSplitsLarge(t *testing.T) {
 	f := newFakeDriver(1 << 30)
 	p := newCachingPool(f)
-	big := mustGet(t, p, 8<<20)
+	big := mustGet(t, p, 32<<20)
 	p.put(big)
-	a := mustGet(t, p, 3<<20)
-	if a.ptr != big.ptr || a.size != 3<<20 || f.allocs != 1 {
-		t.Fatalf("3 MiB at %#x size %d, %d driver allocations", a.ptr, a.size, f.allocs)
+	a := mustGet(t, p, 12<<20)
+	if a.ptr != big.ptr || a.size != 12<<20 || f.allocs != 1 {
+		t.Fatalf("12 MiB at %#x size %d, %d driver allocations", a.ptr, a.size, f.allocs)
 	}
-	// 5 MiB remain; 4.5 MiB would leave half a MiB: the block is not split.
-	b := mustGet(t, p, 9<<19)
-	if b.ptr != a.ptr+3<<20 || b.size != 5<<20 {
-		t.Fatalf("4.5 MiB at %#x size %d", b.ptr, b.size)
+	// 20 MiB remain; 19.5 MiB would leave half a MiB: the block is not split.
+	b := mustGet(t, p, 39<<19)
+	if b.ptr != a.ptr+12<<20 || b.size != 20<<20 {
+		t.Fatalf("19.5 MiB at %#x size %d", b.ptr, b.size)
 	}
-	// A small request does not take from the large segment.
+	// Requests between 1 and 10 MiB share a 20 MiB segment.
+	m1 := mustGet(t, p, 3<<20)
+	m2 := mustGet(t, p, 5<<20)
+	if m1.seg != m2.seg || m1.seg.size != midSegment || m2.ptr != m1.ptr+3<<20 || f.allocs != 2 {
+		t.Fatalf("mid-size blocks at %#x and %#x, %d driver allocations", m1.ptr, m2.ptr, f.allocs)
+	}
+	// A small request does not take from a large segment.
 	s := mustGet(t, p, 4096)
-	if s.seg.small != true || f.allocs != 2 {
+	if !s.seg.small || f.allocs != 3 {
 		t.Fatal("a small request was served by a large segment")
 	}
 	checkPool(t, p)
 	st := p.stats()
-	if st.Allocated != 8<<20+4096 || st.Reserved != 8<<20+smallSegment || st.Splits != 2 || st.Hits != 2 {
+	if st.Allocated != 32<<20+8<<20+4096 || st.Reserved != 32<<20+midSegment+smallSegment || st.Splits != 4 || st.Hits != 3 {
 		t.Fatalf("stats %+v", st)
 	}
-	p.put(a)
-	p.put(b)
-	p.put(s)
+	for _, x := range []*block{a, b, m1, m2, s} {
+		p.put(x)
+	}
 	checkPool(t, p)
-	if st := p.stats(); st.Allocated != 0 || st.Cached != st.Reserved || st.Merges != 2 || len(p.free[0]) != 1 {
+	if st := p.stats(); st.Allocated != 0 || st.Cached != st.Reserved || st.Merges != 4 || len(p.free[0]) != 2 {
 		t.Fatalf("after freeing: %+v, %d large free blocks", st, len(p.free[0]))
 	}
 }
@@ -182,16 +195,15 @@ func TestPoolSmallestFit(t *testing.T) {
 	f := newFakeDriver(1 << 30)
 	p := newCachingPool(f)
 	var bs []*block
-	for _, n := range []int64{5 << 20, 1 << 20, 4 << 20, 1 << 20, 6 << 20} {
+	for _, n := range []int64{14 << 20, 12 << 20, 16 << 20} {
 		bs = append(bs, mustGet(t, p, n))
 	}
-	// Free blocks of 5, 4 and 6 MiB; no two are neighbours in a segment.
-	p.put(bs[0])
-	p.put(bs[2])
-	p.put(bs[4])
-	got := mustGet(t, p, 4<<20-1000)
-	if got != bs[2] || got.size != 4<<20 {
-		t.Fatalf("got %d bytes at %#x, want the smallest fitting 4 MiB", got.size, got.ptr)
+	for _, b := range bs {
+		p.put(b)
+	}
+	got := mustGet(t, p, 12<<20-1000)
+	if got != bs[1] || got.size != 12<<20 {
+		t.Fatalf("got %d bytes at %#x, want the smallest fitting 12 MiB", got.size, got.ptr)
 	}
 	checkPool(t, p)
 }
@@ -247,16 +259,21 @@ func TestPoolFences(t *testing.T) {
 	}
 }
 
-// TestPoolOOMFlushesCache checks that an allocation the driver refuses is
-// retried after the wholly free segments (pending blocks included) went
-// back to the driver, that a segment with a block in use stays, and that a
-// real OOM is returned as the driver's error.
+// TestPoolOOMFlushesCache checks that a mid-size request falls back to a
+// segment of its own size when a shared one does not fit, that an
+// allocation the driver still refuses is retried after the wholly free
+// segments (pending blocks included) went back to the driver, that a
+// segment with a block in use stays, and that a real OOM is returned as
+// the driver's error.
 func TestPoolOOMFlushesCache(t *testing.T) {
 	f := newFakeDriver(10 << 20)
 	p := newCachingPool(f)
 	small := mustGet(t, p, 1000) // a 2 MiB small segment, kept in use
 	a := mustGet(t, p, 4<<20)
 	b := mustGet(t, p, 2<<20)
+	if a.seg.size != 4<<20 || b.seg.size != 2<<20 || p.stats().Flushes != 0 {
+		t.Fatalf("segments of %d and %d bytes: a shared segment that does not fit must fall back to the block's size", a.seg.size, b.seg.size)
+	}
 	p.put(a)
 	p.put(b, &fakeFence{})
 	// 6 MiB do not fit next to the 8 MiB held: flush, then they fit.
