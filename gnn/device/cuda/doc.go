@@ -22,10 +22,11 @@
 // shared-memory kernel for all four transpose variants, aggregation a CSR
 // SpMM with one warp per destination row.
 //
-// Memory: tensors come from a caching allocator (freed blocks are kept and
-// reused, size-rounded, returned to the driver only when an allocation
-// fails), and every tensor's bytes are accounted by a device.Allocator
-// exactly as on the CPU backend, so budgets, OOM errors and the memory
+// Memory: tensors come from a caching allocator (as PyTorch's: blocks are
+// carved from driver segments, split to fit and merged back when freed;
+// wholly free segments return to the driver only when an allocation
+// fails or the device closes), and every tensor's bytes are accounted by
+// a device.Allocator exactly as on the CPU backend, so budgets, OOM errors and the memory
 // guard work unchanged. Internal scratch (index uploads, block CSR copies,
 // split-gemm partials) is held outside that accounting and reported
 // separately.

@@ -24,6 +24,7 @@ type fakeDriver struct {
 	host      map[unsafe.Pointer][]byte
 	hostFrees int
 	failHost  bool
+	failFree  bool // hostFree fails
 
 	// clock: device time of each anchor and event, in ms
 	devNow  float64
@@ -115,6 +116,9 @@ func (f *fakeDriver) hostFree(p unsafe.Pointer) error {
 	if _, ok := f.host[p]; !ok {
 		return errors.New("fake: free of unknown host memory")
 	}
+	if f.failFree {
+		return errors.New("fake: freeing pinned memory failed")
+	}
 	delete(f.host, p)
 	f.hostFrees++
 	return nil
@@ -134,3 +138,11 @@ func (f *fakeDriver) elapsedMs(from, to fence) (float64, error) {
 }
 
 func (f *fakeDriver) releaseEvent(ev fence) { f.fenceRelease(ev) }
+
+// complete marks a fence done, as the device does when the work before it
+// has run.
+func (f *fakeDriver) complete(x *fakeFence) {
+	f.mu.Lock()
+	x.done = true
+	f.mu.Unlock()
+}
