@@ -57,6 +57,10 @@ type PinnedHost interface {
 	// ScatterToHost sets row idx[i] of the host matrix dst (rows of
 	// src.Cols values) to row i of src; indices must be distinct.
 	ScatterToHost(dst []float32, src *tensor.Tensor, idx []int32)
+	// SyncPinned waits for the queued copies and kernels that read or
+	// write page-locked memory, and for nothing else (Sync waits for all
+	// the device's work).
+	SyncPinned()
 }
 
 // Info describes the hardware behind a device.

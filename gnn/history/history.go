@@ -47,10 +47,9 @@ type History struct {
 	last    []int64   // step of the last push or refresh per row
 	scratch []float32 // staging of index pushes and refreshes (write lock)
 
-	// pinned is the device whose page-locked memory holds data (NewOn),
-	// or nil: pushes and pulls are then queued on its history stream, and
+	// ph is the device whose page-locked memory holds data (NewOn), or
+	// nil: pushes and pulls are then queued on its history stream, and
 	// host code touching data waits for them first (hostLocked).
-	pinned device.Device
 	ph     device.PinnedHost
 	stamp  []int64 // per row, the last index push that wrote it (duplicate check)
 	pushes int64
@@ -96,7 +95,7 @@ func NewOn(dev device.Device, numNodes, dim int) (*History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: %d nodes x %d dims in pinned memory: %w", numNodes, dim, err)
 	}
-	h := &History{n: numNodes, dim: dim, data: data, last: make([]int64, numNodes), pinned: dev, ph: ph}
+	h := &History{n: numNodes, dim: dim, data: data, last: make([]int64, numNodes), ph: ph}
 	for i := range h.last {
 		h.last[i] = Never
 	}
@@ -115,7 +114,7 @@ func (h *History) Close() {
 	if h.ph == nil || h.data == nil {
 		return
 	}
-	h.pinned.Sync()
+	h.ph.SyncPinned()
 	h.ph.FreePinned(h.data)
 	h.data = nil
 }
@@ -123,8 +122,8 @@ func (h *History) Close() {
 // hostLocked waits for the pulls and pushes queued on a device before host
 // code reads or writes the table (a lock must be held).
 func (h *History) hostLocked() {
-	if h.pinned != nil {
-		h.pinned.Sync()
+	if h.ph != nil {
+		h.ph.SyncPinned() // the pulls and pushes only: compute runs on
 	}
 }
 

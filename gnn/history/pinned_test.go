@@ -45,11 +45,15 @@ func (p *pinnedDev) ScatterToHost(dst []float32, src *tensor.Tensor, idx []int32
 	}
 }
 
-func (p *pinnedDev) Sync() {
+func (p *pinnedDev) SyncPinned() {
 	p.mu.Lock()
 	p.syncs++
 	p.mu.Unlock()
 }
+
+// Sync is the device-wide wait, which the history must never need: host
+// access to the table waits for the pinned-memory work alone.
+func (p *pinnedDev) Sync() { panic("history waited for the whole device") }
 
 var _ device.PinnedHost = (*pinnedDev)(nil)
 

@@ -5,7 +5,6 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gnnscope/gnnscope/gnn/device/cuda/cudrv"
@@ -24,10 +23,7 @@ type dbuf struct {
 	// Side-stream work on the buffer that compute has not yet waited for:
 	// a write (the copy stream filling it) and reads (the history stream
 	// copying it to the host).
-	pending atomic.Bool
-	mu      sync.Mutex
-	ready   *evt
-	readers []*evt
+	hz hazards
 }
 
 // maxElems bounds one allocation so that byte counts cannot overflow.
@@ -90,17 +86,7 @@ func (d *Device) Free(t *tensor.Tensor) {
 	if b.blk == nil {
 		return
 	}
-	b.mu.Lock()
-	var fences []fence
-	if b.ready != nil {
-		fences = append(fences, b.ready)
-	}
-	for _, r := range b.readers {
-		fences = append(fences, r)
-	}
-	b.ready, b.readers = nil, nil
-	b.mu.Unlock()
-	d.pool.put(b.blk, fences...)
+	d.pool.put(b.blk, b.hz.takeAll()...)
 }
 
 // buf returns t's buffer, panicking on a tensor of another device or one
@@ -133,63 +119,36 @@ func (d *Device) use(ts ...*tensor.Tensor) {
 		if t == nil {
 			continue
 		}
-		b := d.buf(t)
-		if !b.pending.Load() {
-			continue
+		for _, f := range d.buf(t).hz.takeAll() {
+			d.must("waiting for a copy", d.compute.Wait(f.(*evt).e))
+			d.putEvent(f.(*evt))
 		}
-		b.mu.Lock()
-		if b.ready != nil {
-			d.must("waiting for a copy", d.compute.Wait(b.ready.e))
-			d.putEvent(b.ready)
-			b.ready = nil
-		}
-		for _, r := range b.readers {
-			d.must("waiting for a copy", d.compute.Wait(r.e))
-			d.putEvent(r)
-		}
-		b.readers = nil
-		b.pending.Store(false)
-		b.mu.Unlock()
 	}
 }
 
 // useOn makes side stream s wait for the compute stream (the tensor's
-// last writer or reader there) and for a pending side-stream write.
-func (d *Device) useOn(s cudrv.Stream, t *tensor.Tensor) {
+// last writer or reader there) and for the side-stream work on t that the
+// coming access conflicts with: a pending write, and for a write also
+// every pending read (see hazards).
+func (d *Device) useOn(s cudrv.Stream, t *tensor.Tensor, write bool) {
 	b := d.buf(t)
 	d.waitFor(s, d.compute)
-	if !b.pending.Load() {
-		return
+	for _, f := range b.hz.forSide(write) {
+		d.must("waiting for a copy", s.Wait(f.(*evt).e))
 	}
-	b.mu.Lock()
-	if b.ready != nil {
-		d.must("waiting for a copy", s.Wait(b.ready.e))
-	}
-	b.mu.Unlock()
 }
 
 // setReady records that a side stream wrote t; compute waits for e.
 func (d *Device) setReady(t *tensor.Tensor, e *evt) {
-	b := d.buf(t)
-	b.mu.Lock()
-	if b.ready != nil {
+	if old := d.buf(t).hz.setWrite(e); old != nil {
 		// An earlier write, ordered before e on its stream or waited for
 		// by that stream: e covers it.
-		d.putEvent(b.ready)
+		d.putEvent(old.(*evt))
 	}
-	b.ready = e
-	b.pending.Store(true)
-	b.mu.Unlock()
 }
 
 // addReader records that a side stream reads t until e.
-func (d *Device) addReader(t *tensor.Tensor, e *evt) {
-	b := d.buf(t)
-	b.mu.Lock()
-	b.readers = append(b.readers, e)
-	b.pending.Store(true)
-	b.mu.Unlock()
-}
+func (d *Device) addReader(t *tensor.Tensor, e *evt) { d.buf(t).hz.addRead(e) }
 
 // scratch returns device memory outside the tensor accounting (index
 // uploads, partial sums); release it with freeScratch after queueing the

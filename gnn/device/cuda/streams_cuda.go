@@ -68,6 +68,14 @@ func (d *Device) syncStreams() error {
 	return first
 }
 
+// SyncPinned waits for the history stream, where every copy and kernel
+// that reads or writes page-locked memory runs (see device.PinnedHost).
+func (d *Device) SyncPinned() {
+	d.enter()
+	d.must("synchronizing the history stream", d.history.Synchronize())
+	d.leave()
+}
+
 // Sync waits for all queued work and reports the spans it completes.
 func (d *Device) Sync() {
 	d.enter()

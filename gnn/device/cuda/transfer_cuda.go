@@ -23,6 +23,7 @@ import (
 // It returns the event recorded after the last piece's copy.
 func (d *Device) stageIn(dst uintptr, n int64, s cudrv.Stream, fill func(b *hostBuf, off, len int64)) *evt {
 	var last *evt
+	d.stage.expect(n)
 	for off := int64(0); off < n; off += maxStage {
 		l := min(maxStage, n-off)
 		b, err := d.stage.get(l)
@@ -101,6 +102,24 @@ func (d *Device) upload(src []byte, s cudrv.Stream) *block {
 	return blk
 }
 
+// sideUpload copies host bytes into new scratch memory on side stream s,
+// ordered after the compute stream's work so far and after the
+// side-stream work on t that the coming access (a write of t, or a read)
+// conflicts with. The scratch is taken before s is ordered after compute:
+// memory freed by compute-stream work carries no fence (compute's own
+// order protects it there), so it is safe on another stream only once that
+// stream waits for compute after the memory was taken. Taken the other
+// way round, a block freed by a kernel queued in between could be
+// overwritten by the upload while the kernel still reads it.
+func (d *Device) sideUpload(s cudrv.Stream, src []byte, t *tensor.Tensor, write bool) *block {
+	blk := d.scratch(int64(len(src)))
+	d.useOn(s, t, write)
+	if len(src) > 0 {
+		d.putEvent(d.copyIn(blk.ptr, src, s))
+	}
+	return blk
+}
+
 // transferStream returns the stream of a host-to-device transfer into t,
 // having ordered it after the compute stream's earlier work on t.
 func (d *Device) transferStream(t *tensor.Tensor) cudrv.Stream {
@@ -108,7 +127,7 @@ func (d *Device) transferStream(t *tensor.Tensor) cudrv.Stream {
 		d.use(t)
 		return d.compute
 	}
-	d.useOn(d.copyS, t)
+	d.useOn(d.copyS, t, true)
 	return d.copyS
 }
 
@@ -141,7 +160,7 @@ func (d *Device) CopyFromHost(dst *tensor.Tensor, src []float32) {
 	defer d.leave()
 	n := int64(len(src)) * 4
 	if _, ok := d.pinnedAt(unsafe.Pointer(&src[0]), n); ok {
-		d.useOn(d.history, dst)
+		d.useOn(d.history, dst, true)
 		d.must("host-to-device copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(d.ptr(dst)), unsafe.Pointer(&src[0]), n, d.history))
 		d.setReady(dst, d.record(d.history, false))
 		return
@@ -205,6 +224,7 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 	// Pieces of whole rows.
 	rowsPer := maxStage / rowBytes
 	n := int64(len(idx)) * rowBytes
+	d.stage.expect(n)
 	piece := rowsPer * rowBytes
 	var last *evt
 	for off := int64(0); off < n; off += piece {
@@ -268,12 +288,11 @@ func (d *Device) gatherRows(out, src []float32, cols int, idx []int32) {
 // pullPinned gathers rows of pinned host memory with a kernel on the
 // history stream that reads them over the bus.
 func (d *Device) pullPinned(dst *tensor.Tensor, pr pinnedRange, src []float32, idx []int32, fn func(start, dur int64)) {
-	d.useOn(d.history, dst)
+	ib := d.sideUpload(d.history, int32Bytes(idx), dst, true)
 	var begin device.Mark
 	if fn != nil {
 		begin = d.markOn(d.history)
 	}
-	ib := d.upload(int32Bytes(idx), d.history)
 	srcDev := pr.devptr + (uintptr(unsafe.Pointer(&src[0])) - pr.start)
 	var a kargs
 	a.ptr(d.ptr(dst)).ptr(srcDev).ptr(ib.ptr).i32(len(idx)).i32(dst.Cols)
@@ -301,7 +320,7 @@ func (d *Device) CopyToHost(dst []float32, src *tensor.Tensor) {
 	defer d.leave()
 	n := int64(len(dst)) * 4
 	if _, ok := d.pinnedAt(unsafe.Pointer(&dst[0]), n); ok {
-		d.useOn(d.history, src)
+		d.useOn(d.history, src, false)
 		d.must("device-to-host copy", cudrv.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cudrv.DevicePtr(d.ptr(src)), n, d.history))
 		d.addReader(src, d.record(d.history, false))
 		return
@@ -410,8 +429,7 @@ func (d *Device) ScatterToHost(dst []float32, src *tensor.Tensor, idx []int32) {
 	if !ok {
 		panic(fmt.Sprintf("cuda: %s: ScatterToHost into memory AllocPinned did not return", d.name))
 	}
-	d.useOn(d.history, src)
-	ib := d.upload(int32Bytes(idx), d.history)
+	ib := d.sideUpload(d.history, int32Bytes(idx), src, false)
 	var a kargs
 	a.ptr(pr.devptr + (uintptr(unsafe.Pointer(&dst[0])) - pr.start)).ptr(d.ptr(src)).ptr(ib.ptr).i32(len(idx)).i32(cols)
 	d.launch("scatter_rows", elemGrid(int64(len(idx))*int64(cols), d.maxBlocks), 1, 1, d.history, &a)
