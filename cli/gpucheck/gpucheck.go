@@ -222,6 +222,14 @@ func printReport(w io.Writer, rep *Report) {
 			fmt.Fprint(w, "; NVML process memory not available")
 		}
 		fmt.Fprintln(w)
+		if b := m.Books; b != nil {
+			fmt.Fprintf(w, "books at the peak: reserved %s = allocated %s (scratch %s, block cache %s) + cached %s + pending %s; pinned host %s\n",
+				units.Bytes(b.Reserved), units.Bytes(b.Allocated), units.Bytes(b.Scratch), units.Bytes(b.BlockCache),
+				units.Bytes(b.Cached), units.Bytes(b.Pending), units.Bytes(b.PinnedHost))
+		}
+		if m.OutsideAllocator >= 0 {
+			fmt.Fprintf(w, "outside the allocator (context, kernels, libraries): %s\n", units.Bytes(m.OutsideAllocator))
+		}
 	}
 	fmt.Fprintf(w, "\n%d checks failed; %.1fs\n", rep.Failed, rep.Elapsed)
 }

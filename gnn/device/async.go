@@ -74,6 +74,28 @@ type Info struct {
 	Gemm    string `json:"gemm,omitempty"` // the matrix product used, e.g. "cuBLAS 13.1.0 (libcublas.so.13)"
 }
 
+// Books is a device's own account of the device memory it holds beyond
+// the live tensors that its Allocator counts: what a driver or NVML
+// reports for the process is Reserved plus what lies outside the
+// allocator (the context, loaded kernels, libraries' workspaces).
+type Books struct {
+	Reserved   int64 `json:"reserved"`    // held from the driver by the caching allocator
+	Allocated  int64 `json:"allocated"`   // of it, in blocks handed out (tensors, scratch, block cache; rounded)
+	Cached     int64 `json:"cached"`      // of it, free blocks kept for reuse
+	Pending    int64 `json:"pending"`     // of it, freed blocks waiting for side-stream work
+	Scratch    int64 `json:"scratch"`     // of Allocated, internal scratch (index uploads, partial sums)
+	BlockCache int64 `json:"block_cache"` // of Allocated, device copies of graph blocks
+	PinnedHost int64 `json:"pinned_host"` // page-locked host staging memory (not on the device)
+}
+
+// Bookkeeper is implemented by devices that keep Books and can return
+// their cached memory to the driver.
+type Bookkeeper interface {
+	Books() Books
+	// EmptyCache returns the allocator's free cached memory to the driver.
+	EmptyCache() error
+}
+
 // Describer is implemented by devices that can describe their hardware.
 type Describer interface {
 	Info() Info

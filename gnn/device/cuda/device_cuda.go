@@ -24,6 +24,7 @@ var (
 	_ device.Async      = (*Device)(nil)
 	_ device.PinnedHost = (*Device)(nil)
 	_ device.Describer  = (*Device)(nil)
+	_ device.Bookkeeper = (*Device)(nil)
 )
 
 // Options configure Open.
@@ -427,4 +428,27 @@ func firstClause(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// Books returns the device's account of the memory it holds beyond the
+// live tensors (see device.Books).
+func (d *Device) Books() device.Books {
+	s := d.Stats()
+	return device.Books{Reserved: s.Pool.Reserved, Allocated: s.Pool.Allocated, Cached: s.Pool.Cached, Pending: s.Pool.Pending,
+		Scratch: s.ScratchBytes, BlockCache: s.BlockCache, PinnedHost: s.PinnedBytes}
+}
+
+// EmptyCache waits for the device, drops the block cache's device copies
+// and returns every free cached segment to the driver.
+func (d *Device) EmptyCache() error {
+	d.enter()
+	defer d.leave()
+	if err := d.syncStreams(); err != nil {
+		return fmt.Errorf("cuda: %s: empty cache: %w", d.name, err)
+	}
+	d.blkMu.Lock()
+	d.blocks.clear()
+	d.freeEvicted()
+	d.blkMu.Unlock()
+	return d.pool.emptyCache()
 }

@@ -3,6 +3,7 @@ package devcheck
 import (
 	"testing"
 
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 )
 
@@ -49,5 +50,39 @@ func TestMemoryCPU(t *testing.T) {
 	}
 	if st := dev.Mem().Stats(); st.Live != 0 {
 		t.Fatalf("%d bytes left live", st.Live)
+	}
+}
+
+// bookDev is a CPU device that keeps fake books, to check how Memory
+// reads them.
+type bookDev struct {
+	*cpu.Device
+	emptied int
+}
+
+func (b *bookDev) Books() device.Books {
+	return device.Books{Reserved: b.Mem().Stats().Peak + 1000, Allocated: 10, Cached: 20, PinnedHost: 5}
+}
+
+func (b *bookDev) EmptyCache() error { b.emptied++; return nil }
+
+// TestMemoryBooks checks that the pattern starts from an emptied cache and
+// that the remainder outside the allocator is NVML's figure less the
+// reservation.
+func TestMemoryBooks(t *testing.T) {
+	dev := &bookDev{Device: cpu.New(1, 0)}
+	rep, err := Memory(dev, 16<<20, func() (int64, error) { return 1 << 30, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.emptied != 1 || rep.Books == nil || rep.Books.Cached != 20 {
+		t.Fatalf("emptied %d times, books %+v", dev.emptied, rep.Books)
+	}
+	if want := int64(1<<30) - rep.Books.Reserved; rep.OutsideAllocator != want {
+		t.Fatalf("outside the allocator %d, want %d", rep.OutsideAllocator, want)
+	}
+	plain, err := Memory(cpu.New(1, 0), 16<<20, nil)
+	if err != nil || plain.Books != nil || plain.OutsideAllocator != -1 {
+		t.Fatalf("without books or NVML: %+v, %v", plain, err)
 	}
 }

@@ -21,6 +21,12 @@ type MemoryReport struct {
 	// their difference is what the pattern cost the driver.
 	ProcessBefore int64 `json:"process_before"`
 	ProcessAtPeak int64 `json:"process_at_peak"`
+	// Books is the device's account at the peak (devices that keep one).
+	Books *device.Books `json:"books,omitempty"`
+	// OutsideAllocator is what NVML attributes to the process at the peak
+	// beyond the allocator's reservation: the context, the loaded kernels,
+	// libraries' workspaces (-1: unknown).
+	OutsideAllocator int64 `json:"outside_allocator"`
 }
 
 // reserver is implemented by devices with a caching allocator.
@@ -33,7 +39,7 @@ type reserver interface {
 // allocator's peak, the pool's reservation and, through process (may be
 // nil), the driver's figure for this process before and at the peak.
 func Memory(dev device.Device, total int64, process func() (int64, error)) (MemoryReport, error) {
-	rep := MemoryReport{Pattern: fmt.Sprintf("%d MiB in 5 sizes, half freed, then a quarter more", total>>20), PoolReserved: -1, ProcessBefore: -1, ProcessAtPeak: -1}
+	rep := MemoryReport{Pattern: fmt.Sprintf("%d MiB in 5 sizes, half freed, then a quarter more", total>>20), PoolReserved: -1, ProcessBefore: -1, ProcessAtPeak: -1, OutsideAllocator: -1}
 	read := func() int64 {
 		if process == nil {
 			return -1
@@ -45,6 +51,14 @@ func Memory(dev device.Device, total int64, process func() (int64, error)) (Memo
 		return p
 	}
 	dev.Sync()
+	bk, hasBooks := device.Unwrap(dev).(device.Bookkeeper)
+	if hasBooks {
+		// Start from an empty cache: blocks cached by earlier work would
+		// otherwise serve the pattern and hide what it costs.
+		if err := bk.EmptyCache(); err != nil {
+			return rep, fmt.Errorf("devcheck: memory pattern: %w", err)
+		}
+	}
 	rep.ProcessBefore = read()
 	dev.Mem().ResetPeak()
 	var live []*tensor.Tensor
@@ -88,6 +102,13 @@ func Memory(dev device.Device, total int64, process func() (int64, error)) (Memo
 		rep.PoolReserved = r.ReservedBytes()
 	}
 	rep.ProcessAtPeak = read()
+	if hasBooks {
+		b := bk.Books()
+		rep.Books = &b
+		if rep.ProcessAtPeak >= 0 {
+			rep.OutsideAllocator = rep.ProcessAtPeak - b.Reserved
+		}
+	}
 	return rep, nil
 }
 
