@@ -53,6 +53,11 @@ def parse_args():
     p.add_argument("--eval-batch", type=int, default=8192, help="destination nodes per layer-wise inference chunk")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--sampler", choices=["auto", "pyg", "torch"], default="auto")
+    p.add_argument("--workers", type=int, default=0,
+                   help="sample and gather batches on the CPU in this many DataLoader worker processes "
+                        "(persistent, pinned memory, prefetching) instead of on the training thread")
+    p.add_argument("--resident", action="store_true",
+                   help="keep the graph and every feature on the device: sample and gather there (needs the memory)")
     p.add_argument("--json", help="also write the result to this file")
     return p.parse_args()
 
@@ -137,6 +142,36 @@ class TorchSampler:
         return all_nodes, blocks[::-1]
 
 
+class WorkerBatches:
+    """collate_fn of the --workers loader: samples a batch of targets on the
+    CPU and gathers its features and labels into pinned memory, in a
+    DataLoader worker process."""
+
+    def __init__(self, data, fanouts, pin):
+        self.data, self.fanouts, self.pin, self.ts = data, fanouts, pin, None
+
+    def __call__(self, targets):
+        targets = torch.stack(targets) if isinstance(targets, list) else targets
+        if self.ts is None:
+            self.ts = TorchSampler(self.data["rowptr"], self.data["col"], self.fanouts, torch.device("cpu"))
+        nodes, blocks = self.ts.sample(targets)
+        xb, yb = self.data["x"][nodes], self.data["y"][targets]
+        if self.pin:
+            xb, yb = xb.pin_memory(), yb.pin_memory()
+            blocks = [(ei.pin_memory(), ns, nd) for ei, ns, nd in blocks]
+        return targets, blocks, xb, yb
+
+
+def worker_loader(data, fanouts, batch_size, workers, pin, seed):
+    from torch.utils.data import DataLoader
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    return DataLoader(data["train"], batch_size=batch_size, shuffle=True, generator=g, num_workers=workers,
+                      collate_fn=WorkerBatches(data, fanouts, pin), pin_memory=False, persistent_workers=True,
+                      prefetch_factor=4)
+
+
 def pyg_loader(data, fanouts, batch_size, train, seed):
     from torch_geometric.data import Data
     from torch_geometric.loader import NeighborLoader
@@ -162,10 +197,11 @@ def pyg_blocks(batch, layers):
 
 
 @torch.no_grad()
-def infer(model, data, dev, chunk):
-    """Exact layer-wise inference over all nodes (full neighborhoods)."""
+def infer(model, data, dev, chunk, x_dev=None):
+    """Exact layer-wise inference over all nodes (full neighborhoods); with
+    x_dev (the features on the device) every layer's input stays there."""
     model.eval()
-    x = data["x"]
+    x = data["x"] if x_dev is None else x_dev
     rowptr, col = data["rowptr"], data["col"]
     n = rowptr.numel() - 1
     for i, conv in enumerate(model.convs):
@@ -181,13 +217,13 @@ def infer(model, data, dev, chunk):
             nodes = torch.cat([torch.arange(lo, hi), extra])
             src_local = torch.where(inside, nbr - lo, hi - lo + torch.searchsorted(extra, nbr))
             ei = torch.stack([src_local, dst]).to(dev)
-            xs = x[nodes].to(dev)
+            xs = x[nodes.to(x.device)].to(dev)
             h = conv((xs, xs[: hi - lo]), ei, size=(nodes.numel(), hi - lo))
             if i < len(model.convs) - 1:
                 h = F.relu(h)
-            out.append(h.cpu())
+            out.append(h if x_dev is not None else h.cpu())
         x = torch.cat(out)
-    return x.argmax(dim=1)
+    return x.argmax(dim=1).cpu()
 
 
 def main():
@@ -215,10 +251,15 @@ def main():
     model = SAGE(dims, args.dropout).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     x, y = data["x"], data["y"]
-    if dev.type == "cuda":
+    if args.resident:
+        x, y = x.to(dev), y.to(dev)
+    elif dev.type == "cuda":
         x = x.pin_memory()
-    ts = TorchSampler(data["rowptr"], data["col"], fanouts, dev) if sampler == "torch" else None
+    ts = TorchSampler(data["rowptr"], data["col"], fanouts, dev) if sampler == "torch" and not args.workers else None
     loader = pyg_loader(data, fanouts, args.batch_size, data["train"], args.seed) if sampler == "pyg" else None
+    if args.workers:
+        sampler = f"torch-cpu in {args.workers} workers"
+        loader = worker_loader(data, fanouts, args.batch_size, args.workers, dev.type == "cuda", args.seed)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     if dev.type == "cuda":
         torch.cuda.reset_peak_memory_stats(dev)
@@ -240,17 +281,22 @@ def main():
                 b = next(it)
             except StopIteration:
                 break
-            if ts is not None:
+            if args.workers:
+                targets, blocks, xb, yb = b
+                blocks = [(ei.to(dev, non_blocking=True), ns, nd) for ei, ns, nd in blocks]
+                xb, yb = xb.to(dev, non_blocking=True), yb.to(dev, non_blocking=True)
+            elif ts is not None:
                 nodes, blocks = ts.sample(b)
-                nodes_cpu = nodes.cpu()
-                targets = b
+                nodes_cpu = nodes if args.resident else nodes.cpu()
+                targets = b.to(dev) if args.resident else b
             else:
                 blocks = [(ei.to(dev), ns, nd) for ei, ns, nd in pyg_blocks(b, args.layers)]
                 nodes_cpu = b.n_id
                 targets = b.n_id[: b.batch_size]
             t_sample += time.perf_counter() - s0
-            xb = x[nodes_cpu].to(dev, non_blocking=True)
-            yb = y[targets].to(dev, non_blocking=True)
+            if not args.workers:
+                xb = x[nodes_cpu].to(dev, non_blocking=True)
+                yb = y[targets].to(dev, non_blocking=True)
             opt.zero_grad()
             out = model(xb, blocks)
             loss = F.cross_entropy(out, yb)
@@ -262,7 +308,7 @@ def main():
         ep = {"epoch": epoch, "train_s": time.perf_counter() - t0, "sample_s": t_sample, "loss": loss_sum / max(seen, 1)}
         if (args.eval_every and epoch % args.eval_every == 0) or epoch == args.epochs:
             e0 = time.perf_counter()
-            pred = infer(model, data, dev, args.eval_batch)
+            pred = infer(model, data, dev, args.eval_batch, x if args.resident else None)
             sync()
             ep["eval_s"] = time.perf_counter() - e0
             ep["val_acc"] = float((pred[data["valid"]] == y[data["valid"]]).float().mean())
@@ -274,7 +320,7 @@ def main():
         "framework": "pyg",
         "torch": torch.__version__,
         "pyg": __import__("torch_geometric").__version__,
-        "sampler": sampler,
+        "sampler": sampler + (", graph and features resident on the device" if args.resident else ""),
         "device": str(dev) + (f" ({torch.cuda.get_device_name(dev)})" if dev.type == "cuda" else ""),
         "dataset": data["name"],
         "config": {k: getattr(args, k) for k in ["layers", "hidden", "fanout", "batch_size", "epochs", "lr", "weight_decay", "dropout", "seed"]},
