@@ -1,5 +1,7 @@
 package cuda
 
+import "math"
+
 // Launch geometry. Every kernel either loops grid-stride over its work or
 // processes a fixed partition of it (gemm tiles, 256-row sum chunks, 64-row
 // dropout chunks), so results never depend on the grid size, and hence not
@@ -118,3 +120,8 @@ func dropoutThresh(p float32) uint32 {
 	}
 	return t
 }
+
+// index32 mirrors index32 of kernels/common.cuh: whether add_bias, gather,
+// scatter_rows and gemm_reduce run a grid-stride loop over n elements with
+// grid blocks on 32-bit indices (n plus the stride below 2^32).
+func index32(n int64, grid int) bool { return n+int64(grid)*blockThreads <= math.MaxUint32 }

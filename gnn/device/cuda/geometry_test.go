@@ -126,3 +126,18 @@ func TestKargsEncoding(t *testing.T) {
 	}()
 	a.i32(1 << 40)
 }
+
+// TestIndex32 checks that the 32-bit index path covers every array below
+// 2^31 elements at any grid the launch geometry makes (at most maxGridY
+// blocks even on a GPU with thousands of multiprocessors), and that it is
+// left exactly where an index plus the stride could wrap.
+func TestIndex32(t *testing.T) {
+	n := int64(math.MaxInt32)
+	if g := elemGrid(n, maxGridY); !index32(n, g) {
+		t.Fatalf("%d elements, grid %d: 64-bit indices", n, g)
+	}
+	stride := int64(maxGridY) * blockThreads
+	if !index32(math.MaxUint32-stride, maxGridY) || index32(math.MaxUint32-stride+1, maxGridY) {
+		t.Fatal("index32 boundary")
+	}
+}

@@ -6,9 +6,19 @@
 // masks are identical.
 #include "common.cuh"
 
+// add_bias_loop is add_bias with indices of type I (32-bit where index32
+// allows: the modulo is the costliest operation of the loop).
+template <typename I>
+__device__ __forceinline__ void add_bias_loop(float* __restrict__ x, const float* __restrict__ b, I n, I cols) {
+    GRID_STRIDE_T(I, i, n) { x[i] += b[i % cols]; }
+}
+
 // add_bias adds the row b (cols) to every row of x (n = rows*cols).
 extern "C" __global__ void add_bias(float* __restrict__ x, const float* __restrict__ b, long long n, int cols) {
-    GRID_STRIDE(i, n) { x[i] += b[i % cols]; }
+    if (index32(n))
+        add_bias_loop<unsigned>(x, b, (unsigned)n, (unsigned)cols);
+    else
+        add_bias_loop<long long>(x, b, n, (long long)cols);
 }
 
 #define SUM_CHUNK_ROWS 256

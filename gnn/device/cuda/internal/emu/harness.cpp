@@ -295,6 +295,46 @@ static void test_loss() {
     }
 }
 
+// test_index64 runs the 64-bit index instantiations of the kernels that
+// take 32-bit indices where the sizes allow (every size the emulation can
+// hold), and checks them against the same references.
+static void test_index64() {
+    int rows = 70, C = 37;
+    long long n = (long long)rows * C;
+    auto x = rvec(n), b = rvec(C), want = x;
+    for (long long i = 0; i < n; i++) want[i] += b[i % C];
+    launch(add_bias_loop<long long>, g1(2), 256, x.data(), (const float*)b.data(), n, (long long)C);
+    expect(x == want, "add_bias, 64-bit indices");
+    std::vector<int> idx(rows);
+    for (int i = 0; i < rows; i++) idx[i] = (i * 11) % rows;
+    std::vector<float> g(n), s(n, 0);
+    launch(gather_loop<long long>, g1(3), 256, g.data(), (const float*)x.data(), (const int*)idx.data(), n, (long long)C);
+    launch(scatter_rows_loop<long long>, g1(3), 256, s.data(), (const float*)x.data(), (const int*)idx.data(), n,
+           (long long)C);
+    bool okg = true, oks = true;
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < C; c++) {
+            okg &= g[(size_t)i * C + c] == x[(size_t)idx[i] * C + c];
+            oks &= s[(size_t)idx[i] * C + c] == x[(size_t)i * C + c];
+        }
+    expect(okg, "gather, 64-bit indices");
+    expect(oks, "scatter_rows, 64-bit indices");
+    int M = 9, N = 13, ldc = 16, splits = 3;
+    auto part = rvec((size_t)splits * M * N);
+    auto c32 = rvec((size_t)M * ldc), c64 = c32, ref = c32;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = 0.f;
+            for (int z = 0; z < splits; z++) acc += part[((size_t)z * M + i) * N + j];
+            ref[(size_t)i * ldc + j] = acc + 0.5f * ref[(size_t)i * ldc + j];
+        }
+    launch(gemm_reduce, g1(1), 256, M, N, splits, (const float*)part.data(), 0.5f, c32.data(), ldc);
+    launch(gemm_reduce_loop<long long>, g1(1), 256, (long long)M * N, (long long)N, splits, (const float*)part.data(), 0.5f,
+           c64.data(), ldc);
+    expect(c32 == ref, "gemm_reduce with ldc > N");
+    expect(c64 == ref, "gemm_reduce with ldc > N, 64-bit indices");
+}
+
 // dropout masks for the Go side: seed 12345, p 0.5 and 0.1, shapes 65x3
 // and 130x7, written as float32 values in that order.
 static void dump_dropout(const char* path) {
@@ -321,6 +361,7 @@ int main(int argc, char** argv) {
     test_gather_scatter();
     test_elementwise();
     test_loss();
+    test_index64();
     if (argc > 1) dump_dropout(argv[1]);
     if (failures) {
         std::fprintf(stderr, "%d failures\n", failures);
