@@ -80,8 +80,8 @@ func TestSumRowsGridAndChunks(t *testing.T) {
 	if _, gy := sumRowsGrid(100_000_000, 8); gy != maxGridY {
 		t.Fatalf("y not capped: %d", gy)
 	}
-	if dropoutChunks(0) != 0 || dropoutChunks(64) != 1 || dropoutChunks(65) != 2 {
-		t.Fatal("dropout chunks")
+	if dropoutGrid(0, 8) != 1 || dropoutGrid(1024, 8) != 1 || dropoutGrid(1025, 8) != 2 || dropoutGrid(1<<30, 8) != 8 {
+		t.Fatal("dropout grid")
 	}
 }
 

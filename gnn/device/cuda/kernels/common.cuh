@@ -35,3 +35,30 @@ __device__ __forceinline__ long long warp_count() {
 }
 __device__ __forceinline__ int lane_id() { return threadIdx.x & (WARP - 1); }
 
+// Philox4x32-10 (Salmon et al., SC11; Random123), as gnn/rng/philox: the
+// block of four 32-bit words for counter ctr and key (k0, k1).
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+__device__ __forceinline__ void philox4x32_10(const unsigned ctr[4], unsigned k0, unsigned k1, unsigned out[4]) {
+    unsigned x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
+#pragma unroll
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += PHILOX_W0;
+            k1 += PHILOX_W1;
+        }
+        const unsigned hi0 = __umulhi(PHILOX_M0, x0), lo0 = PHILOX_M0 * x0;
+        const unsigned hi1 = __umulhi(PHILOX_M1, x2), lo1 = PHILOX_M1 * x2;
+        x0 = hi1 ^ x1 ^ k0;
+        x1 = lo1;
+        x2 = hi0 ^ x3 ^ k1;
+        x3 = lo0;
+    }
+    out[0] = x0;
+    out[1] = x1;
+    out[2] = x2;
+    out[3] = x3;
+}
