@@ -135,18 +135,36 @@ func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 }
 
 // dropoutRange fills md[lo:hi] of a mask from the Philox blocks that cover
-// it. Branch-free: (u - thresh) has bit 31 set exactly when u < thresh
-// (both are below 2^24), and that bit picks 0 from vals; a branch on a
-// coin flip would mispredict half the time.
+// it, two at a time (philox.Block2).
 func dropoutRange(md []float32, lo, hi int, seed uint64, thresh uint32, keep float32) {
-	vals := [2]float32{keep, 0}
 	key := philox.Key(seed)
-	for b := lo / 4; 4*b < hi; b++ {
-		w := philox.Block(philox.Counter(uint64(b)), key)
-		first, last := max(4*b, lo), min(4*b+4, hi)
-		for i := first; i < last; i++ {
-			md[i] = vals[((w[i-4*b]>>8)-thresh)>>31&1]
-		}
+	vals := [2]float32{keep, 0}
+	b, end := lo/4, (hi+3)/4
+	for ; b+2 <= end; b += 2 {
+		wa, wb := philox.Block2(philox.Counter(uint64(b)), philox.Counter(uint64(b+1)), key)
+		dropoutPut(md, lo, hi, 4*b, wa, thresh, &vals)
+		dropoutPut(md, lo, hi, 4*b+4, wb, thresh, &vals)
+	}
+	if b < end {
+		dropoutPut(md, lo, hi, 4*b, philox.Block(philox.Counter(uint64(b)), key), thresh, &vals)
+	}
+}
+
+// dropoutPut sets the elements base..base+3 that lie in [lo, hi) from the
+// words w. Branch-free: (u - thresh) has bit 31 set exactly when u <
+// thresh (both are below 2^24), and that bit picks 0 from vals; a branch
+// on a coin flip would mispredict half the time.
+func dropoutPut(md []float32, lo, hi, base int, w [4]uint32, thresh uint32, vals *[2]float32) {
+	if base >= lo && base+4 <= hi {
+		m := md[base : base+4 : base+4]
+		m[0] = vals[((w[0]>>8)-thresh)>>31&1]
+		m[1] = vals[((w[1]>>8)-thresh)>>31&1]
+		m[2] = vals[((w[2]>>8)-thresh)>>31&1]
+		m[3] = vals[((w[3]>>8)-thresh)>>31&1]
+		return
+	}
+	for i := max(base, lo); i < min(base+4, hi); i++ {
+		md[i] = vals[((w[i-base]>>8)-thresh)>>31&1]
 	}
 }
 

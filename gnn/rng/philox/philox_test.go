@@ -66,3 +66,35 @@ func ExampleBlock() {
 	fmt.Printf("%08x\n", Block(Counter(0), Key(0)))
 	// Output: [6627e8d5 e169c58d bc57ac4c 9b00dbd8]
 }
+
+// TestBlock2 checks that Block2 computes two blocks as Block does.
+func TestBlock2(t *testing.T) {
+	key := Key(0xfeedface12345678)
+	for _, c := range [][2]uint64{{0, 1}, {7, 1 << 40}, {1<<64 - 1, 3}} {
+		a, b := Block2(Counter(c[0]), Counter(c[1]), key)
+		if a != Block(Counter(c[0]), key) || b != Block(Counter(c[1]), key) {
+			t.Errorf("Block2 of counters %d, %d differs from Block", c[0], c[1])
+		}
+	}
+}
+
+func BenchmarkBlock(b *testing.B) {
+	key := Key(1)
+	var s uint32
+	for i := 0; i < b.N; i++ {
+		s += Block(Counter(uint64(i)), key)[0]
+	}
+	sink = s
+}
+
+func BenchmarkBlock2(b *testing.B) {
+	key := Key(1)
+	var s uint32
+	for i := 0; i < b.N; i += 2 {
+		x, y := Block2(Counter(uint64(i)), Counter(uint64(i+1)), key)
+		s += x[0] + y[0]
+	}
+	sink = s
+}
+
+var sink uint32
