@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gnnscope/gnnscope/gnn/rng"
+	"github.com/gnnscope/gnnscope/gnn/rng/philox"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
@@ -105,15 +105,12 @@ func (d *Device) ReluBackward(dx, dy, y *tensor.Tensor) {
 	})
 }
 
-// DropoutChunkRows is the number of mask rows drawn from one generator:
-// rows [c*DropoutChunkRows, (c+1)*DropoutChunkRows) use the generator seeded
-// with rng.Mix(seed, c), so the mask depends only on the seed and the shape.
-const DropoutChunkRows = 64
-
 // DropoutMask fills mask with 0 (probability p) or 1/(1-p), drawn
-// deterministically from seed (independently of the thread count): an
-// element is dropped when a uniform 24-bit draw u/2^24 is below p. p <= 0
-// gives all ones, p >= 1 all zeros.
+// deterministically from seed, independently of the thread count and
+// identically to the CUDA backend: element i (row-major) takes word i of
+// the Philox4x32-10 stream of seed (philox.At) and is dropped when the
+// word's top 24 bits u satisfy u/2^24 < p. p <= 0 gives all ones, p >= 1
+// all zeros.
 func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 	md := mask.Data[:mask.Len()]
 	if p <= 0 || p >= 1 {
@@ -128,41 +125,47 @@ func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 		})
 		return
 	}
-	cols := mask.Cols
 	keep := 1 / (1 - p)
-	// Compare 24-bit integers: u < p exactly as r.Float32() < p would.
+	// Compare 24-bit integers: u < thresh exactly when u/2^24 < p.
 	thresh := uint32(float64(p) * (1 << 24))
 	if float32(thresh)/(1<<24) < p {
 		thresh++
 	}
-	nch := (mask.Rows + DropoutChunkRows - 1) / DropoutChunkRows
-	gen := func(c int) {
-		var r rng.Rand
-		r.Seed(rng.Mix(seed, uint64(c)))
-		lo, hi := c*DropoutChunkRows*cols, min((c+1)*DropoutChunkRows, mask.Rows)*cols
-		m := md[lo:hi]
-		// Two 24-bit draws per 64-bit word, branch-free: (u - thresh) has
-		// bit 31 set exactly when u < thresh (both are below 2^24), and
-		// that bit picks 0 from vals. A branch on a coin flip would
-		// mispredict half the time.
-		vals := [2]float32{keep, 0}
-		i := 0
-		for ; i+2 <= len(m); i += 2 {
-			u := r.Uint64()
-			m[i] = vals[((uint32(u>>40)-thresh)>>31)&1]
-			m[i+1] = vals[((uint32(u>>16)&(1<<24-1)-thresh)>>31)&1]
-		}
-		if i < len(m) {
-			m[i] = vals[((uint32(r.Uint64()>>40)-thresh)>>31)&1]
-		}
+	d.each(len(md), func(lo, hi int) { dropoutRange(md, lo, hi, seed, thresh, keep) })
+}
+
+// dropoutRange fills md[lo:hi] of a mask from the Philox blocks that cover
+// it, two at a time (philox.Block2).
+func dropoutRange(md []float32, lo, hi int, seed uint64, thresh uint32, keep float32) {
+	key := philox.Key(seed)
+	vals := [2]float32{keep, 0}
+	b, end := lo/4, (hi+3)/4
+	for ; b+2 <= end; b += 2 {
+		wa, wb := philox.Block2(philox.Counter(uint64(b)), philox.Counter(uint64(b+1)), key)
+		dropoutPut(md, lo, hi, 4*b, wa, thresh, &vals)
+		dropoutPut(md, lo, hi, 4*b+4, wb, thresh, &vals)
 	}
-	if len(md) < minWork {
-		for c := 0; c < nch; c++ {
-			gen(c)
-		}
+	if b < end {
+		dropoutPut(md, lo, hi, 4*b, philox.Block(philox.Counter(uint64(b)), key), thresh, &vals)
+	}
+}
+
+// dropoutPut sets the elements base..base+3 that lie in [lo, hi) from the
+// words w. Branch-free: (u - thresh) has bit 31 set exactly when u <
+// thresh (both are below 2^24), and that bit picks 0 from vals; a branch
+// on a coin flip would mispredict half the time.
+func dropoutPut(md []float32, lo, hi, base int, w [4]uint32, thresh uint32, vals *[2]float32) {
+	if base >= lo && base+4 <= hi {
+		m := md[base : base+4 : base+4]
+		m[0] = vals[((w[0]>>8)-thresh)>>31&1]
+		m[1] = vals[((w[1]>>8)-thresh)>>31&1]
+		m[2] = vals[((w[2]>>8)-thresh)>>31&1]
+		m[3] = vals[((w[3]>>8)-thresh)>>31&1]
 		return
 	}
-	d.parallelChunks(nch, gen)
+	for i := max(base, lo); i < min(base+4, hi); i++ {
+		md[i] = vals[((w[i-base]>>8)-thresh)>>31&1]
+	}
 }
 
 // Mul sets dst = a ⊙ b elementwise; dst may alias a or b.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gnnscope/gnnscope/gnn/rng"
+	"github.com/gnnscope/gnnscope/gnn/rng/philox"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
@@ -147,6 +148,36 @@ func TestDropoutMask(t *testing.T) {
 				New(2, 0).DropoutMask(m, p, 43)
 				if sameBits(first, m.Data) {
 					t.Fatalf("%s: another seed gave the same mask", name)
+				}
+			}
+		}
+	}
+}
+
+// TestDropoutMaskPhilox checks the mask against its definition, element by
+// element: element i is dropped when the top 24 bits of word i of the
+// Philox4x32-10 stream of the seed, as a fraction of 2^24, are below p.
+// With two threads, 513×517 elements split into parallel ranges of 33153
+// elements, which start and end inside Philox blocks.
+func TestDropoutMaskPhilox(t *testing.T) {
+	for _, sh := range [][2]int{{1, 1}, {3, 5}, {257, 129}, {513, 517}} {
+		for _, p := range []float32{0.1, 0.5, 1.0 / 3, 0.9} {
+			for _, seed := range []uint64{0, 42, 1<<63 + 12345} {
+				for _, th := range testThreads {
+					d := New(th, 0)
+					m := mustAlloc(t, d, sh[0], sh[1])
+					d.DropoutMask(m, p, seed)
+					keep := 1 / (1 - p)
+					for i, v := range m.Data {
+						u := philox.At(seed, uint64(i)) >> 8
+						want := keep
+						if float32(u)/(1<<24) < p {
+							want = 0
+						}
+						if math.Float32bits(v) != math.Float32bits(want) {
+							t.Fatalf("%v p=%v seed=%d threads=%d: element %d = %v, want %v", sh, p, seed, th, i, v, want)
+						}
+					}
 				}
 			}
 		}

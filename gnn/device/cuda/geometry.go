@@ -1,8 +1,10 @@
 package cuda
 
+import "math"
+
 // Launch geometry. Every kernel either loops grid-stride over its work or
-// processes a fixed partition of it (gemm tiles, 256-row sum chunks, 64-row
-// dropout chunks), so results never depend on the grid size, and hence not
+// processes a fixed partition of it (gemm tiles, 256-row sum chunks,
+// four-element Philox blocks of dropout masks), so results never depend on the grid size, and hence not
 // on the GPU's number of multiprocessors; the grid only decides how much
 // runs at once.
 
@@ -30,12 +32,13 @@ const (
 	splitMaxSplits = 64
 )
 
-// sumChunkRows and dropoutChunkRows mirror the kernels' fixed chunks (and
-// the CPU backend's, whose results they reproduce).
-const (
-	sumChunkRows     = 256
-	dropoutChunkRows = 64
-)
+// sumChunkRows mirrors the kernels' fixed chunks of column sums (and the
+// CPU backend's, whose results they reproduce).
+const sumChunkRows = 256
+
+// philoxWords is the number of mask elements one dropout_mask thread draws
+// per step: the four words of one Philox4x32-10 block.
+const philoxWords = 4
 
 // ceilDiv returns ceil(a/b) for a >= 0, b > 0.
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
@@ -105,8 +108,9 @@ func sumRowsGrid(rows, cols int) (gx, gy int) {
 	return gridBlocks(int64(cols), blockThreads, 1<<16), gridBlocks(int64(rows), sumChunkRows, maxGridY)
 }
 
-// dropoutChunks is the number of 64-row chunks of a mask (one thread each).
-func dropoutChunks(rows int) int64 { return ceilDiv(int64(rows), dropoutChunkRows) }
+// dropoutGrid is the grid of dropout_mask over a mask of n elements: one
+// thread per Philox block of four elements, grid-stride.
+func dropoutGrid(n int64, maxBlocks int) int { return elemGrid(ceilDiv(n, philoxWords), maxBlocks) }
 
 // dropoutThresh returns the 24-bit threshold below which a uniform draw
 // drops an element: p scaled to 2^24, rounded up so that u < thresh exactly
@@ -118,3 +122,8 @@ func dropoutThresh(p float32) uint32 {
 	}
 	return t
 }
+
+// index32 mirrors index32 of kernels/common.cuh: whether add_bias, gather,
+// scatter_rows and gemm_reduce run a grid-stride loop over n elements with
+// grid blocks on 32-bit indices (n plus the stride below 2^32).
+func index32(n int64, grid int) bool { return n+int64(grid)*blockThreads <= math.MaxUint32 }

@@ -80,8 +80,8 @@ func TestSumRowsGridAndChunks(t *testing.T) {
 	if _, gy := sumRowsGrid(100_000_000, 8); gy != maxGridY {
 		t.Fatalf("y not capped: %d", gy)
 	}
-	if dropoutChunks(0) != 0 || dropoutChunks(64) != 1 || dropoutChunks(65) != 2 {
-		t.Fatal("dropout chunks")
+	if dropoutGrid(0, 8) != 1 || dropoutGrid(1024, 8) != 1 || dropoutGrid(1025, 8) != 2 || dropoutGrid(1<<30, 8) != 8 {
+		t.Fatal("dropout grid")
 	}
 }
 
@@ -125,4 +125,19 @@ func TestKargsEncoding(t *testing.T) {
 		}
 	}()
 	a.i32(1 << 40)
+}
+
+// TestIndex32 checks that the 32-bit index path covers every array below
+// 2^31 elements at any grid the launch geometry makes (at most maxGridY
+// blocks even on a GPU with thousands of multiprocessors), and that it is
+// left exactly where an index plus the stride could wrap.
+func TestIndex32(t *testing.T) {
+	n := int64(math.MaxInt32)
+	if g := elemGrid(n, maxGridY); !index32(n, g) {
+		t.Fatalf("%d elements, grid %d: 64-bit indices", n, g)
+	}
+	stride := int64(maxGridY) * blockThreads
+	if !index32(math.MaxUint32-stride, maxGridY) || index32(math.MaxUint32-stride+1, maxGridY) {
+		t.Fatal("index32 boundary")
+	}
 }

@@ -384,10 +384,10 @@ func (d *Device) DropoutMask(mask *tensor.Tensor, p float32, seed uint64) {
 		return
 	}
 	keep := 1 / (1 - p)
-	chunks := dropoutChunks(mask.Rows)
+	n := int64(mask.Len())
 	var a kargs
-	a.ptr(d.ptr(mask)).i32(mask.Rows).i32(mask.Cols).u64(seed).u32(dropoutThresh(p)).f32(keep)
-	d.launch("dropout_mask", gridBlocks(chunks, blockThreads, d.maxBlocks), 1, 1, d.compute, &a)
+	a.ptr(d.ptr(mask)).i64(n).u64(seed).u32(dropoutThresh(p)).f32(keep)
+	d.launch("dropout_mask", dropoutGrid(n, d.maxBlocks), 1, 1, d.compute, &a)
 }
 
 // Mul sets dst = a ⊙ b elementwise; dst may alias a or b.

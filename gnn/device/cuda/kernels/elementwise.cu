@@ -2,13 +2,23 @@
 // reproduces the CPU backend's arithmetic: Relu and ReluBackward decide on
 // sign bits as it does, SumRows sums fixed chunks of 256 rows in double and
 // adds the chunks in order (bit-identical to the CPU), and dropout_mask
-// runs the same xoshiro256** generators over the same 64-row chunks, so the
-// masks are identical.
+// draws every element from the same Philox4x32-10 stream position as the
+// CPU backend, so the masks are identical.
 #include "common.cuh"
+
+// add_bias_loop is add_bias with indices of type I (32-bit where index32
+// allows: the modulo is the costliest operation of the loop).
+template <typename I>
+__device__ __forceinline__ void add_bias_loop(float* __restrict__ x, const float* __restrict__ b, I n, I cols) {
+    GRID_STRIDE_T(I, i, n) { x[i] += b[i % cols]; }
+}
 
 // add_bias adds the row b (cols) to every row of x (n = rows*cols).
 extern "C" __global__ void add_bias(float* __restrict__ x, const float* __restrict__ b, long long n, int cols) {
-    GRID_STRIDE(i, n) { x[i] += b[i % cols]; }
+    if (index32(n))
+        add_bias_loop<unsigned>(x, b, (unsigned)n, (unsigned)cols);
+    else
+        add_bias_loop<long long>(x, b, n, (long long)cols);
 }
 
 #define SUM_CHUNK_ROWS 256
@@ -92,73 +102,24 @@ extern "C" __global__ void adam(float* __restrict__ p, const float* __restrict__
     }
 }
 
-// The engine's generator (gnn/rng): splitmix64 seeding and xoshiro256**.
-__device__ __forceinline__ unsigned long long splitmix(unsigned long long z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-// mix2 is rng.Mix(a, b).
-__device__ __forceinline__ unsigned long long mix2(unsigned long long a, unsigned long long b) {
-    unsigned long long h = 0x9e3779b97f4a7c15ULL;
-    h ^= a + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h = splitmix(h);
-    h ^= b + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h = splitmix(h);
-    return h;
-}
-
-__device__ __forceinline__ unsigned long long rotl(unsigned long long x, int k) { return (x << k) | (x >> (64 - k)); }
-
-struct xoshiro {
-    unsigned long long s0, s1, s2, s3;
-    __device__ void seed(unsigned long long s) {
-        s0 = splitmix(s);
-        s1 = splitmix(s0 ^ 0x6a09e667f3bcc909ULL);
-        s2 = splitmix(s1 ^ 0xbb67ae8584caa73bULL);
-        s3 = splitmix(s2 ^ 0x3c6ef372fe94f82bULL);
-    }
-    __device__ unsigned long long next() {
-        const unsigned long long result = rotl(s1 * 5, 7) * 9;
-        const unsigned long long t = s1 << 17;
-        s2 ^= s0;
-        s3 ^= s1;
-        s1 ^= s2;
-        s0 ^= s3;
-        s2 ^= t;
-        s3 = rotl(s3, 45);
-        return result;
-    }
-};
-
-#define DROPOUT_CHUNK_ROWS 64
-
-// dropout_mask fills mask (rows × cols) with 0 or keep: one thread per chunk
-// of 64 rows draws from the generator seeded with rng.Mix(seed, chunk), two
-// 24-bit uniforms per 64-bit word, and drops an element when its uniform is
-// below thresh (p scaled to 2^24 and rounded up, computed by the host).
-extern "C" __global__ void dropout_mask(float* __restrict__ mask, int rows, int cols, unsigned long long seed,
+// dropout_mask fills mask (n elements) with 0 or keep: element i takes word
+// i%4 of the Philox4x32-10 block with counter (i/4 low word, i/4 high word,
+// 0, 0) and key (seed low word, seed high word), as gnn/rng/philox's stream,
+// and is dropped when the word's top 24 bits are below thresh (p scaled to
+// 2^24 and rounded up, computed by the host). One thread per block of four
+// elements, grid-stride.
+extern "C" __global__ void dropout_mask(float* __restrict__ mask, long long n, unsigned long long seed,
                                         unsigned thresh, float keep) {
-    const int chunks = (rows + DROPOUT_CHUNK_ROWS - 1) / DROPOUT_CHUNK_ROWS;
-    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += gridDim.x * blockDim.x) {
-        xoshiro r;
-        r.seed(mix2(seed, (unsigned long long)c));
-        const long long lo = (long long)c * DROPOUT_CHUNK_ROWS * cols;
-        const long long hi = (long long)min((c + 1) * DROPOUT_CHUNK_ROWS, rows) * cols;
-        float* m = mask + lo;
-        const long long len = hi - lo;
-        long long i = 0;
-        for (; i + 2 <= len; i += 2) {
-            const unsigned long long u = r.next();
-            const unsigned a = (unsigned)(u >> 40), b = (unsigned)(u >> 16) & ((1u << 24) - 1);
-            m[i] = ((a - thresh) >> 31) & 1 ? 0.f : keep;
-            m[i + 1] = ((b - thresh) >> 31) & 1 ? 0.f : keep;
-        }
-        if (i < len) {
-            const unsigned a = (unsigned)(r.next() >> 40);
-            m[i] = ((a - thresh) >> 31) & 1 ? 0.f : keep;
-        }
+    const long long blocks = (n + 3) >> 2;
+    const unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
+    GRID_STRIDE(b, blocks) {
+        const unsigned ctr[4] = {(unsigned)b, (unsigned)((unsigned long long)b >> 32), 0u, 0u};
+        unsigned w[4];
+        philox4x32_10(ctr, k0, k1, w);
+        float* m = mask + 4 * b;
+        const long long left = n - 4 * b;
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (j < left) m[j] = (((w[j] >> 8) - thresh) >> 31) & 1 ? 0.f : keep;
     }
 }

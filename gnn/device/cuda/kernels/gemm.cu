@@ -125,18 +125,31 @@ GEMM_ENTRY(gemm_nt, false, true)
 GEMM_ENTRY(gemm_tn, true, false)
 GEMM_ENTRY(gemm_tt, true, true)
 
+// gemm_reduce_loop is gemm_reduce with element indices of type I (32-bit
+// where index32 allows: the division and modulo by N are the costliest
+// integer operations of the loop).
+template <typename I>
+__device__ __forceinline__ void gemm_reduce_loop(I mn, I N, int splits, const float* __restrict__ part, float beta,
+                                                 float* __restrict__ C, int ldc) {
+    GRID_STRIDE_T(I, i, mn) {
+        float s = 0.f;
+        for (int z = 0; z < splits; z++) s += part[(long long)z * (long long)mn + (long long)i];
+        const I r = i / N;
+        const long long o = (long long)r * ldc + (long long)(i - r * N);
+        if (beta != 0.f) s += beta * C[o];
+        C[o] = s;
+    }
+}
+
 // gemm_reduce sets C = beta*C + sum over the splits of part (in split
 // order); beta == 0 ignores C's old contents.
 extern "C" __global__ void gemm_reduce(int M, int N, int splits, const float* __restrict__ part, float beta,
                                        float* __restrict__ C, int ldc) {
-    long long mn = (long long)M * N;
-    GRID_STRIDE(i, mn) {
-        float s = 0.f;
-        for (int z = 0; z < splits; z++) s += part[(long long)z * mn + i];
-        long long o = (i / N) * ldc + (i % N);
-        if (beta != 0.f) s += beta * C[o];
-        C[o] = s;
-    }
+    const long long mn = (long long)M * N;
+    if (index32(mn))
+        gemm_reduce_loop<unsigned>((unsigned)mn, (unsigned)N, splits, part, beta, C, ldc);
+    else
+        gemm_reduce_loop<long long>(mn, (long long)N, splits, part, beta, C, ldc);
 }
 
 // gemm_beta sets C *= beta over n elements (C = beta*C when the product is

@@ -51,16 +51,37 @@ extern "C" __global__ void spmm(float* __restrict__ out, const long long* __rest
     }
 }
 
+// gather_loop and scatter_rows_loop are gather and scatter_rows with
+// element indices of type I (32-bit where index32 allows: the division by
+// cols is the costliest operation of the loop).
+template <typename I>
+__device__ __forceinline__ void gather_loop(float* __restrict__ dst, const float* __restrict__ src,
+                                            const int* __restrict__ idx, I total, I cols) {
+    GRID_STRIDE_T(I, t, total) {
+        const I i = t / cols;
+        const I c = t - i * cols;
+        dst[t] = src[(long long)idx[i] * (long long)cols + (long long)c];
+    }
+}
+template <typename I>
+__device__ __forceinline__ void scatter_rows_loop(float* __restrict__ dst, const float* __restrict__ src,
+                                                  const int* __restrict__ idx, I total, I cols) {
+    GRID_STRIDE_T(I, t, total) {
+        const I i = t / cols;
+        const I c = t - i * cols;
+        dst[(long long)idx[i] * (long long)cols + (long long)c] = src[t];
+    }
+}
+
 // gather sets dst row i (n × cols) to src row idx[i]. src may be mapped
 // host memory (a pull from a pinned history).
 extern "C" __global__ void gather(float* __restrict__ dst, const float* __restrict__ src, const int* __restrict__ idx,
                                   int n, int cols) {
     const long long total = (long long)n * cols;
-    GRID_STRIDE(t, total) {
-        const long long i = t / cols;
-        const int c = (int)(t - i * cols);
-        dst[t] = src[(long long)idx[i] * cols + c];
-    }
+    if (index32(total))
+        gather_loop<unsigned>(dst, src, idx, (unsigned)total, (unsigned)cols);
+    else
+        gather_loop<long long>(dst, src, idx, total, (long long)cols);
 }
 
 // scatter_rows sets dst row idx[i] to src row i (idx distinct). dst may be
@@ -68,11 +89,10 @@ extern "C" __global__ void gather(float* __restrict__ dst, const float* __restri
 extern "C" __global__ void scatter_rows(float* __restrict__ dst, const float* __restrict__ src,
                                         const int* __restrict__ idx, int n, int cols) {
     const long long total = (long long)n * cols;
-    GRID_STRIDE(t, total) {
-        const long long i = t / cols;
-        const int c = (int)(t - i * cols);
-        dst[(long long)idx[i] * cols + c] = src[t];
-    }
+    if (index32(total))
+        scatter_rows_loop<unsigned>(dst, src, idx, (unsigned)total, (unsigned)cols);
+    else
+        scatter_rows_loop<long long>(dst, src, idx, total, (long long)cols);
 }
 
 // scatter_add_seg adds rows of src into dst grouped by target: segment s

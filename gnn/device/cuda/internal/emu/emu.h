@@ -73,6 +73,7 @@ inline float __int_as_float(int i) {
     std::memcpy(&f, &i, 4);
     return f;
 }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a * b) >> 32); }
 using std::max;
 using std::min;
 inline long long min(long long a, int b) { return a < b ? a : (long long)b; }

@@ -1,7 +1,10 @@
 // Runs gnnscope's CUDA kernels under emu.h on the CPU and compares them
 // with plain reference loops. Build and run with run.sh (g++ 12, C++20).
-// The dropout masks are written to the file named by argv[1] for the Go
-// side to compare with the CPU backend's.
+// Given two file names, it also generates the dropout masks of the cases
+// listed in the first (written by the Go test: one line per mask with its
+// element count, seed, threshold, keep value as float32 bits and grid size)
+// and writes them, as float32 values in that order, to the second, for the
+// Go side to compare with the CPU backend's.
 #include "emu.h"
 
 #include "../../kernels/elementwise.cu"
@@ -295,23 +298,83 @@ static void test_loss() {
     }
 }
 
-// dropout masks for the Go side: seed 12345, p 0.5 and 0.1, shapes 65x3
-// and 130x7, written as float32 values in that order.
-static void dump_dropout(const char* path) {
-    FILE* f = std::fopen(path, "wb");
-    if (!f) {
-        expect(false, std::string("open ") + path);
+// test_philox checks philox4x32_10 against the Random123 known-answer
+// vectors (counter, key, output).
+static void test_philox() {
+    const unsigned kat[3][10] = {
+        {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d, 0x41c83b0e, 0xa20bc7c6,
+         0x6d5451fd},
+        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09, 0x94fdcceb, 0x5001e420,
+         0x24126ea1},
+    };
+    for (auto& v : kat) {
+        unsigned out[4];
+        philox4x32_10(v, v[4], v[5], out);
+        expect(out[0] == v[6] && out[1] == v[7] && out[2] == v[8] && out[3] == v[9], "philox4x32_10 known answer");
+    }
+}
+
+// test_index64 runs the 64-bit index instantiations of the kernels that
+// take 32-bit indices where the sizes allow (every size the emulation can
+// hold), and checks them against the same references.
+static void test_index64() {
+    int rows = 70, C = 37;
+    long long n = (long long)rows * C;
+    auto x = rvec(n), b = rvec(C), want = x;
+    for (long long i = 0; i < n; i++) want[i] += b[i % C];
+    launch(add_bias_loop<long long>, g1(2), 256, x.data(), (const float*)b.data(), n, (long long)C);
+    expect(x == want, "add_bias, 64-bit indices");
+    std::vector<int> idx(rows);
+    for (int i = 0; i < rows; i++) idx[i] = (i * 11) % rows;
+    std::vector<float> g(n), s(n, 0);
+    launch(gather_loop<long long>, g1(3), 256, g.data(), (const float*)x.data(), (const int*)idx.data(), n, (long long)C);
+    launch(scatter_rows_loop<long long>, g1(3), 256, s.data(), (const float*)x.data(), (const int*)idx.data(), n,
+           (long long)C);
+    bool okg = true, oks = true;
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < C; c++) {
+            okg &= g[(size_t)i * C + c] == x[(size_t)idx[i] * C + c];
+            oks &= s[(size_t)idx[i] * C + c] == x[(size_t)i * C + c];
+        }
+    expect(okg, "gather, 64-bit indices");
+    expect(oks, "scatter_rows, 64-bit indices");
+    int M = 9, N = 13, ldc = 16, splits = 3;
+    auto part = rvec((size_t)splits * M * N);
+    auto c32 = rvec((size_t)M * ldc), c64 = c32, ref = c32;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = 0.f;
+            for (int z = 0; z < splits; z++) acc += part[((size_t)z * M + i) * N + j];
+            ref[(size_t)i * ldc + j] = acc + 0.5f * ref[(size_t)i * ldc + j];
+        }
+    launch(gemm_reduce, g1(1), 256, M, N, splits, (const float*)part.data(), 0.5f, c32.data(), ldc);
+    launch(gemm_reduce_loop<long long>, g1(1), 256, (long long)M * N, (long long)N, splits, (const float*)part.data(), 0.5f,
+           c64.data(), ldc);
+    expect(c32 == ref, "gemm_reduce with ldc > N");
+    expect(c64 == ref, "gemm_reduce with ldc > N, 64-bit indices");
+}
+
+// dump_dropout generates the masks of the cases listed in the file in and
+// writes them to the file out.
+static void dump_dropout(const char* in, const char* out) {
+    FILE* cases = std::fopen(in, "r");
+    FILE* f = std::fopen(out, "wb");
+    if (!cases || !f) {
+        expect(false, std::string("open ") + in + " or " + out);
+        if (cases) std::fclose(cases);
+        if (f) std::fclose(f);
         return;
     }
-    for (float p : {0.5f, 0.1f})
-        for (auto shape : {std::pair{65, 3}, std::pair{130, 7}}) {
-            int rows = shape.first, cols = shape.second;
-            std::vector<float> m((size_t)rows * cols, NAN);
-            unsigned thresh = (unsigned)((double)p * (1 << 24));
-            if ((float)thresh / (1 << 24) < p) thresh++;
-            launch(dropout_mask, g1(1), 256, m.data(), rows, cols, (unsigned long long)12345, thresh, 1 / (1 - p));
-            std::fwrite(m.data(), 4, m.size(), f);
-        }
+    long long n;
+    unsigned long long seed;
+    unsigned thresh, keep_bits, grid;
+    while (std::fscanf(cases, "%lld %llu %u %u %u", &n, &seed, &thresh, &keep_bits, &grid) == 5) {
+        std::vector<float> m((size_t)n, NAN);
+        launch(dropout_mask, g1(grid), 256, m.data(), n, seed, thresh, __uint_as_float(keep_bits));
+        std::fwrite(m.data(), 4, m.size(), f);
+    }
+    std::fclose(cases);
     std::fclose(f);
 }
 
@@ -321,7 +384,9 @@ int main(int argc, char** argv) {
     test_gather_scatter();
     test_elementwise();
     test_loss();
-    if (argc > 1) dump_dropout(argv[1]);
+    test_philox();
+    test_index64();
+    if (argc > 2) dump_dropout(argv[1], argv[2]);
     if (failures) {
         std::fprintf(stderr, "%d failures\n", failures);
         return 1;
