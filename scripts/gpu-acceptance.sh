@@ -170,26 +170,36 @@ products() {
   "$BIN" export trace last -o "$OUT/products-trace.json" || true
 }
 
+# products.npz is large: it stays outside OUT, for the pyg and client steps
+NPZ=${NPZ:-${TMPDIR:-/tmp}/gnnscope-products.npz}
+export NPZ
+
 pyg() {
-  [ -f "$OUT/products.npz" ] || "$BIN" datasets export synth-products -o "$OUT/products.npz" -q || return 1
-  local s rc=0
-  for s in pyg torch; do
-    $PYTHON "$BUNDLE/scripts/pyg-compare.py" "$OUT/products.npz" --layers 3 --hidden 256 --fanout 15,10,5 \
+  [ -f "$NPZ" ] || "$BIN" datasets export synth-products -o "$NPZ" -q || return 1
+  local rc=0 name
+  # NeighborLoader (needs pyg-lib or torch-sparse), then the vectorized
+  # torch sampler on the device, then CPU workers with pinned memory, then
+  # the graph and features resident on the device
+  for cfg in "neighborloader --sampler pyg" "torch --sampler torch" "workers --sampler torch --workers 8" "resident --sampler torch --resident"; do
+    name=${cfg%% *}
+    $PYTHON "$BUNDLE/scripts/pyg-compare.py" "$NPZ" --layers 3 --hidden 256 --fanout 15,10,5 \
       --batch-size 1024 --epochs "$EPOCHS" --lr 0.01 --weight-decay 5e-4 --dropout 0.5 --device "cuda:$GPU" \
-      --sampler $s --json "$OUT/pyg-$s.json" || rc=1
+      ${cfg#* } --json "$OUT/pyg-$name.json" >"$OUT/pyg-$name.txt" 2>&1 || rc=1
   done
-  rm -f "$OUT/products.npz"
   return $rc
 }
 
 client() {
-  local py="$BUNDLE/scripts/pytorch"
+  local py="$BUNDLE/scripts/pytorch" rc=0
   "$BIN" run --name lightning --cmd "$PYTHON $py/lightning_sage.py --epochs 3 --nodes 200000 --devices 1" --wait --json \
-    >"$OUT/client-lightning.json"
-  local rc=$?
-  "$BIN" run --name sage-torch --cmd "$PYTHON $py/sage_train.py --variant optimized --epochs 3" --wait --json \
-    >"$OUT/client-sage.json" || rc=1
-  "$BIN" compare last --format md >"$OUT/client-compare.md" || true
+    >"$OUT/client-lightning.json" || rc=1
+  "$BIN" run --name pyg-sage --cmd "$PYTHON $py/pyg_sage.py --npz $BUNDLE/data/cora.npz --epochs 3" --wait --json \
+    >"$OUT/client-pyg-sage.json" || rc=1
+  if [ -f "$NPZ" ]; then
+    "$BIN" run --name pyg-products --cmd "$PYTHON $BUNDLE/scripts/pyg-compare.py $NPZ --sampler torch --resident --epochs 2 --device cuda:$GPU" \
+      --wait --json >"$OUT/client-pyg-products.json" || rc=1
+  fi
+  for s in "$GNNSCOPE_HOME"/sessions/*/; do cp "$s"/runs/*.log "$OUT/" 2>/dev/null; done
   return $rc
 }
 
@@ -212,6 +222,7 @@ export ARCHIVE=${ARCHIVE:-}
 [ $dry = 1 ] && echo "steps (name, time limit, command):"
 wanted machine  && run machine 120 machine_out
 wanted gpucheck && run gpucheck 300 bash -c "'$BIN' gpucheck --device cuda:$GPU --bench --memory --json >'$OUT/gpucheck.json'"
+wanted gpucheck && run gpucheck-own 200 bash -c "'$BIN' gpucheck --device cuda:$GPU --gemm own --bench --json >'$OUT/gpucheck-own.json'"
 wanted tests    && run tests "${TEST_LIMIT:-300}" tests .test
 wanted tests    && run tests-race "${RACE_LIMIT:-400}" tests .race.test
 if [ -f "$CORA" ]; then wanted cora && run cora "$STEP_LIMIT" cora; fi

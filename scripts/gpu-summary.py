@@ -72,6 +72,33 @@ def gpucheck(out):
     return lines
 
 
+def own_gemm(out):
+    g = load(os.path.join(out, "gpucheck-own.json"))
+    if not g or not g.get("bench"):
+        return []
+    lines = ["## Kernel speed with the own GEMM kernel (gpucheck --gemm own)", "", f"checks failed: {g.get('failed')}", "",
+             "| kernel | shape | ms/call | rate |", "|---|---|---|---|"]
+    for b in g["bench"]:
+        lines.append(f"| {b['op']} | {b['shape']} | {b['seconds']*1e3:.3f} | {b['rate']:.1f} {b['unit']} |")
+    return lines + [""]
+
+
+def client(out):
+    lines = []
+    for p in sorted(glob.glob(os.path.join(out, "client-*.json"))):
+        r = load(p)
+        if r is None:
+            lines.append(f"| {os.path.basename(p)[7:-5]} | (no result) |")
+            continue
+        runs = r if isinstance(r, list) else r.get("runs", [r]) if isinstance(r, dict) else []
+        for run in runs:
+            if isinstance(run, dict):
+                lines.append(f"| {os.path.basename(p)[7:-5]} | {json.dumps({k: run.get(k) for k in ('run', 'name', 'status', 'error') if k in run})} |")
+    if not lines:
+        return []
+    return ["## PyTorch client runs", "", "| run | result |", "|---|---|"] + lines + [""]
+
+
 def cora(out):
     runs = {}
     for p in sorted(glob.glob(os.path.join(out, "cora", "*.json"))):
@@ -145,12 +172,12 @@ def pyg(out):
 def main():
     out = sys.argv[1]
     lines = ["# gnnscope CUDA acceptance", ""]
-    lines += steps(out) + tests(out) + gpucheck(out) + cora(out)
+    lines += steps(out) + tests(out) + gpucheck(out) + own_gemm(out) + cora(out)
     for name in ["products-compare.md", "client-compare.md"]:
         t = read(os.path.join(out, name)).rstrip()
         if t:
             lines += [f"## {name[:-3]}", "", t, ""]
-    lines += journals(out) + pyg(out)
+    lines += journals(out) + pyg(out) + client(out)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)

@@ -46,6 +46,7 @@ type GPUCheckOptions struct {
 	BenchScale float64
 	Memory     bool
 	MemoryMiB  int64
+	Gemm       string
 	JSON       bool
 }
 
@@ -84,6 +85,7 @@ The exit status is non-zero when a check fails.`,
 	fl.Float64Var(&opts.BenchScale, "bench-scale", 1, "with --bench: scale every benchmark size (e.g. 0.05 on a CPU)")
 	fl.BoolVar(&opts.Memory, "memory", false, "also compare the allocator's peak with NVML's figure for this process")
 	fl.Int64Var(&opts.MemoryMiB, "memory-mib", 2048, "with --memory: MiB the allocation pattern reaches")
+	fl.StringVar(&opts.Gemm, "gemm", "auto", "cuda: matrix product to check and time: auto (cuBLAS where found), cublas or own")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
 	return cmd
 }
@@ -137,7 +139,7 @@ func check(log io.Writer, opts *GPUCheckOptions) (*Report, error) {
 			closeLast()
 			closeLast = nil
 		}
-		dev, closeDev, err := backend.Open(name, backend.Options{AsyncTransfer: async})
+		dev, closeDev, err := backend.Open(name, backend.Options{AsyncTransfer: async, Gemm: opts.Gemm})
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,8 @@ PyG (2.x). gnnscope profiles it unchanged:
 
   gnnscope run --cmd 'python3 examples/pytorch/pyg_sage.py --epochs 3'
 
-Cora is downloaded by Planetoid into --root unless already there.
+Cora is downloaded by Planetoid into --root unless already there, or read
+from a gnn-benchmark .npz with --npz (no network needed).
 """
 
 import argparse
@@ -14,6 +15,33 @@ import torch.nn.functional as F
 from torch_geometric.datasets import Planetoid
 from torch_geometric.loader import NeighborLoader
 from torch_geometric.nn import SAGEConv
+
+
+def load_npz(path):
+    """A PyG Data from a gnn-benchmark .npz (CSR adjacency and features),
+    symmetrized, with a seeded split of 20 training nodes per class, 500
+    validation and 1000 test nodes."""
+    import numpy as np
+    from torch_geometric.data import Data
+    from torch_geometric.utils import to_undirected
+
+    d = np.load(path)
+    n = int(d["adj_shape"][0])
+    indptr, indices = d["adj_indptr"].astype(np.int64), d["adj_indices"].astype(np.int64)
+    row = np.repeat(np.arange(n), np.diff(indptr))
+    edge_index = to_undirected(torch.from_numpy(np.stack([row, indices])), num_nodes=n)
+    x = np.zeros(tuple(d["attr_shape"]), dtype=np.float32)
+    ap = d["attr_indptr"]
+    x[np.repeat(np.arange(n), np.diff(ap)), d["attr_indices"]] = d["attr_data"]
+    y = torch.from_numpy(d["labels"].astype(np.int64))
+    perm = torch.randperm(n, generator=torch.Generator().manual_seed(0))
+    train = torch.zeros(n, dtype=torch.bool)
+    for c in range(int(y.max()) + 1):
+        train[perm[y[perm] == c][:20]] = True
+    rest = perm[~train[perm]]
+    val, test = torch.zeros(n, dtype=torch.bool), torch.zeros(n, dtype=torch.bool)
+    val[rest[:500]], test[rest[500:1500]] = True, True
+    return Data(x=torch.from_numpy(x), edge_index=edge_index, y=y, train_mask=train, val_mask=val, test_mask=test)
 
 
 class SAGE(torch.nn.Module):
@@ -31,12 +59,13 @@ class SAGE(torch.nn.Module):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--root", default="/tmp/pyg-data")
+    p.add_argument("--npz", help="read Cora from this gnn-benchmark .npz instead of Planetoid's download")
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--workers", type=int, default=0)
     a = p.parse_args()
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    data = Planetoid(a.root, "Cora")[0]
+    data = load_npz(a.npz) if a.npz else Planetoid(a.root, "Cora")[0]
     kw = dict(num_neighbors=[10, 5], batch_size=a.batch_size, num_workers=a.workers,
               persistent_workers=a.workers > 0, pin_memory=dev.type == "cuda")
     train = NeighborLoader(data, input_nodes=data.train_mask, shuffle=True, **kw)
