@@ -284,6 +284,8 @@ func (d *decoder) host() (*Host, error) {
 			h.Driver, err = d.str()
 		case "gpu_mem":
 			h.GPUMem, err = d.int()
+		case "gemm":
+			h.Gemm, err = d.str()
 		case "go":
 			h.Go, err = d.str()
 		case "os":

@@ -184,6 +184,7 @@ func appendHost(dst []byte, h *Host) []byte {
 	dst = appendStrField(dst, `,"gpu":`, h.GPU)
 	dst = appendStrField(dst, `,"driver":`, h.Driver)
 	dst = appendIntField(dst, 0, `,"gpu_mem":`, h.GPUMem)
+	dst = appendStrField(dst, `,"gemm":`, h.Gemm)
 	dst = appendStrField(dst, `,"go":`, h.Go)
 	dst = appendStrField(dst, `,"os":`, h.OS)
 	dst = appendStrField(dst, `,"hostname":`, h.Hostname)

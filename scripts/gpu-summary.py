@@ -146,7 +146,7 @@ def journals(out):
                 epochs.append(e["dur"] / 1e9)
             elif t == "run_start":
                 start = e
-        rows.append((os.path.basename(os.path.dirname(os.path.dirname(p))), os.path.basename(p)[:-6], peak, used, epochs, start.get("gemm", "")))
+        rows.append((os.path.basename(os.path.dirname(os.path.dirname(p))), os.path.basename(p)[:-6], peak, used, epochs, start.get("host", {}).get("gemm", "")))
     if not rows:
         return []
     lines = ["## Runs in the session home (allocator batch peak, NVML device use, epoch times)", "",
@@ -154,6 +154,44 @@ def journals(out):
     for sess, name, peak, used, ep, gemm in rows:
         lines.append(f"| {sess[:24]} | {name} | {peak/2**20:.1f} | {used/2**20:.1f} | {', '.join(f'{x:.2f}' for x in ep)} | {gemm} |")
     return lines + [""]
+
+
+def clocks(out):
+    """The mapping of CUDA-event times onto the host clock, read off each
+    run's journal: for every batch, the device span of its training step
+    (gpu.train) against the host span that queued it (train). A device
+    span cannot start before the host queued its work, so a negative start
+    offset is the mapping's error; its trend over the run is the drift."""
+    rows = []
+    for p in sorted(glob.glob(os.path.join(out, "home", "sessions", "*", "runs", "*.jsonl"))):
+        host, dev = {}, {}
+        for line in open(p, errors="replace"):
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if e.get("t") != "span":
+                continue
+            k = (e.get("epoch"), e.get("batch"))
+            if e.get("name") == "train" and e.get("lane") == "compute":
+                host[k] = e["start"]
+            elif e.get("name") == "gpu.train":
+                dev[k] = e["start"]
+        ks = sorted(set(host) & set(dev))
+        if len(ks) < 3:
+            continue
+        xs = [host[k] / 1e9 for k in ks]
+        ys = [(dev[k] - host[k]) / 1e3 for k in ks]
+        mx, my = statistics.mean(xs), statistics.mean(ys)
+        var = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if var > 0 else float("nan")
+        q = sorted(ys)
+        rows.append(f"| {os.path.basename(p)[:-6]} | {len(ks)} | {statistics.median(ys):.1f} | {q[len(q)//20]:.1f} | {q[len(q)*19//20]:.1f} | "
+                    f"{sum(1 for y in ys if y < 0)} | {slope:.2f} over {xs[-1]-xs[0]:.1f} s |")
+    if not rows:
+        return []
+    return ["## Clock mapping: device span start minus host span start per batch (training step)", "",
+            "| run | batches | median µs | p5 µs | p95 µs | device first | drift µs/s |", "|---|---|---|---|---|---|---|"] + rows + [""]
 
 
 def pyg(out):
@@ -177,7 +215,7 @@ def main():
         t = read(os.path.join(out, name)).rstrip()
         if t:
             lines += [f"## {name[:-3]}", "", t, ""]
-    lines += journals(out) + pyg(out) + client(out)
+    lines += journals(out) + clocks(out) + pyg(out) + client(out)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)
