@@ -24,7 +24,9 @@
 #
 # env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (products,
 # default 3), PYTHON (default python3), STEP_LIMIT (seconds per step,
-# default 600; the tests and products steps get their own below).
+# default 600), TEST_LIMIT and RACE_LIMIT (the test steps), PYG_ONLY
+# (names of the PyG configurations to run: neighborloader torch workers
+# resident).
 set -uo pipefail
 BUNDLE=$(cd "$(dirname "$0")/.." && pwd)
 dry=0 only=""
@@ -93,6 +95,17 @@ check() {
     echo "glibc $have is older than the $need the binaries were linked against: build the bundle on an older system"; ok=0
   else
     echo "glibc $have (binaries need $need): ok"
+  fi
+  local api drv
+  api=$(cat "$BUNDLE/driver-api-min.txt" 2>/dev/null || echo 0)
+  drv=$(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: *[0-9.]*' | grep -o '[0-9.]*$')
+  if [ -n "$drv" ] && [ "$api" != 0 ]; then
+    drv=$(( ${drv%%.*} * 1000 + ${drv#*.} * 10 ))
+    if [ "$drv" -lt "$api" ]; then
+      echo "the driver supports CUDA $drv, older than the $api the binaries' driver calls need"; ok=0
+    else
+      echo "driver CUDA API $drv (binaries need $api): ok"
+    fi
   fi
   if ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
     echo "libcuda.so.1: $(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')"
@@ -182,6 +195,7 @@ pyg() {
   # the graph and features resident on the device
   for cfg in "neighborloader --sampler pyg" "torch --sampler torch" "workers --sampler torch --workers 8" "resident --sampler torch --resident"; do
     name=${cfg%% *}
+    [ -z "${PYG_ONLY:-}" ] || [[ " $PYG_ONLY " == *" $name "* ]] || continue
     $PYTHON "$BUNDLE/scripts/pyg-compare.py" "$NPZ" --layers 3 --hidden 256 --fanout 15,10,5 \
       --batch-size 1024 --epochs "$EPOCHS" --lr 0.01 --weight-decay 5e-4 --dropout 0.5 --device "cuda:$GPU" \
       ${cfg#* } --json "$OUT/pyg-$name.json" >"$OUT/pyg-$name.txt" 2>&1 || rc=1
@@ -191,12 +205,12 @@ pyg() {
 
 client() {
   local py="$BUNDLE/scripts/pytorch" rc=0
-  "$BIN" run --name lightning --cmd "$PYTHON $py/lightning_sage.py --epochs 3 --nodes 200000 --devices 1" --wait --json \
+  "$BIN" run --cmd "lightning=$PYTHON $py/lightning_sage.py --epochs 3 --nodes 200000 --devices 1" --wait --json \
     >"$OUT/client-lightning.json" || rc=1
-  "$BIN" run --name pyg-sage --cmd "$PYTHON $py/pyg_sage.py --npz $BUNDLE/data/cora.npz --epochs 3" --wait --json \
+  "$BIN" run --cmd "pyg-sage=$PYTHON $py/pyg_sage.py --npz $BUNDLE/data/cora.npz --epochs 3" --wait --json \
     >"$OUT/client-pyg-sage.json" || rc=1
   if [ -f "$NPZ" ]; then
-    "$BIN" run --name pyg-products --cmd "$PYTHON $BUNDLE/scripts/pyg-compare.py $NPZ --sampler torch --resident --epochs 2 --device cuda:$GPU" \
+    "$BIN" run --cmd "pyg-products=$PYTHON $BUNDLE/scripts/pyg-compare.py $NPZ --sampler torch --resident --epochs 2 --device cuda:$GPU" \
       --wait --json >"$OUT/client-pyg-products.json" || rc=1
   fi
   for s in "$GNNSCOPE_HOME"/sessions/*/; do cp "$s"/runs/*.log "$OUT/" 2>/dev/null; done
@@ -228,7 +242,7 @@ wanted tests    && run tests-race "${RACE_LIMIT:-400}" tests .race.test
 if [ -f "$CORA" ]; then wanted cora && run cora "$STEP_LIMIT" cora; fi
 wanted products && run products "$STEP_LIMIT" products
 wanted pyg      && run pyg "$STEP_LIMIT" pyg
-wanted client   && run client 400 client
+wanted client   && run client 230 client
 wanted summary  && run summary 60 $PYTHON "$BUNDLE/scripts/gpu-summary.py" "$OUT"
 [ $dry = 1 ] && exit 0
 say "done: $OUT (status $status)"

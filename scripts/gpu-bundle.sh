@@ -79,6 +79,17 @@ find "$DIR" -name __pycache__ -prune -exec rm -rf {} +
     ldd "$f" 2>&1 | sed 's/ (0x[0-9a-f]*)//; s/^/ldd /'
   done
 } >"$DIR/needs.txt"
+# The driver is not linked: libcuda.so.1 is opened at run time and its
+# entry points are bound under the names of the cuda.h the build used, so
+# the driver must support that header's CUDA version.
+hdr=""
+for d in ${CGO_CFLAGS:-} -I/usr/include -I/usr/local/cuda/include; do
+  f="${d#-I}/cuda.h"
+  [ -f "$f" ] && hdr=$f && break
+done
+cuda_api=$(awk '$1 == "#define" && $2 == "CUDA_VERSION" {print $3}' "${hdr:-/dev/null}")
+echo "driver-api ${cuda_api:-unknown} (CUDA_VERSION of ${hdr:-no cuda.h}; libcuda.so.1 is loaded at run time)" >>"$DIR/needs.txt"
+echo "${cuda_api:-0}" >"$DIR/driver-api-min.txt"
 # the newest glibc symbol version over all binaries, read by the acceptance
 # script's first check
 grep '^glibc-max' "$DIR/needs.txt" | awk '{print $2}' | sed 's/GLIBC_//' | sort -V | tail -1 >"$DIR/glibc-min.txt"

@@ -144,22 +144,20 @@ class TorchSampler:
 
 class WorkerBatches:
     """collate_fn of the --workers loader: samples a batch of targets on the
-    CPU and gathers its features and labels into pinned memory, in a
-    DataLoader worker process."""
+    CPU and gathers its features and labels, in a DataLoader worker
+    process."""
 
-    def __init__(self, data, fanouts, pin):
-        self.data, self.fanouts, self.pin, self.ts = data, fanouts, pin, None
+    def __init__(self, data, fanouts):
+        self.data, self.fanouts, self.ts = data, fanouts, None
 
     def __call__(self, targets):
         targets = torch.stack(targets) if isinstance(targets, list) else targets
         if self.ts is None:
             self.ts = TorchSampler(self.data["rowptr"], self.data["col"], self.fanouts, torch.device("cpu"))
         nodes, blocks = self.ts.sample(targets)
-        xb, yb = self.data["x"][nodes], self.data["y"][targets]
-        if self.pin:
-            xb, yb = xb.pin_memory(), yb.pin_memory()
-            blocks = [(ei.pin_memory(), ns, nd) for ei, ns, nd in blocks]
-        return targets, blocks, xb, yb
+        # Pinned by the loader's pin thread in the main process (pin_memory
+        # in a forked worker would initialize CUDA there).
+        return targets, blocks, self.data["x"][nodes], self.data["y"][targets]
 
 
 def worker_loader(data, fanouts, batch_size, workers, pin, seed):
@@ -167,8 +165,11 @@ def worker_loader(data, fanouts, batch_size, workers, pin, seed):
 
     g = torch.Generator()
     g.manual_seed(seed)
+    # one thread per worker: N workers of a process-wide thread pool each
+    # would oversubscribe the cores
     return DataLoader(data["train"], batch_size=batch_size, shuffle=True, generator=g, num_workers=workers,
-                      collate_fn=WorkerBatches(data, fanouts, pin), pin_memory=False, persistent_workers=True,
+                      worker_init_fn=lambda _: torch.set_num_threads(1),
+                      collate_fn=WorkerBatches(data, fanouts), pin_memory=pin, persistent_workers=True,
                       prefetch_factor=4)
 
 
@@ -311,8 +312,8 @@ def main():
             pred = infer(model, data, dev, args.eval_batch, x if args.resident else None)
             sync()
             ep["eval_s"] = time.perf_counter() - e0
-            ep["val_acc"] = float((pred[data["valid"]] == y[data["valid"]]).float().mean())
-            ep["test_acc"] = float((pred[data["test"]] == y[data["test"]]).float().mean())
+            ep["val_acc"] = float((pred[data["valid"]] == data["y"][data["valid"]]).float().mean())
+            ep["test_acc"] = float((pred[data["test"]] == data["y"][data["test"]]).float().mean())
             evals.append(ep)
         epochs.append(ep)
         print(json.dumps(ep), file=sys.stderr)
