@@ -331,6 +331,23 @@ func (m *Model) Release(c *Context) {
 	m.inputs, m.owned, m.masks, m.acts, m.dsts = nil, nil, nil, nil, nil
 }
 
+// BackwardReadsTranspose reports whether the backward pass reads the
+// transpose of the block of layer l (device SpMMT). GAT scatters over its
+// own attention weights and never does; a first layer that aggregates
+// before its transform does not either, since its input, the features,
+// needs no gradient. Every other layer is assumed to.
+func (m *Model) BackwardReadsTranspose(l int) bool {
+	if m.Spec.Kind == KindGAT {
+		return false
+	}
+	if l == 0 && len(m.Layers) > 0 {
+		if a, ok := m.Layers[0].(interface{ AggregatesFirst() bool }); ok && a.AggregatesFirst() {
+			return false
+		}
+	}
+	return true
+}
+
 // ForwardLayer runs layer l alone in evaluation mode, with the activation
 // that follows it unless it is the last: the step of layer-wise inference.
 // The caller owns the result.

@@ -125,16 +125,16 @@ func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t
 // buildTransposes builds and caches the transposes of a training batch's
 // prepared blocks, which the backward pass's SpMMT gathers over, so that
 // the one who finishes the batch (a sampler worker, ahead of the trainer)
-// pays for them rather than the training step. GAT's backward scatters
-// over its own attention weights and never reads a transpose, so its
-// blocks are left as they are. Inference and evaluation blocks never run
-// backward and do not come through here.
+// pays for them rather than the training step. Only the blocks whose
+// transposes backward reads are built (nn.Model.BackwardReadsTranspose:
+// none for GAT, not the first block when the first layer aggregates
+// first). Inference and evaluation blocks never run backward and do not
+// come through here.
 func buildTransposes(m *nn.Model, blocks []*graph.Block) {
-	if m.Spec.Kind == nn.KindGAT {
-		return
-	}
-	for _, b := range blocks {
-		b.Transpose()
+	for l, b := range blocks {
+		if m.BackwardReadsTranspose(l) {
+			b.Transpose()
+		}
 	}
 }
 

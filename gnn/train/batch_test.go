@@ -50,7 +50,7 @@ func TestBatchesCarryTransposes(t *testing.T) {
 			}
 			fresh := make([]*graph.Block, len(p.blocks))
 			for l, blk := range p.blocks {
-				if want := kind != nn.KindGAT; blk.HasTranspose() != want {
+				if want := tr.model.BackwardReadsTranspose(l); blk.HasTranspose() != want {
 					t.Fatalf("%s batch %d block %d: transpose built %v, want %v", kind, i, l, blk.HasTranspose(), want)
 				}
 				if kind == nn.KindGCN && blk.Transpose().Weights == nil {
@@ -103,8 +103,8 @@ func TestSerialBatchesCarryTransposes(t *testing.T) {
 		t.Fatal(p.err)
 	}
 	for l, blk := range p.blocks {
-		if !blk.HasTranspose() {
-			t.Fatalf("block %d: no transpose built", l)
+		if want := tr.model.BackwardReadsTranspose(l); blk.HasTranspose() != want {
+			t.Fatalf("block %d: transpose built %v, want %v", l, blk.HasTranspose(), want)
 		}
 	}
 }
