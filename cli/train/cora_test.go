@@ -37,9 +37,12 @@ func TestCoraAccuracy(t *testing.T) {
 	}{
 		{"gcn-full", []string{"--model", "gcn", "--sampler", "full", "--epochs", "200"}, 0.79},
 		{"sage-neighbor", []string{"--model", "sage", "--sampler", "neighbor", "--fanout", "25,10", "--batch-size", "64", "--epochs", "50"}, 0.77},
-		// GNNAutoScale, the configuration (README: 0.787 median on
-		// these splits; a guard against regressions, below the 0.80 goal).
-		{"gcn-gas", []string{"--model", "gcn", "--sampler", "gas", "--parts", "40", "--parts-per-batch", "10", "--hidden", "16", "--epochs", "200"}, 0.78},
+		// GNNAutoScale, the configuration: a guard against
+		// regressions, below the 0.80 goal and below the spread of seeds.
+		// Its median was 0.787 with the first dropout generator and is 0.778
+		// with Philox masks (seeds 0-4 range 0.760-0.799): a change of the
+		// random stream moves it by about a point, a broken GAS by far more.
+		{"gcn-gas", []string{"--model", "gcn", "--sampler", "gas", "--parts", "40", "--parts-per-batch", "10", "--hidden", "16", "--epochs", "200"}, 0.77},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
