@@ -123,6 +123,21 @@ func TestLoadGNNBenchmarkErrors(t *testing.T) {
 		{"label count", func(a map[string]*Array) { a["labels"].Data = []int8{0, 1, 1} }, "labels have shape [3] for 5 nodes"},
 		{"float labels", func(a map[string]*Array) { a["labels"].Data = []float32{0, 1, 1, 1, 1} }, "labels: dtype <f4 is not an integer type"},
 		{"class names", func(a map[string]*Array) { a["class_names"].Data = []string{"a"} }, "label 1 but class_names lists only 1 classes"},
+		{"label 2e9", func(a map[string]*Array) {
+			a["labels"].Data = []int64{0, 1, -1, 2e9, 0}
+			delete(a, "class_names")
+		}, "labels: label 2000000000 of node 3, but a class id must be below the node count (5)"},
+		{"label = nodes", func(a map[string]*Array) { a["labels"].Data = []int64{0, 1, -1, 5, 0} }, "label 5 of node 3"},
+		{"class names > nodes", func(a map[string]*Array) {
+			a["class_names"].Data = []string{"a", "b", "c", "d", "e", "f"}
+		}, "class_names lists 6 classes for 5 nodes"},
+		{"one-hot classes 2e9", func(a map[string]*Array) {
+			delete(a, "labels")
+			delete(a, "class_names")
+			a["labels_indptr"] = &Array{Data: []int32{0, 1, 1, 1, 1, 1}}
+			a["labels_indices"] = &Array{Data: []int32{0}}
+			a["labels_shape"] = &Array{Data: []int64{5, 2e9}}
+		}, "labels_shape has 2000000000 classes for 5 nodes"},
 		{"feature rows", func(a map[string]*Array) {
 			a["attr_shape"].Data = []int64{4, 3}
 			a["attr_indptr"].Data = []int64{0, 1, 2, 3, 5}
