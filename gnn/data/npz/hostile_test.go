@@ -2,6 +2,8 @@ package npz
 
 import (
 	"archive/zip"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,13 +75,13 @@ func TestHostileDenseShape(t *testing.T) {
 			t.Fatalf("hostile file should be small: %v %v", fi.Size(), err)
 		}
 		var err error
-		bytes := allocated(func() { _, err = LoadGNNBenchmarkWith(path, Options{MemLimit: tc.limit}) })
+		n := allocated(func() { _, err = LoadGNNBenchmarkWith(path, Options{MemLimit: tc.limit}) })
 		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "attr_shape") ||
 			!strings.Contains(err.Error(), tc.want) {
 			t.Errorf("attr_shape (2708, %d), limit %d: error %v, want the file, attr_shape and %q", tc.cols, tc.limit, err, tc.want)
 		}
-		if bytes > 16<<20 {
-			t.Errorf("attr_shape (2708, %d): refusing it allocated %d bytes", tc.cols, bytes)
+		if n > 16<<20 {
+			t.Errorf("attr_shape (2708, %d): refusing it allocated %d bytes", tc.cols, n)
 		}
 	}
 	// The same layout with a plausible width loads under the same limit.
@@ -105,13 +107,13 @@ func TestHostileDenseShapeDefaultLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var err error
-	bytes := allocated(func() { _, err = LoadGNNBenchmark(path) })
+	n := allocated(func() { _, err = LoadGNNBenchmark(path) })
 	if err == nil || !strings.Contains(err.Error(), path) ||
 		!strings.Contains(err.Error(), "attr_shape: the dense 2708×6000000 float32 feature matrix needs about 60.5 GiB, more than the available memory") {
 		t.Errorf("error %v", err)
 	}
-	if bytes > 16<<20 {
-		t.Errorf("refusing it allocated %d bytes", bytes)
+	if n > 16<<20 {
+		t.Errorf("refusing it allocated %d bytes", n)
 	}
 }
 
@@ -148,16 +150,60 @@ func TestHostileMemberSize(t *testing.T) {
 	defer z.Close()
 	z.memLimit = 16 << 20
 	var a *Array
-	bytes := allocated(func() { a, err = z.Read("attr_matrix") })
+	n := allocated(func() { a, err = z.Read("attr_matrix") })
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `array "attr_matrix": its declared size`) ||
 		!strings.Contains(err.Error(), "more than the memory limit (16.0 MiB)") {
 		t.Errorf("64 MiB member under a 16 MiB limit: %v", err)
 	}
-	if bytes > 4<<20 {
-		t.Errorf("refusing it allocated %d bytes", bytes)
+	if n > 4<<20 {
+		t.Errorf("refusing it allocated %d bytes", n)
 	}
 	z.memLimit = 128 << 20
 	if a, err = z.Read("attr_matrix"); err != nil || len(a.Shape) != 2 || a.Len() != rows*cols {
 		t.Errorf("64 MiB member under a 128 MiB limit: %v", err)
+	}
+}
+
+// TestHostileDeclaredSizeLies checks that a deflated member is decompressed
+// only up to its declared size, and that the declared size must be one the
+// compressed bytes can hold: a directory entry that understates the data,
+// or overstates it beyond what deflate can expand to, is an error without
+// allocating the difference.
+func TestHostileDeclaredSizeLies(t *testing.T) {
+	member := func(shape int, data int) []byte {
+		return rawNPY(1, fmt.Sprintf("{'descr': '<i4', 'fortran_order': False, 'shape': (%d,), }", shape), make([]byte, data))
+	}
+	setSize := func(b []byte, size uint32) []byte {
+		cd := bytes.LastIndex(b, []byte("PK\x01\x02"))
+		binary.LittleEndian.PutUint32(b[cd+24:], size)
+		return b
+	}
+	small := len(member(16, 64))
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		// 64 MiB of zeros behind a header and a directory entry that say 64 bytes.
+		{"understated", setSize(zipOf(t, zip.Deflate, map[string][]byte{"a": member(16, 64<<20)}), uint32(small)), "holds more data than its declared size"},
+		// 64 bytes of data behind a header and an entry that say 256 MiB.
+		{"overstated", setSize(zipOf(t, zip.Deflate, map[string][]byte{"a": member(64<<20, 64)}), uint32(small-64+256<<20)), "deflated member claims"},
+	} {
+		path := filepath.Join(t.TempDir(), tc.name+".npz")
+		if err := os.WriteFile(path, tc.file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		z, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := allocated(func() { _, err = z.Read("a") })
+		z.Close()
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want the file and %q", tc.name, err, tc.want)
+		}
+		if n > 4<<20 {
+			t.Errorf("%s: refusing it allocated %d bytes", tc.name, n)
+		}
 	}
 }

@@ -142,7 +142,13 @@ func (f *File) read(m *zip.File) (*Array, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	return readNPY(bufio.NewReaderSize(rc, 1<<16), int64(size))
+	// The zip reader stops with ErrFormat as soon as a member decompresses
+	// to more than its declared size, so a false size costs no memory.
+	a, err := readNPY(bufio.NewReaderSize(rc, 1<<16), int64(size))
+	if errors.Is(err, zip.ErrFormat) {
+		return nil, fmt.Errorf("member holds more data than its declared size of %d bytes (damaged or forged archive): %w", size, err)
+	}
+	return a, err
 }
 
 // ReadAll reads every array of the archive at path.
