@@ -71,13 +71,14 @@ func (d *Dataset) Validate() error {
 	return nil
 }
 
-// CheckFinite returns an error naming the first row (node) of the
-// row-major matrix x, cols values wide, that holds a NaN or an infinity:
-// such a feature makes every loss NaN, so it is refused at load.
+// CheckFinite returns an error naming the first row (in a Dataset, the
+// node) of the row-major matrix x, cols values wide, that holds a NaN or
+// an infinity: such a feature makes every loss NaN, so it is refused at
+// load.
 func CheckFinite(x []float32, cols int) error {
 	for i, v := range x {
 		if v-v != 0 { // NaN or ±Inf; a finite v gives 0
-			return fmt.Errorf("feature %d of node %d is %v (features must be finite)", i%max(cols, 1), i/max(cols, 1), v)
+			return fmt.Errorf("feature row %d, column %d is %v (node features must be finite)", i/max(cols, 1), i%max(cols, 1), v)
 		}
 	}
 	return nil

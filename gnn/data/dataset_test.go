@@ -25,7 +25,7 @@ func TestValidateRefusesNonFiniteFeatures(t *testing.T) {
 		d.X[3*6+2] = v
 		d.X[3*8] = v // a later row: the first one is named
 		err := d.Validate()
-		if err == nil || !strings.Contains(err.Error(), "feature 2 of node 6 is") {
+		if err == nil || !strings.Contains(err.Error(), "feature row 6, column 2 is") {
 			t.Errorf("%v at node 6: %v", v, err)
 		}
 	}
