@@ -230,6 +230,9 @@ func readFeatures(f *File, n int) ([]float32, int, error) {
 		for v := 0; v < n; v++ {
 			row := x[v*m.cols : (v+1)*m.cols]
 			for e := m.indptr[v]; e < m.indptr[v+1]; e++ {
+				if val := m.values[e]; val-val != 0 {
+					return nil, 0, fmt.Errorf("attr_data: feature row %d, column %d is %v (node features must be finite)", v, m.indices[e], val)
+				}
 				row[m.indices[e]] += m.values[e] // duplicates add up, as in SciPy
 			}
 		}
@@ -247,6 +250,9 @@ func readFeatures(f *File, n int) ([]float32, int, error) {
 		}
 		x, err := a.Float32s()
 		if err != nil {
+			return nil, 0, fmt.Errorf("attr_matrix: %w", err)
+		}
+		if err := data.CheckFinite(x, a.Shape[1]); err != nil {
 			return nil, 0, fmt.Errorf("attr_matrix: %w", err)
 		}
 		return x, a.Shape[1], nil
