@@ -226,6 +226,9 @@ func readFeatures(f *File, n int) ([]float32, int, error) {
 		if err := checkDense("attr_shape", n, m.cols, f.memLimit); err != nil {
 			return nil, 0, err
 		}
+		if err := checkDensify(n, m.cols, len(m.indices), f.memLimit); err != nil {
+			return nil, 0, err
+		}
 		x := make([]float32, n*m.cols)
 		for v := 0; v < n; v++ {
 			row := x[v*m.cols : (v+1)*m.cols]
@@ -274,6 +277,34 @@ func checkDense(field string, n, cols int, limit int64) error {
 	}
 	what := fmt.Sprintf("%s: the dense %d×%d float32 feature matrix", field, n, cols)
 	return data.CheckAlloc(what, 4*values, limit)
+}
+
+// Densifying sparse features: without an explicit memory limit, the dense
+// matrix that a sparse attr_* triple declares may take at most
+// maxDensifyRatio times the bytes of its stored entries (and row
+// pointers), or minDensifyBytes if that is more. Real bag-of-words
+// features are denser than 1 in 4096 (Cora's are about 1 in 80), so only
+// a shape that the data does not back is refused; an explicit MemLimit
+// replaces this bound.
+const (
+	maxDensifyRatio = 4096
+	minDensifyBytes = 1 << 30
+)
+
+// checkDensify applies the bound above to an n × cols matrix of nnz
+// stored entries.
+func checkDensify(n, cols, nnz int, limit int64) error {
+	if limit > 0 {
+		return nil
+	}
+	dense := 4 * int64(n) * int64(cols)
+	allowed := max(minDensifyBytes, maxDensifyRatio*4*(int64(nnz)+int64(n)))
+	if dense <= allowed {
+		return nil
+	}
+	return fmt.Errorf("attr_shape: the dense %d×%d float32 feature matrix would take %s for %d stored values; "+
+		"sparse features are made dense only up to %d times their stored size or %s (set a memory limit to allow more)",
+		n, cols, units.Bytes(dense), nnz, maxDensifyRatio, units.Bytes(minDensifyBytes))
 }
 
 // readLabels returns one label per node (-1 unlabeled) and the class count.

@@ -66,6 +66,8 @@ func TestHostileDenseShape(t *testing.T) {
 		{1e6, 1 << 30, "dense 2708×1000000 float32 feature matrix needs about 10.1 GiB, more than the memory limit (1.0 GiB)"},
 		{1e6, 8 << 30, "needs about 10.1 GiB, more than the memory limit (8.0 GiB)"},
 		{1<<31 - 1, 0, "more than gnnscope handles"},
+		{1e6, 0, "would take 10.1 GiB for 2708 stored values; sparse features are made dense only up to 4096 times"},
+		{6e6, 0, "60.5 GiB"}, // the available memory or the ratio refuses it
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("cols%d.npz", tc.cols))
 		if err := WriteCompressed(path, sparseFeatureArrays(2708, tc.cols)); err != nil {
@@ -95,8 +97,27 @@ func TestHostileDenseShape(t *testing.T) {
 	}
 }
 
+func TestCheckDensify(t *testing.T) {
+	// Cora: 2708×1433 from 49216 stored values.
+	if err := checkDensify(2708, 1433, 49216, 0); err != nil {
+		t.Errorf("Cora: %v", err)
+	}
+	// 1 GiB is allowed however sparse the data.
+	if err := checkDensify(1<<15, 1<<13, 0, 0); err != nil {
+		t.Errorf("1 GiB: %v", err)
+	}
+	if err := checkDensify(1<<15, 1<<13+1, 0, 0); err == nil {
+		t.Error("just over 1 GiB from no stored value was allowed")
+	}
+	// An explicit limit replaces the ratio.
+	if err := checkDensify(2708, 200000, 2708, 4<<30); err != nil {
+		t.Errorf("explicit limit: %v", err)
+	}
+}
+
 // TestHostileDenseShapeDefaultLimit loads the 65 GB declaration of F2
-// with no explicit limit: the available memory refuses it.
+// with no explicit limit, the ratio bound aside: the available memory
+// refuses it.
 func TestHostileDenseShapeDefaultLimit(t *testing.T) {
 	avail := data.AvailableMemory()
 	if avail == 0 || avail >= 60<<30 {
