@@ -13,14 +13,17 @@ import (
 )
 
 // AvailableMemory returns the bytes this process can still allocate
-// without being killed, as far as the host tells: the smaller of
-// MemAvailable in /proc/meminfo and, inside a cgroup v2 with a limit,
-// memory.max less memory.current. It returns 0 when neither is known (on
-// systems without /proc, say): callers then apply no host limit.
+// without being killed, as far as the host tells: the smallest of
+// MemAvailable in /proc/meminfo, memory.max less memory.current inside a
+// cgroup v2 with a limit, and the address space left under ulimit -v. It
+// returns 0 when none is known (on systems without /proc, say): callers
+// then apply no host limit.
 func AvailableMemory() int64 {
-	avail := meminfoAvailable("/proc/meminfo")
-	if c := cgroupAvailable("/sys/fs/cgroup"); c > 0 && (avail == 0 || c < avail) {
-		avail = c
+	avail := int64(0)
+	for _, v := range []int64{meminfoAvailable("/proc/meminfo"), cgroupAvailable("/sys/fs/cgroup"), addressSpaceLeft()} {
+		if v > 0 && (avail == 0 || v < avail) {
+			avail = v
+		}
 	}
 	return avail
 }

@@ -72,3 +72,13 @@ func TestCheckAlloc(t *testing.T) {
 		}
 	}
 }
+
+func TestAvailableMemoryUnderAddressLimit(t *testing.T) {
+	left := addressSpaceLeft()
+	if left == 0 {
+		t.Skip("no address-space limit (ulimit -v) in this process")
+	}
+	if avail := AvailableMemory(); avail <= 0 || avail > left {
+		t.Errorf("available %d, but only %d bytes of address space are left", avail, left)
+	}
+}
