@@ -141,8 +141,8 @@ func (h *cacheHeader) layout() (uint64, error) {
 		return 0, fmt.Errorf("header: %d nodes exceeds the int32 index range", h.nodes)
 	case h.edges > maxCount || h.features > maxCount || h.train > maxCount || h.valid > maxCount || h.test > maxCount:
 		return 0, errors.New("header: implausible sizes")
-	case h.classes > math.MaxInt32:
-		return 0, fmt.Errorf("header: %d classes", h.classes)
+	case h.classes > h.nodes:
+		return 0, fmt.Errorf("header: %d classes for %d nodes (there cannot be more classes than nodes)", h.classes, h.nodes)
 	case h.nameLen > cacheMaxName:
 		return 0, fmt.Errorf("header: name of %d bytes", h.nameLen)
 	}

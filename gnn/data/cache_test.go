@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -195,6 +196,9 @@ func TestCacheLoadErrors(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[off:], uint32(v))
 		return b
 	}
+	putF32 := func(b []byte, off uint64, v float32) []byte {
+		return put32(b, off, int32(math.Float32bits(v)))
+	}
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -214,6 +218,10 @@ func TestCacheLoadErrors(t *testing.T) {
 		{"size field", rewrite(88, h.fileSize+64), "sizes add up to"},
 		{"nodes", rewrite(24, 1<<40), "int32 index range"},
 		{"flags", rewrite(16, 6), "unknown header flags"},
+		{"classes 2e9", rewrite(48, 2e9), "2000000000 classes for 20 nodes"},
+		{"classes 21", rewrite(48, 21), "21 classes for 20 nodes"},
+		{"nan feature", putF32(orig, h.sectionOffs[3]+4*(2*7+1), float32(math.NaN())), "feature row 7, column 1 is NaN"},
+		{"inf feature", putF32(orig, h.sectionOffs[3]+4*2*3, float32(math.Inf(-1))), "feature row 3, column 0 is -Inf"},
 		{"edge index", put32(orig, h.sectionOffs[2]+8, 20), "out of range"},
 		{"indptr", put32(orig, h.sectionOffs[1]+8*3, 1000), "indptr"},
 		{"label", put32(orig, h.sectionOffs[4]+4*2, 9), "label 9 of node 2"},
@@ -307,4 +315,55 @@ func randomDataset(n, deg, f int) *Dataset {
 	}
 	wg.Wait()
 	return &Dataset{Name: "random", Graph: &graph.CSR{N: n, Indptr: indptr, Indices: indices}, X: x, NumFeatures: f, Y: y, NumClasses: 47}
+}
+
+// FuzzCacheHeader feeds arbitrary headers, with a valid checksum, to the
+// header decoder: it may refuse them, but must not panic, and a header it
+// accepts must describe a layout whose sections fit in its file size and
+// whose class count is bounded by its node count. The seeds (run by go
+// test) are the header of a valid file and variants of it. Run:
+// go test -run x -fuzz FuzzCacheHeader -fuzztime 60s ./gnn/data/
+func FuzzCacheHeader(f *testing.F) {
+	d := ringDataset(20, 2, 3)
+	d.Split = &Split{Train: []int32{1}, Valid: []int32{2}, Test: []int32{3}}
+	path := filepath.Join(f.TempDir(), "seed.gsd")
+	if err := Save(path, d); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	hdr := b[:cacheHeaderSize]
+	f.Add(slices.Clone(hdr))
+	for _, field := range []struct {
+		off int
+		v   uint64
+	}{{24, 1 << 40}, {32, 1 << 41}, {40, 1 << 39}, {48, 2e9}, {56, 1 << 17}, {64, 5}, {88, 0}} {
+		h := slices.Clone(hdr)
+		binary.LittleEndian.PutUint64(h[field.off:], field.v)
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) >= cacheHeaderSize {
+			b = slices.Clone(b[:cacheHeaderSize])
+			copy(b, cacheMagic)
+			binary.LittleEndian.PutUint32(b[8:], CacheVersion)
+			binary.LittleEndian.PutUint32(b[cacheCRCOffset:], crc32c(b[:cacheCRCOffset]))
+		}
+		h, err := decodeCacheHeader(b)
+		if err != nil {
+			return
+		}
+		if h.classes > h.nodes {
+			t.Fatalf("accepted %d classes for %d nodes", h.classes, h.nodes)
+		}
+		end := uint64(cacheHeaderSize)
+		for i, off := range h.sectionOffs {
+			if off < end || off%cacheAlign != 0 || off > h.fileSize {
+				t.Fatalf("section %d at %d: previous ends at %d, file is %d bytes", i, off, end, h.fileSize)
+			}
+			end = off
+		}
+	})
 }

@@ -48,10 +48,16 @@ func (d *Dataset) Validate() error {
 	if d.NumClasses <= 0 {
 		return fmt.Errorf("dataset %s: %d classes", d.Name, d.NumClasses)
 	}
+	if d.NumClasses > n {
+		return fmt.Errorf("dataset %s: %d classes for %d nodes (there cannot be more classes than nodes)", d.Name, d.NumClasses, n)
+	}
 	for i, y := range d.Y {
 		if y < -1 || y >= int32(d.NumClasses) {
 			return fmt.Errorf("dataset %s: label %d of node %d outside [0, %d)", d.Name, y, i, d.NumClasses)
 		}
+	}
+	if err := CheckFinite(d.X, d.NumFeatures); err != nil {
+		return fmt.Errorf("dataset %s: %w", d.Name, err)
 	}
 	if d.Split != nil {
 		for name, s := range map[string][]int32{"train": d.Split.Train, "valid": d.Split.Valid, "test": d.Split.Test} {
@@ -60,6 +66,19 @@ func (d *Dataset) Validate() error {
 					return fmt.Errorf("dataset %s: %s split node %d out of range [0, %d)", d.Name, name, v, n)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// CheckFinite returns an error naming the first row (in a Dataset, the
+// node) of the row-major matrix x, cols values wide, that holds a NaN or
+// an infinity: such a feature makes every loss NaN, so it is refused at
+// load.
+func CheckFinite(x []float32, cols int) error {
+	for i, v := range x {
+		if v-v != 0 { // NaN or ±Inf; a finite v gives 0
+			return fmt.Errorf("feature row %d, column %d is %v (node features must be finite)", i/max(cols, 1), i%max(cols, 1), v)
 		}
 	}
 	return nil

@@ -38,6 +38,11 @@ type Options struct {
 	// Warn, if not nil, receives problems that do not stop loading, such as
 	// a cache file that could not be written.
 	Warn func(msg string)
+	// MemLimit bounds, in bytes, what a loader may allocate for the sizes a
+	// file declares (such as the dense feature matrix of a sparse .npz):
+	// a larger declaration is refused with the estimate before anything is
+	// allocated. 0 means the memory available on the host.
+	MemLimit int64
 }
 
 // Kind says what a dataset reference points to.
@@ -320,7 +325,7 @@ func build(ref string, kind Kind, opt Options) (*data.Dataset, error) {
 		return d, nil
 	case KindNPZ:
 		stage(opt, "read npz", 0)
-		d, err := npz.LoadGNNBenchmark(ref)
+		d, err := npz.LoadGNNBenchmarkWith(ref, npz.Options{MemLimit: opt.MemLimit})
 		if err == nil {
 			stage(opt, "read npz", 1)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // maxDenseValues bounds the size of the dense feature matrix built from a
@@ -32,12 +33,32 @@ var maxDenseValues int64 = 1 << 34
 // Other members (node_names, idx_to_node, ...) are ignored. The dataset is
 // named after the file and has no split (see data.PerClassSplit). Every
 // error names the file and the problem.
+//
+// Sizes that the file declares are checked against what it holds before
+// anything is allocated: a class count may not exceed the node count, and
+// the dense feature matrix (rows × columns × 4 bytes, which a small sparse
+// file may legitimately declare) must fit in the available memory.
 func LoadGNNBenchmark(path string) (*data.Dataset, error) {
+	return LoadGNNBenchmarkWith(path, Options{})
+}
+
+// Options control LoadGNNBenchmarkWith.
+type Options struct {
+	// MemLimit is the memory in bytes that the arrays and the dense
+	// feature matrix may take; a file that declares more is refused with
+	// the estimate. 0 means the memory available on the host (see
+	// data.AvailableMemory).
+	MemLimit int64
+}
+
+// LoadGNNBenchmarkWith is LoadGNNBenchmark with options.
+func LoadGNNBenchmarkWith(path string, opt Options) (*data.Dataset, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	f.memLimit = opt.MemLimit
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	d, err := gnnBenchmark(f, name)
 	if err != nil {
@@ -202,13 +223,19 @@ func readFeatures(f *File, n int) ([]float32, int, error) {
 		if m.rows != n {
 			return nil, 0, fmt.Errorf("attr_shape has %d rows for %d nodes", m.rows, n)
 		}
-		if err := checkDense(n, m.cols); err != nil {
+		if err := checkDense("attr_shape", n, m.cols, f.memLimit); err != nil {
+			return nil, 0, err
+		}
+		if err := checkDensify(n, m.cols, len(m.indices), f.memLimit); err != nil {
 			return nil, 0, err
 		}
 		x := make([]float32, n*m.cols)
 		for v := 0; v < n; v++ {
 			row := x[v*m.cols : (v+1)*m.cols]
 			for e := m.indptr[v]; e < m.indptr[v+1]; e++ {
+				if val := m.values[e]; val-val != 0 {
+					return nil, 0, fmt.Errorf("attr_data: feature row %d, column %d is %v (node features must be finite)", v, m.indices[e], val)
+				}
 				row[m.indices[e]] += m.values[e] // duplicates add up, as in SciPy
 			}
 		}
@@ -221,11 +248,14 @@ func readFeatures(f *File, n int) ([]float32, int, error) {
 		if len(a.Shape) != 2 || a.Shape[0] != n {
 			return nil, 0, fmt.Errorf("attr_matrix has shape %v, want (%d, features)", a.Shape, n)
 		}
-		if err := checkDense(n, a.Shape[1]); err != nil {
+		if err := checkDense("attr_matrix", n, a.Shape[1], f.memLimit); err != nil {
 			return nil, 0, err
 		}
 		x, err := a.Float32s()
 		if err != nil {
+			return nil, 0, fmt.Errorf("attr_matrix: %w", err)
+		}
+		if err := data.CheckFinite(x, a.Shape[1]); err != nil {
 			return nil, 0, fmt.Errorf("attr_matrix: %w", err)
 		}
 		return x, a.Shape[1], nil
@@ -233,14 +263,48 @@ func readFeatures(f *File, n int) ([]float32, int, error) {
 	return nil, 0, errors.New("no node attributes (attr_data/attr_indices/attr_indptr/attr_shape or attr_matrix); gnnscope needs node features")
 }
 
-func checkDense(n, cols int) error {
+// checkDense checks the n × cols dense feature matrix that field declares
+// before it is allocated: against maxDenseValues, and its size in bytes
+// against limit (see data.CheckAlloc). Both errors give the estimate.
+func checkDense(field string, n, cols int, limit int64) error {
 	if cols <= 0 {
-		return fmt.Errorf("node features have %d columns", cols)
+		return fmt.Errorf("%s: node features have %d columns", field, cols)
 	}
-	if int64(n)*int64(cols) > maxDenseValues {
-		return fmt.Errorf("dense feature matrix of %d×%d values is too large", n, cols)
+	values := int64(n) * int64(cols)
+	if values > maxDenseValues {
+		return fmt.Errorf("%s: a dense feature matrix of %d×%d values (%s) is more than gnnscope handles (%d values)",
+			field, n, cols, units.Bytes(4*values), maxDenseValues)
 	}
-	return nil
+	what := fmt.Sprintf("%s: the dense %d×%d float32 feature matrix", field, n, cols)
+	return data.CheckAlloc(what, 4*values, limit)
+}
+
+// Densifying sparse features: without an explicit memory limit, the dense
+// matrix that a sparse attr_* triple declares may take at most
+// maxDensifyRatio times the bytes of its stored entries (and row
+// pointers), or minDensifyBytes if that is more. Real bag-of-words
+// features are denser than 1 in 4096 (Cora's are about 1 in 80), so only
+// a shape that the data does not back is refused; an explicit MemLimit
+// replaces this bound.
+const (
+	maxDensifyRatio = 4096
+	minDensifyBytes = 1 << 30
+)
+
+// checkDensify applies the bound above to an n × cols matrix of nnz
+// stored entries.
+func checkDensify(n, cols, nnz int, limit int64) error {
+	if limit > 0 {
+		return nil
+	}
+	dense := 4 * int64(n) * int64(cols)
+	allowed := max(minDensifyBytes, maxDensifyRatio*4*(int64(nnz)+int64(n)))
+	if dense <= allowed {
+		return nil
+	}
+	return fmt.Errorf("attr_shape: the dense %d×%d float32 feature matrix would take %s for %d stored values; "+
+		"sparse features are made dense only up to %d times their stored size or %s (set a memory limit to allow more)",
+		n, cols, units.Bytes(dense), nnz, maxDensifyRatio, units.Bytes(minDensifyBytes))
 }
 
 // readLabels returns one label per node (-1 unlabeled) and the class count.
@@ -264,8 +328,8 @@ func readLabels(f *File, n int) ([]int32, int, error) {
 			switch {
 			case v < 0:
 				y[i] = -1
-			case v >= math.MaxInt32:
-				return nil, 0, fmt.Errorf("labels: label %d of node %d is too large", v, i)
+			case v >= int64(n):
+				return nil, 0, fmt.Errorf("labels: label %d of node %d, but a class id must be below the node count (%d)", v, i, n)
 			default:
 				y[i] = int32(v)
 				maxLabel = max(maxLabel, v)
@@ -278,6 +342,9 @@ func readLabels(f *File, n int) ([]int32, int, error) {
 		}
 		if m.rows != n {
 			return nil, 0, fmt.Errorf("labels_shape has %d rows for %d nodes", m.rows, n)
+		}
+		if m.cols > n {
+			return nil, 0, fmt.Errorf("labels_shape has %d classes for %d nodes (there cannot be more classes than nodes)", m.cols, n)
 		}
 		for v := 0; v < n; v++ {
 			y[v] = -1
@@ -307,6 +374,9 @@ func readLabels(f *File, n int) ([]int32, int, error) {
 			if names, ok := a.Data.([]string); ok && len(a.Shape) == 1 {
 				if int64(len(names)) <= maxLabel {
 					return nil, 0, fmt.Errorf("label %d but class_names lists only %d classes", maxLabel, len(names))
+				}
+				if len(names) > n {
+					return nil, 0, fmt.Errorf("class_names lists %d classes for %d nodes (there cannot be more classes than nodes)", len(names), n)
 				}
 				classes = len(names)
 			}

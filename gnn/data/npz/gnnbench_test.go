@@ -2,6 +2,7 @@ package npz
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,6 +124,30 @@ func TestLoadGNNBenchmarkErrors(t *testing.T) {
 		{"label count", func(a map[string]*Array) { a["labels"].Data = []int8{0, 1, 1} }, "labels have shape [3] for 5 nodes"},
 		{"float labels", func(a map[string]*Array) { a["labels"].Data = []float32{0, 1, 1, 1, 1} }, "labels: dtype <f4 is not an integer type"},
 		{"class names", func(a map[string]*Array) { a["class_names"].Data = []string{"a"} }, "label 1 but class_names lists only 1 classes"},
+		{"nan feature", func(a map[string]*Array) { a["attr_data"].Data = []float32{1, 2, 3, float32(math.NaN()), 5} },
+			"attr_data: feature row 3, column 0 is NaN"},
+		{"inf feature", func(a map[string]*Array) {
+			delete(a, "attr_indptr")
+			delete(a, "attr_indices")
+			delete(a, "attr_data")
+			delete(a, "attr_shape")
+			a["attr_matrix"] = &Array{Shape: []int{5, 2}, Data: []float64{0, 1, 2, 3, 4, 5, 6, math.Inf(1), 8, 9}}
+		}, "attr_matrix: feature row 3, column 1 is +Inf"},
+		{"label 2e9", func(a map[string]*Array) {
+			a["labels"].Data = []int64{0, 1, -1, 2e9, 0}
+			delete(a, "class_names")
+		}, "labels: label 2000000000 of node 3, but a class id must be below the node count (5)"},
+		{"label = nodes", func(a map[string]*Array) { a["labels"].Data = []int64{0, 1, -1, 5, 0} }, "label 5 of node 3"},
+		{"class names > nodes", func(a map[string]*Array) {
+			a["class_names"].Data = []string{"a", "b", "c", "d", "e", "f"}
+		}, "class_names lists 6 classes for 5 nodes"},
+		{"one-hot classes 2e9", func(a map[string]*Array) {
+			delete(a, "labels")
+			delete(a, "class_names")
+			a["labels_indptr"] = &Array{Data: []int32{0, 1, 1, 1, 1, 1}}
+			a["labels_indices"] = &Array{Data: []int32{0}}
+			a["labels_shape"] = &Array{Data: []int64{5, 2e9}}
+		}, "labels_shape has 2000000000 classes for 5 nodes"},
 		{"feature rows", func(a map[string]*Array) {
 			a["attr_shape"].Data = []int64{4, 3}
 			a["attr_indptr"].Data = []int64{0, 1, 2, 3, 5}
@@ -256,6 +281,26 @@ func FuzzNPZ(f *testing.F) {
 	maxDenseValues = 1 << 22
 	f.Cleanup(func() { maxDenseValues = old })
 	f.Add(zipOf(f, 0, map[string][]byte{"a": rawNPY(2, "{'descr': '<U3', 'fortran_order': False, 'shape': (2, 1), }", make([]byte, 24))}))
+	// The hostile-input cases: a declared dense shape of 64 × 1e9, a label
+	// of 2e9 and a one-hot label matrix of 2e9 classes, deflated.
+	for _, change := range []func(a map[string]*Array){
+		func(a map[string]*Array) {},
+		func(a map[string]*Array) { a["labels"].Data = []int64{0, 2e9, 1, 1, 0} },
+		func(a map[string]*Array) {
+			delete(a, "labels")
+			a["labels_indptr"] = &Array{Data: []int32{0, 1, 1, 1, 1, 1}}
+			a["labels_indices"] = &Array{Data: []int32{0}}
+			a["labels_shape"] = &Array{Data: []int64{5, 2e9}}
+		},
+	} {
+		a := sparseFeatureArrays(5, 1e9)
+		change(a)
+		var buf bytes.Buffer
+		if err := Encode(&buf, a, true); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := NewReader(bytes.NewReader(b), int64(len(b)), "fuzz.npz")
 		if err != nil {

@@ -14,18 +14,23 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
 )
 
 // File is an open .npz archive. Arrays are read one at a time with Read, so
 // members that are not needed (or not readable, such as pickled objects)
 // cost nothing.
 type File struct {
-	name    string // used in error messages
-	size    int64
-	zr      *zip.Reader
-	closer  io.Closer
-	members map[string]*zip.File
-	names   []string
+	name string // used in error messages
+	size int64
+	// memLimit bounds each array's declared size (see data.CheckAlloc);
+	// 0 means the memory available on the host.
+	memLimit int64
+	zr       *zip.Reader
+	closer   io.Closer
+	members  map[string]*zip.File
+	names    []string
 }
 
 // Open opens the .npz file at path.
@@ -129,12 +134,21 @@ func (f *File) read(m *zip.File) (*Array, error) {
 	if size > 1<<62 {
 		return nil, fmt.Errorf("member size %d is implausible", size)
 	}
+	if err := data.CheckAlloc(fmt.Sprintf("its declared size of %d bytes", size), int64(size), f.memLimit); err != nil {
+		return nil, err
+	}
 	rc, err := m.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return readNPY(bufio.NewReaderSize(rc, 1<<16), int64(size))
+	// The zip reader stops with ErrFormat as soon as a member decompresses
+	// to more than its declared size, so a false size costs no memory.
+	a, err := readNPY(bufio.NewReaderSize(rc, 1<<16), int64(size))
+	if errors.Is(err, zip.ErrFormat) {
+		return nil, fmt.Errorf("member holds more data than its declared size of %d bytes (damaged or forged archive): %w", size, err)
+	}
+	return a, err
 }
 
 // ReadAll reads every array of the archive at path.

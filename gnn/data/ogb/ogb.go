@@ -239,6 +239,9 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 				if err != nil {
 					return out, &lineError{ln, fmt.Sprintf("bad number %q in column %d", field, k+1)}
 				}
+				if v-v != 0 { // NaN or ±Inf
+					return out, &lineError{ln, fmt.Sprintf("%v in column %d (features must be finite)", v, k+1)}
+				}
 				out.vals = append(out.vals, v)
 				k++
 			}
@@ -327,6 +330,9 @@ func (l *loader) readLabels(f textFile, n int) ([]int32, int, error) {
 			v, err := parseLabel(line)
 			if err != nil {
 				return out, &lineError{ln, fmt.Sprintf("bad label %q", line)}
+			}
+			if int(v) >= n {
+				return out, &lineError{ln, fmt.Sprintf("label %d, but a class id must be below the node count (%d)", v, n)}
 			}
 			out.y = append(out.y, v)
 			out.max = max(out.max, v)

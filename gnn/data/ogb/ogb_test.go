@@ -151,6 +151,16 @@ func TestLoadErrors(t *testing.T) {
 		{"label count", func(f map[string]string) { f["raw/node-label.csv.gz"] = "0\n1\n2\n" }, "raw/node-label.csv.gz: 3 labels for 6 nodes"},
 		{"too many labels", func(f map[string]string) { f["raw/node-label.csv.gz"] = "0\n1\n2\n0\n1\n2\n0\n" }, "raw/node-label.csv.gz: line 7: more labels than the 6 nodes"},
 		{"bad label", func(f map[string]string) { f["raw/node-label.csv.gz"] = "0\n1\n2.5\n0\n1\n2\n" }, `line 3: bad label "2.5"`},
+		// A label of 2e9 made the class count 2e9 and killed every
+		// per-class allocation downstream.
+		{"label 2e9", func(f map[string]string) { f["raw/node-label.csv.gz"] = "0\n1\n2000000000\n0\n1\n2\n" },
+			"raw/node-label.csv.gz: line 3: label 2000000000, but a class id must be below the node count (6)"},
+		{"label = nodes", func(f map[string]string) { f["raw/node-label.csv.gz"] = "0\n1\n2\n0\n1\n6\n" }, "line 6: label 6, but"},
+		{"label 2e9 float", func(f map[string]string) { f["raw/node-label.csv.gz"] = "0\n1\n2\n0\n1\n1e7\n" }, "line 6: label 10000000"},
+		{"nan feature", func(f map[string]string) { f["raw/node-feat.csv.gz"] = "1,2,3\n4,5,6\n1,nan,3\n1,2,3\n1,2,3\n1,2,3\n" },
+			"raw/node-feat.csv.gz: line 3: NaN in column 2 (features must be finite)"},
+		{"inf feature", func(f map[string]string) { f["raw/node-feat.csv.gz"] = "1,2,3\n4,5,6\n1,2,3\n1,2,-inf\n1,2,3\n1,2,3\n" },
+			"line 4: -Inf in column 3"},
 		{"no labels", func(f map[string]string) { f["raw/node-label.csv.gz"] = "nan\nnan\nnan\nnan\nnan\nnan\n" }, "no node has a label"},
 		{"missing labels", func(f map[string]string) { delete(f, "raw/node-label.csv.gz") }, "raw/node-label.csv.gz: missing"},
 		{"missing features", func(f map[string]string) { delete(f, "raw/node-feat.csv.gz") }, "raw/node-feat.csv.gz: missing"},

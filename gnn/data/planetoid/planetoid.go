@@ -272,7 +272,7 @@ func readDense(path string) (denseRows, error) {
 		if err != nil {
 			return denseRows{}, fmt.Errorf("%s: %w", path, err)
 		}
-		return denseRows{m.rows, m.cols, vals}, nil
+		return finite(path, denseRows{m.rows, m.cols, vals})
 	case *ndarray:
 		if err := m.filled(); err != nil {
 			return denseRows{}, fmt.Errorf("%s: %w", path, err)
@@ -286,9 +286,18 @@ func readDense(path string) (denseRows, error) {
 				out.vals[i*out.cols+j] = float32(m.matrix(i, j))
 			}
 		}
-		return out, nil
+		return finite(path, out)
 	}
 	return denseRows{}, fmt.Errorf("%s: %T, want a SciPy CSR matrix of features", path, v)
+}
+
+// finite returns d, or an error naming path and the first row of d that
+// holds a NaN or an infinite value.
+func finite(path string, d denseRows) (denseRows, error) {
+	if err := data.CheckFinite(d.vals, d.cols); err != nil {
+		return denseRows{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
 }
 
 // labelRows are labels read from a pickled one-hot matrix.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -195,6 +196,24 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "split node 514 has no label") {
 		t.Fatalf("unlabeled test node: %v", err)
+	}
+	// A NaN or an infinite feature is refused, naming the file and row.
+	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+		dir = copyFixture(t)
+		tx := make([]float64, fixF*len(fixTest))
+		tx[2*fixF+3] = bad
+		tx[3*fixF] = bad
+		p := &py2{}
+		p.op(0x80, 2)
+		p.array("f8", []int{len(fixTest), fixF}, le(tx))
+		p.op('.')
+		if err := os.WriteFile(filepath.Join(dir, "ind.tiny.tx"), p.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("ind.tiny.tx: feature row 2, column 3 is %v", float32(bad))
+		if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%v feature: %v, want %q", bad, err, want)
+		}
 	}
 	// 600 validation nodes do not fit 510 rows of allx.
 	if _, err := Load(copyFixture(t), Options{NumValid: 600}); err == nil || !strings.Contains(err.Error(), "600 validation") {
