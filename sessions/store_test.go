@@ -177,21 +177,3 @@ func TestSaveUpdatesMeta(t *testing.T) {
 		}
 	}
 }
-
-func TestNames(t *testing.T) {
-	for _, ok := range []string{"baseline", "optimized-1", "a.b_c", "20261122-153045-ab12", "X"} {
-		if err := ValidName(ok); err != nil {
-			t.Errorf("%q: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", ".", "..", ".hidden", "-x", "a/b", `a\b`, "a b", "é", strings.Repeat("a", 129), "a\x00"} {
-		if ValidName(bad) == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-	for in, want := range map[string]string{"my run/2": "my-run-2", "..x": "x", "": "run", "ok": "ok", "héllo": "h--llo"} {
-		if got := SafeName(in); got != want || ValidName(got) != nil {
-			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
