@@ -180,7 +180,21 @@ func (st *Store) Get(id string) (*Session, error) {
 		return nil, fmt.Errorf("session %s: %s: %w", id, metaFile, err)
 	}
 	s.Meta.ID = id // the folder name is authoritative
+	if err := checkVariantNames(s.Meta); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
 	return s, nil
+}
+
+// checkVariantNames checks the names of session.json's variants
+// (ValidName): runs are named after them, so they become file names.
+func checkVariantNames(meta SessionMeta) error {
+	for i, v := range meta.Variants {
+		if err := CheckName("variant", v.Name); err != nil {
+			return fmt.Errorf("%s: variants[%d]: %w", metaFile, i, err)
+		}
+	}
+	return nil
 }
 
 // SessionInfo is one entry of List.

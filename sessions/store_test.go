@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -174,6 +175,31 @@ func TestSaveUpdatesMeta(t *testing.T) {
 	for _, e := range ents {
 		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+// TestGetRefusesBadVariantNames: a session.json edited to name a variant
+// outside the store is refused at load, naming the file and the name.
+func TestGetRefusesBadVariantNames(t *testing.T) {
+	st := newStore(t)
+	s, err := st.Create(SessionMeta{Variants: []Variant{{Name: "baseline"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"../../../../tmp/x", "", "a/b", ".."} {
+		b, _ := json.Marshal(SessionMeta{Version: FormatVersion, ID: s.ID(), Variants: []Variant{{Name: "baseline"}, {Name: bad}}})
+		if err := os.WriteFile(filepath.Join(s.Dir(), "session.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := st.Get(s.ID())
+		want := fmt.Sprintf("session %s: session.json: variants[1]: variant name %q", s.ID(), bad)
+		if !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", bad, err, want)
+		}
+		list, err := st.List()
+		if err != nil || len(list) != 1 || !strings.Contains(list[0].Err, "variant name") {
+			t.Errorf("%q: list %+v %v", bad, list, err)
 		}
 	}
 }
