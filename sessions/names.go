@@ -78,10 +78,6 @@ func nameProblem(name string) string {
 		return fmt.Sprintf("%d bytes, over the limit of %d", len(name), MaxNameLen)
 	case name == "." || name == "..":
 		return "a reference to a folder, not a name"
-	case name[0] == '.':
-		return "starts with '.' (a hidden file); " + nameAlphabet
-	case name[0] == '-':
-		return "starts with '-' (an option); " + nameAlphabet
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -98,6 +94,12 @@ func nameProblem(name string) string {
 		default:
 			return fmt.Sprintf("holds %q; %s", r, nameAlphabet)
 		}
+	}
+	switch name[0] {
+	case '.':
+		return "starts with '.' (a hidden file); " + nameAlphabet
+	case '-':
+		return "starts with '-' (an option); " + nameAlphabet
 	}
 	return ""
 }

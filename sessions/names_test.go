@@ -32,7 +32,8 @@ func TestNames(t *testing.T) {
 // known and what is wrong, and wraps ErrInvalidName.
 func TestNameErrors(t *testing.T) {
 	for _, tc := range []struct{ kind, name, want string }{
-		{"run", "../../../../tmp/x", `run name "../../../../tmp/x": starts with '.'`},
+		{"run", "../../../../tmp/x", `run name "../../../../tmp/x": holds a path separator '/'`},
+		{"run", ".x", `starts with '.'`},
 		{"run", "tmp/x", `run name "tmp/x": holds a path separator '/'`},
 		{"", `a\b`, `invalid name "a\\b": holds a path separator '\\'`},
 		{"variant", "a\x00b", `variant name "a\x00b": holds the control character '\x00'`},
