@@ -223,7 +223,7 @@ func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, 
 	for k := 1; k <= repeats; k++ {
 		for _, r := range resolved {
 			run := RepeatName(r.Name, k)
-			if err := validName(run); err != nil {
+			if err := checkRunName(run); err != nil {
 				return nil, nil, fmt.Errorf("variant %q repeated: %w", r.Name, err)
 			}
 			if _, dup := of[run]; dup || slices.ContainsFunc(resolved, func(o Resolved) bool { return o.Name == run }) {
