@@ -148,8 +148,8 @@ func DefaultVariants() []Variant {
 // SelectVariants picks variants by name from defined (a spec's) and the
 // built-in ones, built with p; a defined variant replaces a built-in one
 // of the same name. With no names it returns defined if not empty, else
-// DefaultVariants. An unknown name is an error listing the available
-// ones.
+// DefaultVariants. A name that is not a valid variant name is an error
+// saying why; an unknown name is an error listing the available ones.
 func SelectVariants(defined []Variant, names []string, p VariantParams) ([]Variant, error) {
 	avail := slices.Clone(defined)
 	for _, b := range Builtins() {
@@ -166,6 +166,9 @@ func SelectVariants(defined []Variant, names []string, p VariantParams) ([]Varia
 	var out []Variant
 	var unknown []string
 	for _, n := range names {
+		if err := checkVariantName(n); err != nil {
+			return nil, err
+		}
 		i := slices.IndexFunc(avail, func(v Variant) bool { return v.Name == n })
 		if i < 0 {
 			unknown = append(unknown, fmt.Sprintf("%q", n))

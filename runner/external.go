@@ -65,7 +65,7 @@ func NewExternal(cmd string) (*External, error) {
 func ParseCmd(value string) (Variant, error) {
 	name, cmd := DefaultExternalName, value
 	if n, rest, ok := strings.Cut(value, "="); ok && n != "" && !strings.ContainsAny(n, " \t'\"") {
-		if err := validName(n); err != nil {
+		if err := checkRunName(n); err != nil {
 			return Variant{}, fmt.Errorf("--cmd %s: %w", value, err)
 		}
 		name, cmd = n, rest
@@ -77,25 +77,26 @@ func ParseCmd(value string) (Variant, error) {
 	return Variant{Name: name, External: ext}, nil
 }
 
-// validName checks a run name (sessions.ValidName) with an error that
-// says what a name may hold.
-func validName(name string) error {
-	if err := checkName(name); err != nil {
-		return fmt.Errorf("run name %w", err)
-	}
-	return nil
-}
+// checkRunName checks a run name (checkKindName) with an error that starts
+// `run name "NAME"`.
+func checkRunName(name string) error { return checkKindName("run", name) }
 
-// checkName checks a variant or run name: a valid file name
-// (sessions.ValidName) that is not the name of a distributed run's rank
+// checkVariantName checks a variant name (checkKindName) with an error that
+// starts `variant name "NAME"`.
+func checkVariantName(name string) error { return checkKindName("variant", name) }
+
+// checkKindName checks a variant or run name: a valid file name
+// (sessions.CheckName) that is not the name of a distributed run's rank
 // journal ("<run>.rank<R>", which readers merge into run <run>). The
-// error starts with the quoted name.
-func checkName(name string) error {
-	if err := sessions.ValidName(name); err != nil {
-		return fmt.Errorf("%q: use letters, digits, '.', '_' and '-' (not first)", name)
+// error starts with kind and the quoted name and wraps
+// sessions.ErrInvalidName.
+func checkKindName(kind, name string) error {
+	if err := sessions.CheckName(kind, name); err != nil {
+		return err
 	}
 	if run, r, rank := sessions.SplitRankRun(name); rank {
-		return fmt.Errorf("%q: a name ending in .rank%d is rank %d's journal of run %q", name, r, r, run)
+		return &sessions.NameError{Kind: kind, Name: name,
+			Reason: fmt.Sprintf("a name ending in .rank%d is rank %d's journal of run %q", r, r, run)}
 	}
 	return nil
 }

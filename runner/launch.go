@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,7 +224,7 @@ func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, 
 	for k := 1; k <= repeats; k++ {
 		for _, r := range resolved {
 			run := RepeatName(r.Name, k)
-			if err := validName(run); err != nil {
+			if err := checkRunName(run); err != nil {
 				return nil, nil, fmt.Errorf("variant %q repeated: %w", r.Name, err)
 			}
 			if _, dup := of[run]; dup || slices.ContainsFunc(resolved, func(o Resolved) bool { return o.Name == run }) {
@@ -395,16 +396,61 @@ func variantOf(s *sessions.Session, run string) string {
 	return run
 }
 
+// readLaunch reads the session's launch.json (readLaunchFile). A
+// missing one is an error wrapping os.ErrNotExist.
 func readLaunch(s *sessions.Session) (launchState, error) {
+	st, err := readLaunchFile(s.Dir())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return st, fmt.Errorf("session %s: %w", s.ID(), err)
+	}
+	return st, err
+}
+
+// readLaunchFile reads the launch.json of the session folder dir and
+// checks its names (launchState.checkNames).
+func readLaunchFile(dir string) (launchState, error) {
 	var st launchState
-	b, err := os.ReadFile(filepath.Join(s.Dir(), launchFile))
+	b, err := os.ReadFile(filepath.Join(dir, launchFile))
 	if err != nil {
 		return st, err
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("session %s: %s: %w", s.ID(), launchFile, err)
+		return st, fmt.Errorf("%s: %w", launchFile, err)
+	}
+	if err := st.checkNames(); err != nil {
+		return launchState{}, fmt.Errorf("%s: %w", launchFile, err)
 	}
 	return st, nil
+}
+
+// checkNames checks the run and variant names of launch.json, which
+// become file names (runs/<run>.jsonl, .pid, .log): a session folder
+// edited by hand or imported must not lead a run outside the store.
+func (st launchState) checkNames() error {
+	for i, run := range st.Runs {
+		if err := checkRunName(run); err != nil {
+			return fmt.Errorf("runs[%d]: %w", i, err)
+		}
+	}
+	for _, run := range slices.Sorted(maps.Keys(st.Variants)) {
+		if err := checkRunName(run); err != nil {
+			return fmt.Errorf("variants: %w", err)
+		}
+		if err := checkVariantName(st.Variants[run]); err != nil {
+			return fmt.Errorf("variants[%q]: %w", run, err)
+		}
+	}
+	return nil
+}
+
+// CheckImport checks the files this package adds to a session folder in
+// dir, a session being imported (see sessions.ImportOptions.Check): the
+// run and variant names of its launch.json, if it has one.
+func CheckImport(dir string) error {
+	if _, err := readLaunchFile(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // LoadSession returns the experiment and the resolved variants that Launch

@@ -167,8 +167,8 @@ var externalKeys = []string{"cmd", "env", "cwd", "auto"}
 func specVariant(file string, src []byte, name string, table map[string]any) (Variant, error) {
 	key := toml.Key{"variants", name}
 	at := func(k string) string { return where(file, src, append(append(toml.Key{}, key...), k)) }
-	if err := checkName(name); err != nil {
-		return Variant{}, fmt.Errorf("%s: variant name %w", where(file, src, key), err)
+	if err := checkVariantName(name); err != nil {
+		return Variant{}, fmt.Errorf("%s: %w", where(file, src, key), err)
 	}
 	cmd, hasCmd := table["cmd"]
 	if !hasCmd {

@@ -243,8 +243,8 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 	out := make([]Resolved, 0, len(variants))
 	seen := map[string]bool{}
 	for _, v := range variants {
-		if err := checkName(v.Name); err != nil {
-			errs = append(errs, fmt.Errorf("variant name %w", err))
+		if err := checkVariantName(v.Name); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		if seen[v.Name] {

@@ -143,7 +143,7 @@ func TestRankJournalNamesRefused(t *testing.T) {
 	if _, err := Resolve(exp, []Variant{{Name: "opt.rank0"}, {Name: "opt.ranks"}}); err != nil {
 		t.Errorf("rank0 and .ranks are not rank journals: %v", err)
 	}
-	if err := validName("ext.rank2"); err == nil || !strings.Contains(err.Error(), "rank 2") {
-		t.Errorf("validName(ext.rank2): %v", err)
+	if err := checkRunName("ext.rank2"); err == nil || !strings.Contains(err.Error(), "rank 2") {
+		t.Errorf("checkRunName(ext.rank2): %v", err)
 	}
 }

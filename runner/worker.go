@@ -62,6 +62,9 @@ func RunStatus(ctx context.Context, err error) string {
 // it, canceled when ctx was canceled or the session canceled (SIGINT to
 // the command's group, then SIGTERM and SIGKILL 5 s apart).
 func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer) (string, error) {
+	if err := checkRunName(run); err != nil {
+		return profile.StatusFailed, fmt.Errorf("session %s: %w", id, err)
+	}
 	s, err := store.Get(id)
 	if err != nil {
 		return profile.StatusFailed, err

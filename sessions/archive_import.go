@@ -29,6 +29,11 @@ type ImportOptions struct {
 	// CanReplace, if set, is asked before an existing session is
 	// replaced; an error refuses the import (e.g. runs not started yet).
 	CanReplace func(*Session) error
+	// Check, if set, is asked about the extracted session folder before
+	// it goes into the store: the files of other packages (the runner's
+	// launch.json) are checked there, and an error refuses the import
+	// (ErrBadArchive).
+	Check func(dir string) error
 	// Limits: number of files, bytes of one file, bytes in all. Zero
 	// means the default (DefaultMaxFiles, DefaultMaxFileBytes,
 	// DefaultMaxTotalBytes).
@@ -153,6 +158,11 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	}
 	if err := checkMeta(tmp, id); err != nil {
 		return nil, rep, err
+	}
+	if opts.Check != nil {
+		if err := opts.Check(tmp); err != nil {
+			return nil, rep, badArchive("%w", err)
+		}
 	}
 	info := ImportInfo{Imported: time.Now().UTC(), Exported: man.Exported, Host: man.Host, Running: man.Running, Version: man.Version}
 	ib, err := json.MarshalIndent(info, "", "  ")
@@ -287,6 +297,9 @@ func checkMeta(tmp, id string) error {
 	if meta.ID != "" && meta.ID != id {
 		return badArchive("%s is session %q, the manifest says %q", metaFile, meta.ID, id)
 	}
+	if err := checkVariantNames(meta); err != nil {
+		return badArchive("%w", err)
+	}
 	return nil
 }
 
@@ -385,13 +398,21 @@ func readManifest(tr *tar.Reader) (Manifest, error) {
 	if man.Version < 1 || man.Version > ArchiveVersion {
 		return man, fmt.Errorf("archive version %d; this gnnscope reads versions 1 to %d (upgrade it)", man.Version, ArchiveVersion)
 	}
-	if err := ValidName(man.ID); err != nil {
-		return man, fmt.Errorf("manifest: session id: %w", err)
+	if err := CheckName("session id", man.ID); err != nil {
+		return man, fmt.Errorf("manifest: %w", err)
+	}
+	for _, run := range man.Running {
+		if err := CheckName("run", run); err != nil {
+			return man, fmt.Errorf("manifest: running: %w", err)
+		}
 	}
 	seen := map[string]bool{}
 	for _, f := range man.Files {
-		if _, err := entryPath(man.ID+"/"+f.Path, man.ID); err != nil || f.Path == "" {
-			return man, fmt.Errorf("manifest: file %q: unsafe path", f.Path)
+		if f.Path == "" {
+			return man, errors.New("manifest: a file with an empty path")
+		}
+		if _, err := entryPath(man.ID+"/"+f.Path, man.ID); err != nil {
+			return man, fmt.Errorf("manifest: file %q: %w", f.Path, err)
 		}
 		if seen[f.Path] || f.Size < 0 {
 			return man, fmt.Errorf("manifest: file %q listed twice or with a negative size", f.Path)
@@ -428,8 +449,8 @@ func entryPath(name, id string) (string, error) {
 		return "", errors.New("too deep")
 	}
 	for _, p := range parts[1:] {
-		if err := ValidName(p); err != nil {
-			return "", fmt.Errorf("unsafe file name %q", p)
+		if err := CheckName("file", p); err != nil {
+			return "", fmt.Errorf("unsafe path: %w", err)
 		}
 	}
 	return strings.Join(parts[1:], "/"), nil

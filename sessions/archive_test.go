@@ -337,6 +337,17 @@ func TestImportRefusesHostileArchives(t *testing.T) {
 		{"unsafe name", craft(t, id, []entry{meta, file(id+"/runs/a b", "x")}, nil), ImportOptions{}, "unsafe"},
 		{"hidden name", craft(t, id, []entry{meta, file(id+"/.bashrc", "x")}, nil), ImportOptions{}, "unsafe"},
 		{"bad id", craft(t, "../x", []entry{meta}, nil), ImportOptions{}, "session id"},
+		{"variant escapes", craft(t, id, []entry{file(id+"/session.json", `{"v":1,"variants":[{"name":"../../../../tmp/x"}]}`)}, nil),
+			ImportOptions{}, `variants[0]: variant name "../../../../tmp/x"`},
+		{"variant with NUL", craft(t, id, []entry{file(id+"/session.json", `{"v":1,"variants":[{"name":"a\u0000b"}]}`)}, nil),
+			ImportOptions{}, `control character`},
+		{"refused by Check", craft(t, id, []entry{meta, file(id+"/launch.json", `{"runs":["../../../../tmp/x"]}`)}, nil),
+			ImportOptions{Check: func(dir string) error {
+				if b, err := os.ReadFile(filepath.Join(dir, "launch.json")); err != nil || !strings.Contains(string(b), "tmp/x") {
+					return fmt.Errorf("Check did not get the extracted folder: %v", err)
+				}
+				return errors.New("launch.json: a run escapes")
+			}}, "launch.json: a run escapes"},
 		{"no session.json", craft(t, id, []entry{journal}, nil), ImportOptions{}, "session.json"},
 		{"other session's meta", craft(t, id, []entry{file(id+"/session.json", `{"id":"other"}`)}, nil), ImportOptions{}, "other"},
 		{"no manifest", noManifest, ImportOptions{}, "no manifest"},
@@ -432,5 +443,31 @@ func TestImportErrorsWrap(t *testing.T) {
 	_, _, err = dst.Import(strings.NewReader("this is not a gzip stream at all"), ImportOptions{})
 	if !errors.Is(err, ErrBadArchive) || !errors.Is(err, gzip.ErrHeader) {
 		t.Errorf("not gzip: %v does not wrap ErrBadArchive and gzip.ErrHeader", err)
+	}
+}
+
+// TestImportRefusesRunningNames: the manifest's list of runs exported
+// while running holds run names too.
+func TestImportRefusesRunningNames(t *testing.T) {
+	const id = "20261122-120000-abcd"
+	meta := `{"v":1,"id":"` + id + `"}`
+	man, _ := json.Marshal(Manifest{Format: ArchiveFormat, Version: ArchiveVersion, ID: id,
+		Running: []string{"../../../../tmp/x"}, Files: []ManifestFile{{Path: "session.json", Size: int64(len(meta))}}})
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range []entry{file(ArchiveManifestName, string(man)), file(id+"/session.json", meta)} {
+		tw.WriteHeader(&e.hdr)
+		tw.Write([]byte(e.data))
+	}
+	tw.Close()
+	zw.Close()
+	st := newStore(t)
+	_, _, err := st.Import(&buf, ImportOptions{})
+	if !errors.Is(err, ErrBadArchive) || !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), `running: run name "../../../../tmp/x"`) {
+		t.Errorf("error %v", err)
+	}
+	if _, err := st.Get(id); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the session was imported: %v", err)
 	}
 }

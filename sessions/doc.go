@@ -20,6 +20,13 @@
 // by the caller and must pass ValidName; names ending in .rank<R> (R > 0)
 // are the rank journals of a distributed run (SplitRankRun).
 //
+// Every name that becomes a path (session id, run, variant, a file of an
+// archive) passes ValidName where it enters: read from session.json (Get),
+// from an archive's manifest and files (Import; ImportOptions.Check for
+// other packages' files), or given by a caller. A name is 1 to
+// MaxNameLen bytes of A-Z a-z 0-9 '.' '_' '-', not starting with '.' or
+// '-', so it is always one element of a path inside its folder.
+//
 // A journal is append-only. Its writer (JournalWriter, a profile.Sink)
 // flushes at least every 200 ms and at every epoch's end, so a run that
 // crashes or is killed leaves a journal readable up to its last flush; the

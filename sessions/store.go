@@ -108,47 +108,6 @@ const (
 	metaFile   = "session.json"
 )
 
-// ErrInvalidName is returned for a session id or run name that is not a
-// safe file name.
-var ErrInvalidName = errors.New("invalid name")
-
-// ValidName checks that a session id or run name is a safe file name: 1 to
-// 128 characters out of A-Z a-z 0-9 . _ -, not starting with '.' or '-'.
-func ValidName(name string) error {
-	if len(name) == 0 || len(name) > 128 || name[0] == '.' || name[0] == '-' {
-		return fmt.Errorf("%w: %q", ErrInvalidName, name)
-	}
-	for _, c := range []byte(name) {
-		if !nameByte(c) {
-			return fmt.Errorf("%w: %q", ErrInvalidName, name)
-		}
-	}
-	return nil
-}
-
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-}
-
-// SafeName turns any string into a name that passes ValidName: other
-// characters become '-', and it is cut to 128 bytes ("run" if empty).
-func SafeName(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if !nameByte(c) {
-			b[i] = '-'
-		}
-	}
-	out := strings.TrimLeft(string(b), ".-")
-	if len(out) > 128 {
-		out = out[:128]
-	}
-	if out == "" {
-		return "run"
-	}
-	return out
-}
-
 // NewID returns a new session id for time t: UTC yyyymmdd-hhmmss and four
 // random hex digits, e.g. 20261122-153045-ab12.
 func NewID(t time.Time) string {
@@ -221,7 +180,21 @@ func (st *Store) Get(id string) (*Session, error) {
 		return nil, fmt.Errorf("session %s: %s: %w", id, metaFile, err)
 	}
 	s.Meta.ID = id // the folder name is authoritative
+	if err := checkVariantNames(s.Meta); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
 	return s, nil
+}
+
+// checkVariantNames checks the names of session.json's variants
+// (ValidName): runs are named after them, so they become file names.
+func checkVariantNames(meta SessionMeta) error {
+	for i, v := range meta.Variants {
+		if err := CheckName("variant", v.Name); err != nil {
+			return fmt.Errorf("%s: variants[%d]: %w", metaFile, i, err)
+		}
+	}
+	return nil
 }
 
 // SessionInfo is one entry of List.

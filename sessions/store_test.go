@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -178,20 +179,27 @@ func TestSaveUpdatesMeta(t *testing.T) {
 	}
 }
 
-func TestNames(t *testing.T) {
-	for _, ok := range []string{"baseline", "optimized-1", "a.b_c", "20261122-153045-ab12", "X"} {
-		if err := ValidName(ok); err != nil {
-			t.Errorf("%q: %v", ok, err)
-		}
+// TestGetRefusesBadVariantNames: a session.json edited to name a variant
+// outside the store is refused at load, naming the file and the name.
+func TestGetRefusesBadVariantNames(t *testing.T) {
+	st := newStore(t)
+	s, err := st.Create(SessionMeta{Variants: []Variant{{Name: "baseline"}}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"", ".", "..", ".hidden", "-x", "a/b", `a\b`, "a b", "é", strings.Repeat("a", 129), "a\x00"} {
-		if ValidName(bad) == nil {
-			t.Errorf("%q accepted", bad)
+	for _, bad := range []string{"../../../../tmp/x", "", "a/b", ".."} {
+		b, _ := json.Marshal(SessionMeta{Version: FormatVersion, ID: s.ID(), Variants: []Variant{{Name: "baseline"}, {Name: bad}}})
+		if err := os.WriteFile(filepath.Join(s.Dir(), "session.json"), b, 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	for in, want := range map[string]string{"my run/2": "my-run-2", "..x": "x", "": "run", "ok": "ok", "héllo": "h--llo"} {
-		if got := SafeName(in); got != want || ValidName(got) != nil {
-			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
+		_, err := st.Get(s.ID())
+		want := fmt.Sprintf("session %s: session.json: variants[1]: variant name %q", s.ID(), bad)
+		if !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", bad, err, want)
+		}
+		list, err := st.List()
+		if err != nil || len(list) != 1 || !strings.Contains(list[0].Err, "variant name") {
+			t.Errorf("%q: list %+v %v", bad, list, err)
 		}
 	}
 }

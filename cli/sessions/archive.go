@@ -190,7 +190,7 @@ func importRun(opts *ImportOptions) error {
 			return fmt.Errorf("it is running (cancel it first: gnnscope run --cancel %s)", old.ID())
 		}
 		return nil
-	}}
+	}, Check: runner.CheckImport}
 	var s *sessions.Session
 	var rep sessions.ImportReport
 	if file == "-" {

@@ -70,8 +70,10 @@ func rmRun(opts *RmOptions) error {
 			continue
 		}
 		if s, err := store.Get(id); err == nil {
+			// A launch.json with a bad name still leaves the states of
+			// the runs that have files: a session made that way can go.
 			states, err := runner.RunStates(s)
-			if err != nil {
+			if err != nil && !errors.Is(err, sessions.ErrInvalidName) {
 				return fmt.Errorf("session %s: %w", id, err)
 			}
 			if runner.Active(states) {
