@@ -409,3 +409,70 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// gzipBytes compresses b.
+func gzipBytes(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestLineTooLong(t *testing.T) {
+	digits := bytes.Repeat([]byte("1"), 8<<20) // 8 MB of digits on line 3
+	edges := append([]byte("0,1\n1,2\n"), digits...)
+	edges = append(edges, ",0\n"...)
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"raw/edge.csv.gz", gzipBytes(t, edges)},
+		{"raw/edge.csv", edges},
+		{"raw/edge.csv.gz", gzipBytes(t, edges[:len(edges)-3])}, // no newline at the end
+	} {
+		root := writeOGB(t, map[string]string{
+			"raw/node-feat.csv.gz":  "1\n2\n3\n",
+			"raw/node-label.csv.gz": "0\n1\n0\n",
+		})
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(tc.name)), tc.raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(root, Options{Workers: 2})
+		want := tc.name + ": line 3: longer than"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s (%d bytes): got %v, want %q", tc.name, len(tc.raw), err, want)
+		}
+	}
+}
+
+func TestLineLimitInGrownBuffer(t *testing.T) {
+	// A line just under the limit forces a grown buffer; the next one, over
+	// the limit, ends inside that buffer and must still be refused.
+	short := strings.Repeat("0", MaxLineBytes-10)
+	long := strings.Repeat("0", MaxLineBytes+10)
+	var text bytes.Buffer
+	for _, part := range []string{"1\n", short, "\n", long, "\n"} {
+		text.WriteString(part)
+	}
+	err := parseStream(bytes.NewReader(text.Bytes()), 2, func() {},
+		func(b []byte, _ int64) (int, error) { return len(b), nil },
+		func(int) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "line 3: longer than") {
+		t.Errorf("got %v, want line 3 refused", err)
+	}
+	text.Reset()
+	text.WriteString("1\n" + short + "\n" + short + "\n")
+	total := 0
+	err = parseStream(bytes.NewReader(text.Bytes()), 2, func() {},
+		func(b []byte, _ int64) (int, error) { return len(b), nil },
+		func(n int) error { total += n; return nil })
+	if err != nil || total != text.Len() {
+		t.Errorf("lines under the limit: %v, %d of %d bytes", err, total, text.Len())
+	}
+}
