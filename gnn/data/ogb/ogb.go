@@ -57,7 +57,10 @@ func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDi
 // dir is the dataset root or its raw/ folder. Files may also be
 // uncompressed (.csv). The graph is made symmetric, without duplicate
 // entries or self-loops. Errors name the file and, for content errors, the
-// line.
+// line. Lines longer than MaxLineBytes are refused; duplicate edges are
+// dropped while reading, so that the edge list never holds much more than
+// a simple graph on the node count, and an edge file listing more than 64
+// times every pair of nodes is refused as repetition.
 func Load(dir string, opt Options) (*data.Dataset, error) {
 	root, err := Root(dir)
 	if err != nil {
@@ -384,56 +387,6 @@ func parseLabel(b []byte) (int32, error) {
 		return 0, errBadNumber
 	}
 	return int32(v), nil
-}
-
-type edgeChunk struct{ src, dst []int32 }
-
-// readEdges reads the "src,dst" lines, checking ids against n.
-func (l *loader) readEdges(f textFile, n int, hint int64) (src, dst []int32, err error) {
-	if f.path == "" {
-		return nil, nil, fs.ErrNotExist
-	}
-	if hint > 0 {
-		hint = min(hint, maxPresize)
-		src, dst = make([]int32, 0, hint), make([]int32, 0, hint)
-	}
-	err = parseFile(f, l.workers, l.progress("read edges"), func(text []byte, first int64) (edgeChunk, error) {
-		est := len(text) / 12
-		out := edgeChunk{src: make([]int32, 0, est), dst: make([]int32, 0, est)}
-		for ln := first; len(text) > 0; ln++ {
-			var line []byte
-			line, text = nextLine(text)
-			if blank(line) {
-				continue
-			}
-			i := indexComma(line)
-			if i < 0 {
-				return out, &lineError{ln, fmt.Sprintf("%q is not a \"src,dst\" pair", line)}
-			}
-			a, errA := parseInt(line[:i])
-			b, errB := parseInt(line[i+1:])
-			if errA != nil || errB != nil {
-				return out, &lineError{ln, fmt.Sprintf("bad node id in %q", line)}
-			}
-			s, okA := checkID(a, n)
-			d, okB := checkID(b, n)
-			if !okA || !okB {
-				bad := a
-				if okA {
-					bad = b
-				}
-				return out, &lineError{ln, fmt.Sprintf("node id %d out of range [0, %d)", bad, n)}
-			}
-			out.src = append(out.src, s)
-			out.dst = append(out.dst, d)
-		}
-		return out, nil
-	}, func(c edgeChunk) error {
-		src = append(src, c.src...)
-		dst = append(dst, c.dst...)
-		return nil
-	})
-	return src, dst, err
 }
 
 // readSplit reads split/<name>/{train,valid,test}.csv.gz; nil when the

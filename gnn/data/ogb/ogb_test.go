@@ -476,3 +476,89 @@ func TestLineLimitInGrownBuffer(t *testing.T) {
 		t.Errorf("lines under the limit: %v, %d of %d bytes", err, total, text.Len())
 	}
 }
+
+// featsAndLabels returns node-feat and node-label files for n nodes.
+func featsAndLabels(n int) map[string]string {
+	var feats, labels strings.Builder
+	for i := range n {
+		fmt.Fprintf(&feats, "%d\n", i)
+		fmt.Fprintf(&labels, "%d\n", i%3)
+	}
+	return map[string]string{"raw/node-feat.csv.gz": feats.String(), "raw/node-label.csv.gz": labels.String()}
+}
+
+func TestDuplicateEdgeBomb(t *testing.T) {
+	const n = 200
+	files := featsAndLabels(n)
+	lines := maxMultiplicity*n*(n+1)/2 + 1000 // just past the bound
+	text := bytes.Repeat([]byte("3,7\n"), lines)
+	files["raw/num-edge-list.csv.gz"] = "2000000000\n"
+	root := writeOGB(t, files)
+	gz := gzipBytes(t, text)
+	if len(gz) > 64<<10 {
+		t.Fatalf("the test file is %d bytes compressed", len(gz))
+	}
+	if err := os.WriteFile(filepath.Join(root, "raw", "edge.csv.gz"), gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(root, Options{Workers: 2})
+	want := fmt.Sprintf("raw/edge.csv.gz: more than %d edge lines for %d nodes", maxMultiplicity*n*(n+1)/2, n)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+func TestDuplicateEdgesCompacted(t *testing.T) {
+	const n = 100
+	r := rng.New(7)
+	var text strings.Builder
+	var src, dst []int32
+	// Two chunks, more than minCompact: the first is compacted when the
+	// second arrives. Edges among nodes below n/2 come only in the first.
+	for i := range 300000 {
+		base := int32(0)
+		if i >= 150000 {
+			base = n / 2
+		}
+		s, d := base+int32(r.Intn(n/2)), base+int32(r.Intn(n/2))
+		src, dst = append(src, s), append(dst, d)
+		fmt.Fprintf(&text, "%d,%d\n", s, d)
+	}
+	files := featsAndLabels(n)
+	files["raw/edge.csv.gz"] = text.String()
+	d, err := Load(writeOGB(t, files), Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := buildSymmetric(n, src, dst, 1)
+	if !slices.Equal(d.Graph.Indptr, want.Indptr) || !slices.Equal(d.Graph.Indices, want.Indices) {
+		t.Errorf("graph differs after compaction: %d entries, want %d", len(d.Graph.Indices), len(want.Indices))
+	}
+
+	l := newEdgeList(n)
+	chunk := edgeChunk{src: src[:1000], dst: dst[:1000]}
+	for range 300 {
+		if err := l.add(chunk); err != nil {
+			t.Fatal(err)
+		}
+		if int64(cap(l.src)) > l.compactAt+1000 {
+			t.Fatalf("edge list grew to %d, past %d", cap(l.src), l.compactAt+1000)
+		}
+	}
+}
+
+func TestEdgeListMemoryLimit(t *testing.T) {
+	l := newEdgeList(1 << 20) // too many nodes to compact
+	l.memLimit = 1 << 20
+	src := make([]int32, 100000)
+	var err error
+	for i := 0; i < 10 && err == nil; i++ {
+		err = l.add(edgeChunk{src: src, dst: src})
+	}
+	if err == nil || !strings.Contains(err.Error(), "the edge list (200000 edges read so far) needs about") {
+		t.Errorf("got %v, want the edge list refused at the memory limit", err)
+	}
+	if cap(l.src) > 1<<20/8 {
+		t.Errorf("grew to %d edges, past the limit", cap(l.src))
+	}
+}
