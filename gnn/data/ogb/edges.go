@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 )
@@ -41,6 +42,22 @@ func maxTextSize(f textFile) int64 {
 		return math.MaxInt64
 	}
 	return size * maxGzipRatio
+}
+
+// growChecked returns s with room for extra more elements. When it must
+// reallocate, it first checks the new array (twice the old capacity, or
+// what is needed if more) against limit with data.CheckAlloc.
+func growChecked[T any](s []T, extra int, what string, limit int64) ([]T, error) {
+	need := len(s) + extra
+	if need <= cap(s) {
+		return s, nil
+	}
+	newCap := max(need, 2*cap(s))
+	var zero T
+	if err := data.CheckAlloc(what, int64(newCap)*int64(unsafe.Sizeof(zero)), limit); err != nil {
+		return s, err
+	}
+	return append(make([]T, 0, newCap), s...), nil
 }
 
 // edgeList gathers the edges of an edge file on n nodes in bounded memory.

@@ -197,17 +197,20 @@ func (l *loader) readNumNodes(f textFile) (int, error) {
 			out = append(out, v)
 		}
 		return out, nil
-	}, func(v []int64) error { vals = append(vals, v...); return nil })
+	}, func(v []int64) error {
+		if len(vals)+len(v) > 1 {
+			return errors.New("lists several graphs; only single-graph node-property datasets are supported")
+		}
+		vals = append(vals, v...)
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	switch len(vals) {
-	case 0:
+	if len(vals) == 0 {
 		return 0, errors.New("empty")
-	case 1:
-		return int(vals[0]), nil
 	}
-	return 0, fmt.Errorf("lists %d graphs; only single-graph node-property datasets are supported", len(vals))
+	return int(vals[0]), nil
 }
 
 // maxPresize bounds the capacity that a count file (raw/num-node-list,
@@ -263,7 +266,7 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 		if cols < 0 {
 			cols = c.cols
 			if n >= 0 {
-				x = make([]float32, 0, min(n*cols, maxPresize))
+				x = make([]float32, 0, min(n*cols, maxPresize, int(maxTextSize(f)/2))) // "0," is 2 bytes
 			}
 		} else if c.cols != cols {
 			return &lineError{int64(rows) + 1, fmt.Sprintf("%d values, earlier rows have %d", c.cols, cols)}
@@ -271,7 +274,11 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 		if n >= 0 && rows+c.rows > n {
 			return &lineError{int64(n) + 1, fmt.Sprintf("more feature rows than the %d nodes of raw/num-node-list", n)}
 		}
-		x = append(x, c.vals...)
+		grown, err := growChecked(x, len(c.vals), "the feature matrix", 0)
+		if err != nil {
+			return err
+		}
+		x = append(grown, c.vals...)
 		rows += c.rows
 		return nil
 	})
@@ -458,6 +465,12 @@ func (l *loader) readIDs(f textFile, n int) ([]int32, error) {
 			out = append(out, id)
 		}
 		return out, nil
-	}, func(c []int32) error { ids = append(ids, c...); return nil })
+	}, func(c []int32) error {
+		if len(ids)+len(c) > n {
+			return fmt.Errorf("more node ids than the %d nodes", n)
+		}
+		ids = append(ids, c...)
+		return nil
+	})
 	return ids, err
 }

@@ -167,7 +167,9 @@ func TestLoadErrors(t *testing.T) {
 		{"missing split part", func(f map[string]string) { delete(f, "split/time/valid.csv.gz") }, "split/time/valid.csv.gz: missing"},
 		{"split range", func(f map[string]string) { f["split/time/test.csv.gz"] = "1\n9\n" }, "split/time/test.csv.gz: line 2: node id 9 out of range [0, 6)"},
 		{"bad count", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "six\n" }, `raw/num-node-list.csv.gz: line 1: bad node count "six"`},
-		{"several graphs", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "3\n3\n" }, "lists 2 graphs"},
+		{"several graphs", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "3\n3\n" }, "raw/num-node-list.csv.gz: lists several graphs"},
+		{"split ids", func(f map[string]string) { f["split/time/train.csv.gz"] = strings.Repeat("0\n", 7) },
+			"split/time/train.csv.gz: more node ids than the 6 nodes"},
 		// Corrupt counts are hints for capacity: an absurd one is an error
 		// about the rows, not a reservation of terabytes.
 		{"absurd node count", func(f map[string]string) {
@@ -560,5 +562,20 @@ func TestEdgeListMemoryLimit(t *testing.T) {
 	}
 	if cap(l.src) > 1<<20/8 {
 		t.Errorf("grew to %d edges, past the limit", cap(l.src))
+	}
+}
+
+func TestGrowChecked(t *testing.T) {
+	s, err := growChecked(make([]float32, 0, 10), 5, "the feature matrix", 1<<10)
+	if err != nil || cap(s) != 10 {
+		t.Errorf("room enough: cap %d, %v", cap(s), err)
+	}
+	s, err = growChecked(append(s, 1, 2, 3), 100, "the feature matrix", 1<<10)
+	if err != nil || cap(s) < 103 || len(s) != 3 || s[2] != 3 {
+		t.Errorf("grown: len %d cap %d, %v", len(s), cap(s), err)
+	}
+	_, err = growChecked(s, 1000, "the feature matrix", 1<<10)
+	if err == nil || !strings.Contains(err.Error(), "the feature matrix needs about") {
+		t.Errorf("past the limit: %v", err)
 	}
 }
