@@ -186,12 +186,12 @@ func parseEdges(text []byte, first int64, n int) (edgeChunk, error) {
 		}
 		i := indexComma(line)
 		if i < 0 {
-			return out, &lineError{ln, fmt.Sprintf("%q is not a \"src,dst\" pair", line)}
+			return out, &lineError{ln, fmt.Sprintf("%s is not a \"src,dst\" pair", quote(line))}
 		}
 		a, errA := parseInt(line[:i])
 		b, errB := parseInt(line[i+1:])
 		if errA != nil || errB != nil {
-			return out, &lineError{ln, fmt.Sprintf("bad node id in %q", line)}
+			return out, &lineError{ln, fmt.Sprintf("bad node id in %s", quote(line))}
 		}
 		s, okA := checkID(a, n)
 		d, okB := checkID(b, n)

@@ -192,7 +192,7 @@ func (l *loader) readNumNodes(f textFile) (int, error) {
 			}
 			v, err := parseInt(line)
 			if err != nil || v < 0 || v >= math.MaxInt32 {
-				return nil, &lineError{ln, fmt.Sprintf("bad node count %q", line)}
+				return nil, &lineError{ln, fmt.Sprintf("bad node count %s", quote(line))}
 			}
 			out = append(out, v)
 		}
@@ -243,7 +243,7 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 			for field := range splitComma(line) {
 				v, err := parseFloat32(field)
 				if err != nil {
-					return out, &lineError{ln, fmt.Sprintf("bad number %q in column %d", field, k+1)}
+					return out, &lineError{ln, fmt.Sprintf("bad number %s in column %d", quote(field), k+1)}
 				}
 				if v-v != 0 { // NaN or ±Inf
 					return out, &lineError{ln, fmt.Sprintf("%v in column %d (features must be finite)", v, k+1)}
@@ -339,7 +339,7 @@ func (l *loader) readLabels(f textFile, n int) ([]int32, int, error) {
 			}
 			v, err := parseLabel(line)
 			if err != nil {
-				return out, &lineError{ln, fmt.Sprintf("bad label %q", line)}
+				return out, &lineError{ln, fmt.Sprintf("bad label %s", quote(line))}
 			}
 			if int(v) >= n {
 				return out, &lineError{ln, fmt.Sprintf("label %d, but a class id must be below the node count (%d)", v, n)}
@@ -456,7 +456,7 @@ func (l *loader) readIDs(f textFile, n int) ([]int32, error) {
 			}
 			v, err := parseInt(line)
 			if err != nil {
-				return nil, &lineError{ln, fmt.Sprintf("bad node id %q", line)}
+				return nil, &lineError{ln, fmt.Sprintf("bad node id %s", quote(line))}
 			}
 			id, ok := checkID(v, n)
 			if !ok {

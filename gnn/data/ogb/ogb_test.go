@@ -579,3 +579,16 @@ func TestGrowChecked(t *testing.T) {
 		t.Errorf("past the limit: %v", err)
 	}
 }
+
+func TestQuoteLongLine(t *testing.T) {
+	root := writeOGB(t, map[string]string{
+		"raw/edge.csv.gz":       "0,1\n" + strings.Repeat("7", 1<<20) + "x,1\n",
+		"raw/node-feat.csv.gz":  "1\n2\n",
+		"raw/node-label.csv.gz": "0\n1\n",
+	})
+	_, err := Load(root, Options{Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), `raw/edge.csv.gz: line 2: bad node id in "777`) ||
+		!strings.Contains(err.Error(), "... (1048579 bytes)") || len(err.Error()) > 300 {
+		t.Errorf("got %.400v", err)
+	}
+}

@@ -292,6 +292,18 @@ func (s *chunkStream[T]) collect(consume func(T) error, report func()) error {
 	return firstErr
 }
 
+// maxQuoted is the most bytes of a line that an error message quotes.
+const maxQuoted = 60
+
+// quote quotes b for an error message, cut after maxQuoted bytes so that
+// a long bad line does not make a long error.
+func quote(b []byte) string {
+	if len(b) <= maxQuoted {
+		return strconv.Quote(string(b))
+	}
+	return fmt.Sprintf("%q... (%d bytes)", b[:maxQuoted], len(b))
+}
+
 // nextLine splits off the first line of text (without its "\n" or "\r\n").
 func nextLine(text []byte) (line, rest []byte) {
 	i := bytes.IndexByte(text, '\n')
