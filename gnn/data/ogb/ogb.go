@@ -57,7 +57,10 @@ func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDi
 // dir is the dataset root or its raw/ folder. Files may also be
 // uncompressed (.csv). The graph is made symmetric, without duplicate
 // entries or self-loops. Errors name the file and, for content errors, the
-// line.
+// line. Lines longer than MaxLineBytes are refused; duplicate edges are
+// dropped while reading, so that the edge list never holds much more than
+// a simple graph on the node count, and an edge file listing more than 64
+// times every pair of nodes is refused as repetition.
 func Load(dir string, opt Options) (*data.Dataset, error) {
 	root, err := Root(dir)
 	if err != nil {
@@ -189,22 +192,25 @@ func (l *loader) readNumNodes(f textFile) (int, error) {
 			}
 			v, err := parseInt(line)
 			if err != nil || v < 0 || v >= math.MaxInt32 {
-				return nil, &lineError{ln, fmt.Sprintf("bad node count %q", line)}
+				return nil, &lineError{ln, fmt.Sprintf("bad node count %s", quote(line))}
 			}
 			out = append(out, v)
 		}
 		return out, nil
-	}, func(v []int64) error { vals = append(vals, v...); return nil })
+	}, func(v []int64) error {
+		if len(vals)+len(v) > 1 {
+			return errors.New("lists several graphs; only single-graph node-property datasets are supported")
+		}
+		vals = append(vals, v...)
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	switch len(vals) {
-	case 0:
+	if len(vals) == 0 {
 		return 0, errors.New("empty")
-	case 1:
-		return int(vals[0]), nil
 	}
-	return 0, fmt.Errorf("lists %d graphs; only single-graph node-property datasets are supported", len(vals))
+	return int(vals[0]), nil
 }
 
 // maxPresize bounds the capacity that a count file (raw/num-node-list,
@@ -237,7 +243,7 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 			for field := range splitComma(line) {
 				v, err := parseFloat32(field)
 				if err != nil {
-					return out, &lineError{ln, fmt.Sprintf("bad number %q in column %d", field, k+1)}
+					return out, &lineError{ln, fmt.Sprintf("bad number %s in column %d", quote(field), k+1)}
 				}
 				if v-v != 0 { // NaN or ±Inf
 					return out, &lineError{ln, fmt.Sprintf("%v in column %d (features must be finite)", v, k+1)}
@@ -260,7 +266,7 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 		if cols < 0 {
 			cols = c.cols
 			if n >= 0 {
-				x = make([]float32, 0, min(n*cols, maxPresize))
+				x = make([]float32, 0, min(n*cols, maxPresize, int(maxTextSize(f)/2))) // "0," is 2 bytes
 			}
 		} else if c.cols != cols {
 			return &lineError{int64(rows) + 1, fmt.Sprintf("%d values, earlier rows have %d", c.cols, cols)}
@@ -268,7 +274,11 @@ func (l *loader) readFeatures(f textFile, n int) (x []float32, cols, rows int, e
 		if n >= 0 && rows+c.rows > n {
 			return &lineError{int64(n) + 1, fmt.Sprintf("more feature rows than the %d nodes of raw/num-node-list", n)}
 		}
-		x = append(x, c.vals...)
+		grown, err := growChecked(x, len(c.vals), "the feature matrix", 0)
+		if err != nil {
+			return err
+		}
+		x = append(grown, c.vals...)
 		rows += c.rows
 		return nil
 	})
@@ -329,7 +339,7 @@ func (l *loader) readLabels(f textFile, n int) ([]int32, int, error) {
 			}
 			v, err := parseLabel(line)
 			if err != nil {
-				return out, &lineError{ln, fmt.Sprintf("bad label %q", line)}
+				return out, &lineError{ln, fmt.Sprintf("bad label %s", quote(line))}
 			}
 			if int(v) >= n {
 				return out, &lineError{ln, fmt.Sprintf("label %d, but a class id must be below the node count (%d)", v, n)}
@@ -384,56 +394,6 @@ func parseLabel(b []byte) (int32, error) {
 		return 0, errBadNumber
 	}
 	return int32(v), nil
-}
-
-type edgeChunk struct{ src, dst []int32 }
-
-// readEdges reads the "src,dst" lines, checking ids against n.
-func (l *loader) readEdges(f textFile, n int, hint int64) (src, dst []int32, err error) {
-	if f.path == "" {
-		return nil, nil, fs.ErrNotExist
-	}
-	if hint > 0 {
-		hint = min(hint, maxPresize)
-		src, dst = make([]int32, 0, hint), make([]int32, 0, hint)
-	}
-	err = parseFile(f, l.workers, l.progress("read edges"), func(text []byte, first int64) (edgeChunk, error) {
-		est := len(text) / 12
-		out := edgeChunk{src: make([]int32, 0, est), dst: make([]int32, 0, est)}
-		for ln := first; len(text) > 0; ln++ {
-			var line []byte
-			line, text = nextLine(text)
-			if blank(line) {
-				continue
-			}
-			i := indexComma(line)
-			if i < 0 {
-				return out, &lineError{ln, fmt.Sprintf("%q is not a \"src,dst\" pair", line)}
-			}
-			a, errA := parseInt(line[:i])
-			b, errB := parseInt(line[i+1:])
-			if errA != nil || errB != nil {
-				return out, &lineError{ln, fmt.Sprintf("bad node id in %q", line)}
-			}
-			s, okA := checkID(a, n)
-			d, okB := checkID(b, n)
-			if !okA || !okB {
-				bad := a
-				if okA {
-					bad = b
-				}
-				return out, &lineError{ln, fmt.Sprintf("node id %d out of range [0, %d)", bad, n)}
-			}
-			out.src = append(out.src, s)
-			out.dst = append(out.dst, d)
-		}
-		return out, nil
-	}, func(c edgeChunk) error {
-		src = append(src, c.src...)
-		dst = append(dst, c.dst...)
-		return nil
-	})
-	return src, dst, err
 }
 
 // readSplit reads split/<name>/{train,valid,test}.csv.gz; nil when the
@@ -496,7 +456,7 @@ func (l *loader) readIDs(f textFile, n int) ([]int32, error) {
 			}
 			v, err := parseInt(line)
 			if err != nil {
-				return nil, &lineError{ln, fmt.Sprintf("bad node id %q", line)}
+				return nil, &lineError{ln, fmt.Sprintf("bad node id %s", quote(line))}
 			}
 			id, ok := checkID(v, n)
 			if !ok {
@@ -505,6 +465,12 @@ func (l *loader) readIDs(f textFile, n int) ([]int32, error) {
 			out = append(out, id)
 		}
 		return out, nil
-	}, func(c []int32) error { ids = append(ids, c...); return nil })
+	}, func(c []int32) error {
+		if len(ids)+len(c) > n {
+			return fmt.Errorf("more node ids than the %d nodes", n)
+		}
+		ids = append(ids, c...)
+		return nil
+	})
 	return ids, err
 }

@@ -167,7 +167,9 @@ func TestLoadErrors(t *testing.T) {
 		{"missing split part", func(f map[string]string) { delete(f, "split/time/valid.csv.gz") }, "split/time/valid.csv.gz: missing"},
 		{"split range", func(f map[string]string) { f["split/time/test.csv.gz"] = "1\n9\n" }, "split/time/test.csv.gz: line 2: node id 9 out of range [0, 6)"},
 		{"bad count", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "six\n" }, `raw/num-node-list.csv.gz: line 1: bad node count "six"`},
-		{"several graphs", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "3\n3\n" }, "lists 2 graphs"},
+		{"several graphs", func(f map[string]string) { f["raw/num-node-list.csv.gz"] = "3\n3\n" }, "raw/num-node-list.csv.gz: lists several graphs"},
+		{"split ids", func(f map[string]string) { f["split/time/train.csv.gz"] = strings.Repeat("0\n", 7) },
+			"split/time/train.csv.gz: more node ids than the 6 nodes"},
 		// Corrupt counts are hints for capacity: an absurd one is an error
 		// about the rows, not a reservation of terabytes.
 		{"absurd node count", func(f map[string]string) {
@@ -407,5 +409,186 @@ func BenchmarkLoad(b *testing.B) {
 		if _, err := Load(root, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// gzipBytes compresses b.
+func gzipBytes(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestLineTooLong(t *testing.T) {
+	digits := bytes.Repeat([]byte("1"), 8<<20) // 8 MB of digits on line 3
+	edges := append([]byte("0,1\n1,2\n"), digits...)
+	edges = append(edges, ",0\n"...)
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"raw/edge.csv.gz", gzipBytes(t, edges)},
+		{"raw/edge.csv", edges},
+		{"raw/edge.csv.gz", gzipBytes(t, edges[:len(edges)-3])}, // no newline at the end
+	} {
+		root := writeOGB(t, map[string]string{
+			"raw/node-feat.csv.gz":  "1\n2\n3\n",
+			"raw/node-label.csv.gz": "0\n1\n0\n",
+		})
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(tc.name)), tc.raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(root, Options{Workers: 2})
+		want := tc.name + ": line 3: longer than"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s (%d bytes): got %v, want %q", tc.name, len(tc.raw), err, want)
+		}
+	}
+}
+
+func TestLineLimitInGrownBuffer(t *testing.T) {
+	// A line just under the limit forces a grown buffer; the next one, over
+	// the limit, ends inside that buffer and must still be refused.
+	short := strings.Repeat("0", MaxLineBytes-10)
+	long := strings.Repeat("0", MaxLineBytes+10)
+	var text bytes.Buffer
+	for _, part := range []string{"1\n", short, "\n", long, "\n"} {
+		text.WriteString(part)
+	}
+	err := parseStream(bytes.NewReader(text.Bytes()), 2, func() {},
+		func(b []byte, _ int64) (int, error) { return len(b), nil },
+		func(int) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "line 3: longer than") {
+		t.Errorf("got %v, want line 3 refused", err)
+	}
+	text.Reset()
+	text.WriteString("1\n" + short + "\n" + short + "\n")
+	total := 0
+	err = parseStream(bytes.NewReader(text.Bytes()), 2, func() {},
+		func(b []byte, _ int64) (int, error) { return len(b), nil },
+		func(n int) error { total += n; return nil })
+	if err != nil || total != text.Len() {
+		t.Errorf("lines under the limit: %v, %d of %d bytes", err, total, text.Len())
+	}
+}
+
+// featsAndLabels returns node-feat and node-label files for n nodes.
+func featsAndLabels(n int) map[string]string {
+	var feats, labels strings.Builder
+	for i := range n {
+		fmt.Fprintf(&feats, "%d\n", i)
+		fmt.Fprintf(&labels, "%d\n", i%3)
+	}
+	return map[string]string{"raw/node-feat.csv.gz": feats.String(), "raw/node-label.csv.gz": labels.String()}
+}
+
+func TestDuplicateEdgeBomb(t *testing.T) {
+	const n = 200
+	files := featsAndLabels(n)
+	lines := maxMultiplicity*n*(n+1)/2 + 1000 // just past the bound
+	text := bytes.Repeat([]byte("3,7\n"), lines)
+	files["raw/num-edge-list.csv.gz"] = "2000000000\n"
+	root := writeOGB(t, files)
+	gz := gzipBytes(t, text)
+	if len(gz) > 64<<10 {
+		t.Fatalf("the test file is %d bytes compressed", len(gz))
+	}
+	if err := os.WriteFile(filepath.Join(root, "raw", "edge.csv.gz"), gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(root, Options{Workers: 2})
+	want := fmt.Sprintf("raw/edge.csv.gz: more than %d edge lines for %d nodes", maxMultiplicity*n*(n+1)/2, n)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+func TestDuplicateEdgesCompacted(t *testing.T) {
+	const n = 100
+	r := rng.New(7)
+	var text strings.Builder
+	var src, dst []int32
+	// Two chunks, more than minCompact: the first is compacted when the
+	// second arrives. Edges among nodes below n/2 come only in the first.
+	for i := range 300000 {
+		base := int32(0)
+		if i >= 150000 {
+			base = n / 2
+		}
+		s, d := base+int32(r.Intn(n/2)), base+int32(r.Intn(n/2))
+		src, dst = append(src, s), append(dst, d)
+		fmt.Fprintf(&text, "%d,%d\n", s, d)
+	}
+	files := featsAndLabels(n)
+	files["raw/edge.csv.gz"] = text.String()
+	d, err := Load(writeOGB(t, files), Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := buildSymmetric(n, src, dst, 1)
+	if !slices.Equal(d.Graph.Indptr, want.Indptr) || !slices.Equal(d.Graph.Indices, want.Indices) {
+		t.Errorf("graph differs after compaction: %d entries, want %d", len(d.Graph.Indices), len(want.Indices))
+	}
+
+	l := newEdgeList(n)
+	chunk := edgeChunk{src: src[:1000], dst: dst[:1000]}
+	for range 300 {
+		if err := l.add(chunk); err != nil {
+			t.Fatal(err)
+		}
+		if int64(cap(l.src)) > l.compactAt+1000 {
+			t.Fatalf("edge list grew to %d, past %d", cap(l.src), l.compactAt+1000)
+		}
+	}
+}
+
+func TestEdgeListMemoryLimit(t *testing.T) {
+	l := newEdgeList(1 << 20) // too many nodes to compact
+	l.memLimit = 1 << 20
+	src := make([]int32, 100000)
+	var err error
+	for i := 0; i < 10 && err == nil; i++ {
+		err = l.add(edgeChunk{src: src, dst: src})
+	}
+	if err == nil || !strings.Contains(err.Error(), "the edge list (200000 edges read so far) needs about") {
+		t.Errorf("got %v, want the edge list refused at the memory limit", err)
+	}
+	if cap(l.src) > 1<<20/8 {
+		t.Errorf("grew to %d edges, past the limit", cap(l.src))
+	}
+}
+
+func TestGrowChecked(t *testing.T) {
+	s, err := growChecked(make([]float32, 0, 10), 5, "the feature matrix", 1<<10)
+	if err != nil || cap(s) != 10 {
+		t.Errorf("room enough: cap %d, %v", cap(s), err)
+	}
+	s, err = growChecked(append(s, 1, 2, 3), 100, "the feature matrix", 1<<10)
+	if err != nil || cap(s) < 103 || len(s) != 3 || s[2] != 3 {
+		t.Errorf("grown: len %d cap %d, %v", len(s), cap(s), err)
+	}
+	_, err = growChecked(s, 1000, "the feature matrix", 1<<10)
+	if err == nil || !strings.Contains(err.Error(), "the feature matrix needs about") {
+		t.Errorf("past the limit: %v", err)
+	}
+}
+
+func TestQuoteLongLine(t *testing.T) {
+	root := writeOGB(t, map[string]string{
+		"raw/edge.csv.gz":       "0,1\n" + strings.Repeat("7", 1<<20) + "x,1\n",
+		"raw/node-feat.csv.gz":  "1\n2\n",
+		"raw/node-label.csv.gz": "0\n1\n",
+	})
+	_, err := Load(root, Options{Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), `raw/edge.csv.gz: line 2: bad node id in "777`) ||
+		!strings.Contains(err.Error(), "... (1048579 bytes)") || len(err.Error()) > 300 {
+		t.Errorf("got %.400v", err)
 	}
 }

@@ -16,6 +16,12 @@ import (
 // chunkSize is the amount of decompressed text handed to one parse job.
 const chunkSize = 1 << 20
 
+// MaxLineBytes is the longest line, without its newline, that the CSV
+// readers accept: 4 MiB, room for a feature row of about half a million
+// values. A longer line is an error naming the file and the line, found
+// while holding at most about twice this much of it.
+const MaxLineBytes = 4 << 20
+
 // textFile is one (optionally gzipped) CSV file being read.
 type textFile struct {
 	name string // shown in errors, e.g. "raw/edge.csv.gz"
@@ -157,6 +163,10 @@ func (s *chunkStream[T]) read(r io.Reader) {
 	var carry []byte
 	eof := false
 	for !eof {
+		if len(carry) > MaxLineBytes {
+			s.fail(longLine(line))
+			return
+		}
 		var buf []byte
 		select {
 		case buf = <-s.pool:
@@ -184,12 +194,36 @@ func (s *chunkStream[T]) read(r io.Reader) {
 			carry = append(carry[:0:0], text[cut+1:]...)
 			text = text[:cut+1]
 		}
+		if len(text) > MaxLineBytes { // only a grown buffer can hold a long line
+			if at := findLongLine(text); at >= 0 {
+				s.fail(longLine(line + at))
+				return
+			}
+		}
 		j := &job[T]{buf: buf, text: text, firstLine: line, res: make(chan result[T], 1)}
 		line += int64(bytes.Count(text, []byte{'\n'}))
 		if !s.send(j) {
 			return
 		}
 	}
+}
+
+// longLine is the error for a line over MaxLineBytes.
+func longLine(line int64) error {
+	return &lineError{line, fmt.Sprintf("longer than %d bytes (the limit for one line)", MaxLineBytes)}
+}
+
+// findLongLine returns the index (from 0) of the first line of text longer
+// than MaxLineBytes, or -1.
+func findLongLine(text []byte) int64 {
+	for i := int64(0); len(text) > 0; i++ {
+		line, rest := nextLine(text)
+		if len(line) > MaxLineBytes {
+			return i
+		}
+		text = rest
+	}
+	return -1
 }
 
 // fill copies carry to the start of buf, then reads r into the rest of buf
@@ -256,6 +290,18 @@ func (s *chunkStream[T]) collect(consume func(T) error, report func()) error {
 		report()
 	}
 	return firstErr
+}
+
+// maxQuoted is the most bytes of a line that an error message quotes.
+const maxQuoted = 60
+
+// quote quotes b for an error message, cut after maxQuoted bytes so that
+// a long bad line does not make a long error.
+func quote(b []byte) string {
+	if len(b) <= maxQuoted {
+		return strconv.Quote(string(b))
+	}
+	return fmt.Sprintf("%q... (%d bytes)", b[:maxQuoted], len(b))
 }
 
 // nextLine splits off the first line of text (without its "\n" or "\r\n").
