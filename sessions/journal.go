@@ -158,6 +158,27 @@ func (s *ReadStats) line(b []byte, e *profile.Event) bool {
 	return true
 }
 
+// MaxEventSize is the longest journal line, newline excluded, that readers
+// decode: 16 MiB, far above any event a run writes. The tailer, the
+// scanner, replay and the status scanner skip a longer line without
+// holding it whole and count it as malformed (ErrEventTooLong), so a
+// damaged or hostile journal costs memory bounded by this size.
+const MaxEventSize = 16 << 20
+
+// ErrEventTooLong is the reason given for a line longer than MaxEventSize.
+var ErrEventTooLong = errors.New("journal line longer than the maximum event size: skipped")
+
+// long counts a line skipped for being longer than max bytes; where names
+// it (the journal and the line's offset).
+func (s *ReadStats) long(where string, max int) {
+	s.Lines++
+	s.Malformed++
+	if s.FirstMalformed == 0 {
+		s.FirstMalformed = s.Lines
+		s.FirstError = fmt.Errorf("%s: %w (%d bytes)", where, ErrEventTooLong, max).Error()
+	}
+}
+
 // blank reports whether a line holds only white space.
 func blank(b []byte) bool {
 	for _, c := range b {
