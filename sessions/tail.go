@@ -144,7 +144,7 @@ func (t *Tailer) feed(b []byte, at int64, evs []profile.Event) []profile.Event {
 			t.tooLong()
 			return evs
 		case i < 0:
-			t.buf = append(t.buf, b...)
+			t.buf = appendLine(t.buf, b, t.max+1)
 			return evs
 		case t.skip:
 		case len(t.buf)+i > t.max:
@@ -152,7 +152,7 @@ func (t *Tailer) feed(b []byte, at int64, evs []profile.Event) []profile.Event {
 		case len(t.buf) == 0:
 			evs = t.decode(b[:i+1], evs)
 		default:
-			t.buf = append(t.buf, b[:i+1]...)
+			t.buf = appendLine(t.buf, b[:i+1], t.max+1)
 			evs = t.decode(t.buf, evs)
 		}
 		at += int64(i + 1)
