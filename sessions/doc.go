@@ -31,6 +31,9 @@
 // flushes at least every 200 ms and at every epoch's end, so a run that
 // crashes or is killed leaves a journal readable up to its last flush; the
 // reader skips a torn last line and counts malformed lines without failing.
+// Every reader (the tailer, the scanner, replay and the backwards status
+// scanner) is linear in the journal's size and skips a line longer than
+// MaxEventSize (16 MiB) as malformed without holding it, naming its offset.
 // A run's status comes from its run_end event; without one, from whether
 // the process in its pid file is still alive (running) or gone (crashed).
 //

@@ -158,6 +158,27 @@ func (s *ReadStats) line(b []byte, e *profile.Event) bool {
 	return true
 }
 
+// MaxEventSize is the longest journal line, newline excluded, that readers
+// decode: 16 MiB, far above any event a run writes. The tailer, the
+// scanner, replay and the status scanner skip a longer line without
+// holding it whole and count it as malformed (ErrEventTooLong), so a
+// damaged or hostile journal costs memory bounded by this size.
+const MaxEventSize = 16 << 20
+
+// ErrEventTooLong is the reason given for a line longer than MaxEventSize.
+var ErrEventTooLong = errors.New("journal line longer than the maximum event size: skipped")
+
+// long counts a line skipped for being longer than max bytes; where names
+// it (the journal and the line's offset).
+func (s *ReadStats) long(where string, max int) {
+	s.Lines++
+	s.Malformed++
+	if s.FirstMalformed == 0 {
+		s.FirstMalformed = s.Lines
+		s.FirstError = fmt.Errorf("%s: %w (%d bytes)", where, ErrEventTooLong, max).Error()
+	}
+}
+
 // blank reports whether a line holds only white space.
 func blank(b []byte) bool {
 	for _, c := range b {
@@ -196,24 +217,29 @@ func scanInto(r io.Reader, e *profile.Event, fn func(e *profile.Event) error) (R
 // journalReader reads a journal's events one at a time: the pull form of
 // ScanJournal, with the same rules for malformed, blank and torn lines.
 type journalReader struct {
-	br     *bufio.Reader
-	long   []byte // a line longer than the reader's buffer
-	inLong bool
-	eof    bool
-	st     ReadStats // what was read so far
+	br      *bufio.Reader
+	long    []byte // a line longer than the reader's buffer, up to max bytes
+	longN   int    // bytes of that line read so far
+	inLong  bool
+	tooLong bool // the line is longer than max: long is not kept
+	eof     bool
+	st      ReadStats // what was read so far
+	name    string    // the journal's file name, for messages ("" if unknown)
+	max     int       // longest line decoded: MaxEventSize
 }
 
 // journalReadBuffer is the size of a journalReader's buffer.
 const journalReadBuffer = 256 << 10
 
 func newJournalReader(r io.Reader) *journalReader {
-	return &journalReader{br: bufio.NewReaderSize(r, journalReadBuffer)}
+	return &journalReader{br: bufio.NewReaderSize(r, journalReadBuffer), max: MaxEventSize}
 }
 
 // reset makes jr read r from its start, keeping its buffer.
 func (jr *journalReader) reset(r io.Reader) {
 	jr.br.Reset(r)
 	jr.long, jr.inLong, jr.eof, jr.st = jr.long[:0], false, false, ReadStats{}
+	jr.longN, jr.tooLong = 0, false
 }
 
 // next decodes the next event into e; it returns false at the end of the
@@ -223,20 +249,24 @@ func (jr *journalReader) next(e *profile.Event) (bool, error) {
 	for !jr.eof {
 		chunk, err := jr.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			jr.long = append(jr.long, chunk...)
+			jr.keep(chunk)
 			jr.inLong = true
 			continue
 		}
 		line := chunk
 		if jr.inLong {
-			jr.long = append(jr.long, chunk...)
+			jr.keep(chunk)
 			line = jr.long
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return false, fmt.Errorf("read journal: %w", err)
 		}
 		jr.eof = err != nil
-		complete := len(line) > 0 && line[len(line)-1] == '\n'
+		complete := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if n := len(chunk); jr.tooLong || (n > jr.max && (n-1 > jr.max || !complete)) {
+			jr.skipLong(len(line), complete)
+			continue
+		}
 		ok := false
 		if len(line) > 0 && !blank(line) {
 			switch {
@@ -253,12 +283,62 @@ func (jr *journalReader) next(e *profile.Event) (bool, error) {
 		if complete || (!st.Torn && len(line) > 0) {
 			st.Bytes += int64(len(line))
 		}
-		jr.long, jr.inLong = jr.long[:0], false
+		jr.long, jr.longN, jr.inLong = jr.long[:0], 0, false
 		if ok {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// keep adds a piece of a line longer than the reader's buffer to jr.long
+// while the line is at most jr.max bytes long (newline excluded), and
+// drops it once it is longer.
+func (jr *journalReader) keep(chunk []byte) {
+	jr.longN += len(chunk)
+	content := jr.longN
+	if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+		content--
+	}
+	if content > jr.max {
+		jr.tooLong, jr.long = true, nil
+	}
+	if !jr.tooLong {
+		jr.long = appendLine(jr.long, chunk, jr.max+1)
+	}
+}
+
+// appendLine appends b to a line buffer, doubling its capacity up to
+// limit (the longest line kept, newline included), so a long line costs
+// at most about twice its length in allocations.
+func appendLine(buf, b []byte, limit int) []byte {
+	need := len(buf) + len(b)
+	if need > cap(buf) {
+		c := max(min(2*cap(buf), limit), need)
+		grown := make([]byte, len(buf), c)
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, b...)
+}
+
+// skipLong counts the line just read, longer than jr.max, as malformed
+// (torn if incomplete); n is its length if it was read in one piece.
+func (jr *journalReader) skipLong(n int, complete bool) {
+	if jr.inLong {
+		n = jr.longN
+	}
+	if complete {
+		where := fmt.Sprintf("line at offset %d", jr.st.Bytes)
+		if jr.name != "" {
+			where = fmt.Sprintf("journal %s: %s", jr.name, where)
+		}
+		jr.st.long(where, jr.max)
+		jr.st.Bytes += int64(n)
+	} else {
+		jr.st.Torn = true
+	}
+	jr.long, jr.longN, jr.inLong, jr.tooLong = nil, 0, false, false
 }
 
 // estimateEvents guesses how many events a journal of size bytes holds
@@ -297,12 +377,17 @@ func ReadJournal(path string) ([]profile.Event, ReadStats, error) {
 	if fi, err := f.Stat(); err == nil {
 		evs = make([]profile.Event, 0, estimateEvents(f, fi.Size()))
 	}
-	st, err := ScanJournal(f, func(e *profile.Event) error {
-		evs = append(evs, *e)
-		return nil
-	})
-	if err != nil {
-		return evs, st, fmt.Errorf("read journal %s: %w", path, err)
+	jr := newJournalReader(f)
+	jr.name = path
+	var e profile.Event
+	for {
+		ok, err := jr.next(&e)
+		if err != nil {
+			return evs, jr.st, fmt.Errorf("read journal %s: %w", path, err)
+		}
+		if !ok {
+			return evs, jr.st, nil
+		}
+		evs = append(evs, e)
 	}
-	return evs, st, nil
 }

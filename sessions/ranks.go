@@ -192,6 +192,7 @@ func (rr *runReader) reset() error {
 		}
 		if k.jr == nil {
 			k.jr = newJournalReader(r)
+			k.jr.name = k.Path
 		} else {
 			k.jr.reset(r)
 		}

@@ -107,7 +107,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 }
 
 // lastEvent decodes the journal's last complete line that decodes (nil if
-// none), reading only the end of the file.
+// none), reading only the end of the file (see lastDecoded).
 func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -118,40 +118,93 @@ func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	size := fi.Size()
-	for chunk := int64(64 << 10); ; chunk *= 4 {
-		from := max(size-chunk, 0)
-		buf := make([]byte, size-from)
-		if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fi, err
-		}
-		// drop an incomplete last line: a torn run_end is no run_end
-		i := bytes.LastIndexByte(buf, '\n')
-		if i < 0 {
-			if from == 0 {
-				return nil, fi, nil
-			}
-			continue // no complete line in this chunk: read more
-		}
-		buf = buf[:i+1]
-		for {
-			j := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
-			if j < 0 && from > 0 {
-				break // the line may start before the chunk: read more
-			}
-			line := buf[j+1:]
-			if !blank(line) {
-				var e profile.Event
-				if profile.DecodeEvent(line, &e) == nil {
-					return &e, fi, nil
-				}
-			}
-			buf = buf[:j+1]
-			if len(buf) == 0 {
-				return nil, fi, nil
-			}
-		}
+	e, err := lastDecoded(f, fi.Size(), MaxEventSize)
+	return e, fi, err
+}
+
+// lastDecoded walks the complete lines of the first size bytes of r
+// backwards and decodes the last one that decodes (nil if none). An
+// incomplete last line is dropped: a torn run_end is no run_end. Lines
+// longer than maxLine bytes are skipped, never held, so it holds at most
+// maxLine bytes and a 64 KiB block, and reads each byte at most twice.
+func lastDecoded(r io.ReaderAt, size int64, maxLine int) (*profile.Event, error) {
+	if size <= 0 {
+		return nil, nil
 	}
+	b := &backReader{r: r, block: make([]byte, min(size, 64<<10))}
+	nl, err := b.lastNewline(size)
+	if err != nil || nl < 0 {
+		return nil, err
+	}
+	var buf []byte
+	for end := nl + 1; end > 0; {
+		prev, err := b.lastNewline(end - 1)
+		if err != nil {
+			return nil, err
+		}
+		start := prev + 1
+		if n := end - start; n > 1 && n-1 <= int64(maxLine) {
+			line, err := b.slice(start, end, &buf)
+			if err != nil {
+				return nil, err
+			}
+			var e profile.Event
+			if !blank(line) && profile.DecodeEvent(line, &e) == nil {
+				return &e, nil
+			}
+		}
+		end = start
+	}
+	return nil, nil
+}
+
+// backReader reads a file backwards a block at a time.
+type backReader struct {
+	r     io.ReaderAt
+	block []byte // holds the file's bytes [off, off+n)
+	off   int64
+	n     int
+}
+
+// lastNewline returns the offset of the last '\n' before offset p, or -1.
+func (b *backReader) lastNewline(p int64) (int64, error) {
+	for p > 0 {
+		if p <= b.off || p > b.off+int64(b.n) {
+			from := max(p-int64(len(b.block)), 0)
+			n, err := b.r.ReadAt(b.block[:p-from], from)
+			if n < int(p-from) {
+				if err == nil || errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF // the file shrank
+				}
+				return -1, err
+			}
+			b.off, b.n = from, n
+		}
+		if i := bytes.LastIndexByte(b.block[:p-b.off], '\n'); i >= 0 {
+			return b.off + int64(i), nil
+		}
+		p = b.off
+	}
+	return -1, nil
+}
+
+// slice returns the file's bytes [start, end): from the block if it holds
+// them, else read into *buf.
+func (b *backReader) slice(start, end int64, buf *[]byte) ([]byte, error) {
+	if start >= b.off && end <= b.off+int64(b.n) {
+		return b.block[start-b.off : end-b.off], nil
+	}
+	n := int(end - start)
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	if k, err := b.r.ReadAt((*buf)[:n], start); k < n {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the file shrank
+		}
+		return nil, err
+	}
+	return (*buf)[:n], nil
 }
 
 // PidFile is the content of runs/<run>.pid.

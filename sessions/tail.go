@@ -42,11 +42,15 @@ type Tailer struct {
 	opts   TailOptions
 	f      *os.File
 	offset int64  // file offset after the last complete line consumed
-	buf    []byte // bytes read past offset: an incomplete line
+	pos    int64  // file offset after the last byte read
+	buf    []byte // bytes read past offset: an incomplete line, at most MaxEventSize
+	skip   bool   // the line at offset is longer than MaxEventSize: drop it up to its newline
 	chunk  []byte
 	stats  ReadStats
-	ended  bool // run_end returned
-	eof    bool // io.EOF reported
+	ended  bool  // run_end returned
+	eof    bool  // io.EOF reported
+	seen   int64 // bytes searched for a newline, each once (linear work)
+	max    int   // longest line decoded: MaxEventSize
 }
 
 // NewTailer returns a Tailer for the journal at path; the file need not
@@ -55,7 +59,8 @@ func NewTailer(path string, opts TailOptions) *Tailer {
 	if opts.Interval <= 0 {
 		opts.Interval = 100 * time.Millisecond
 	}
-	return &Tailer{path: path, opts: opts, offset: opts.Offset, stats: ReadStats{Bytes: opts.Offset}}
+	return &Tailer{path: path, opts: opts, offset: opts.Offset, pos: opts.Offset,
+		stats: ReadStats{Bytes: opts.Offset}, max: MaxEventSize}
 }
 
 // Offset returns the byte offset just after the last complete line read.
@@ -65,7 +70,7 @@ func (t *Tailer) Offset() int64 { return t.offset }
 // pending).
 func (t *Tailer) Stats() ReadStats {
 	st := t.stats
-	st.Torn = len(t.buf) > 0
+	st.Torn = len(t.buf) > 0 || t.skip
 	return st
 }
 
@@ -74,7 +79,10 @@ func (t *Tailer) Ended() bool { return t.ended }
 
 // Poll reads whatever complete lines were appended since the last call and
 // returns their events (nil if none). It does not block. Malformed lines are
-// skipped and counted in Stats.
+// skipped and counted in Stats, and so are lines longer than MaxEventSize,
+// which are never held whole (Stats' FirstError names the journal and the
+// line's offset if it is the first line skipped). Its work is linear in
+// the bytes appended: each byte is searched for a newline once.
 func (t *Tailer) Poll() ([]profile.Event, error) {
 	if t.f == nil {
 		f, err := os.Open(t.path)
@@ -90,7 +98,7 @@ func (t *Tailer) Poll() ([]profile.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tail journal %s: %w", t.path, err)
 	}
-	pos := t.offset + int64(len(t.buf))
+	pos := t.pos
 	if fi.Size() < pos {
 		return nil, fmt.Errorf("tail journal %s: %w (size %d < offset %d)", t.path, ErrTruncated, fi.Size(), pos)
 	}
@@ -104,9 +112,9 @@ func (t *Tailer) Poll() ([]profile.Event, error) {
 	for pos < fi.Size() {
 		n, err := t.f.ReadAt(t.chunk, pos)
 		if n > 0 {
+			evs = t.feed(t.chunk[:n], pos, evs)
 			pos += int64(n)
-			t.buf = append(t.buf, t.chunk[:n]...)
-			evs = t.lines(evs)
+			t.pos = pos
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -118,30 +126,68 @@ func (t *Tailer) Poll() ([]profile.Event, error) {
 	return evs, nil
 }
 
-// lines decodes the complete lines of t.buf and keeps the rest.
-func (t *Tailer) lines(evs []profile.Event) []profile.Event {
-	rest := t.buf
-	for {
-		i := bytes.IndexByte(rest, '\n')
+// feed takes the bytes read at file offset at: it decodes the lines they
+// complete and keeps the start of the next one in t.buf, or drops it while
+// it is longer than MaxEventSize.
+func (t *Tailer) feed(b []byte, at int64, evs []profile.Event) []profile.Event {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			break
+			t.seen += int64(len(b))
+		} else {
+			t.seen += int64(i + 1)
 		}
-		line := rest[:i+1]
-		rest = rest[i+1:]
-		t.offset += int64(len(line))
-		t.stats.Bytes = t.offset
-		if blank(line) {
-			continue
+		switch {
+		case t.skip && i < 0:
+			return evs
+		case i < 0 && len(t.buf)+len(b) > t.max:
+			t.tooLong()
+			return evs
+		case i < 0:
+			t.buf = appendLine(t.buf, b, t.max+1)
+			return evs
+		case t.skip:
+		case len(t.buf)+i > t.max:
+			t.tooLong()
+		case len(t.buf) == 0:
+			evs = t.decode(b[:i+1], evs)
+		default:
+			t.buf = appendLine(t.buf, b[:i+1], t.max+1)
+			evs = t.decode(t.buf, evs)
 		}
-		var e profile.Event
-		if t.stats.line(line, &e) {
-			if e.T == profile.TypeRunEnd {
-				t.ended = true
-			}
-			evs = append(evs, e)
+		at += int64(i + 1)
+		b = b[i+1:]
+		t.offset, t.stats.Bytes, t.skip = at, at, false
+		t.buf = t.buf[:0]
+		if cap(t.buf) > tailKeep {
+			t.buf = nil // do not keep a long line's buffer
 		}
 	}
-	t.buf = append(t.buf[:0], rest...)
+	return evs
+}
+
+// tailKeep is the largest line buffer a Tailer keeps between lines.
+const tailKeep = 1 << 20
+
+// tooLong counts the line at t.offset as skipped for its length and drops
+// what was kept of it.
+func (t *Tailer) tooLong() {
+	t.stats.long(fmt.Sprintf("journal %s: line at offset %d", t.path, t.offset), t.max)
+	t.skip, t.buf = true, nil
+}
+
+// decode decodes one complete line.
+func (t *Tailer) decode(line []byte, evs []profile.Event) []profile.Event {
+	if blank(line) {
+		return evs
+	}
+	var e profile.Event
+	if t.stats.line(line, &e) {
+		if e.T == profile.TypeRunEnd {
+			t.ended = true
+		}
+		evs = append(evs, e)
+	}
 	return evs
 }
 
