@@ -70,7 +70,7 @@ func (s Spec) paramCount() (int64, error) {
 		}
 	}
 	if c.over || c.n > maxParamCount {
-		return 0, fmt.Errorf("model %s with hidden %d, %d layers and %d inputs is too large: its parameters and Adam state would exceed %d TiB",
+		return 0, fmt.Errorf("model: %s with hidden %d, %d layers and %d inputs is too large: its parameters and Adam state would exceed %d TiB",
 			s.Kind, s.Hidden, s.Layers, s.In, MaxParamBytes>>40)
 	}
 	return c.n, nil
