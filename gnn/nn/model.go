@@ -81,7 +81,8 @@ func (s Spec) Validate() error {
 	case s.Activation != "" && !slices.Contains(Activations, s.Activation):
 		return fmt.Errorf("unknown activation %q (choose %s)", s.Activation, strings.Join(Activations, ", "))
 	}
-	return nil
+	_, err := s.paramCount() // refuses sizes that overflow
+	return err
 }
 
 // Model is a stack of message-passing layers with an activation (ReLU or

@@ -110,7 +110,9 @@ type Config struct {
 
 	// MemBudget caps the device's live bytes (0 = unlimited): an allocation
 	// past it fails with a typed out-of-memory error. Specs may write it as
-	// a number of bytes or a size string ("512MiB", "0.1G").
+	// a number of bytes or a size string ("512MiB", "0.1G"). A model whose
+	// parameters and Adam state alone exceed it (or, with no budget, the
+	// memory the host has left) is refused before it is allocated.
 	MemBudget memory.Size `json:"mem_budget,omitempty"`
 	// OnOOM is what a training batch that runs out of memory does: OOMAbort
 	// (the default, also ""; the run ends with status oom) or OOMSkip (the

@@ -151,7 +151,7 @@ func TestOOMPolicies(t *testing.T) {
 	}
 
 	c.MemBudget = 1000
-	if _, err := Run(context.Background(), c, ds, split, cpu.New(1, 0), Options{}); err == nil || !strings.Contains(err.Error(), "smaller than the model") {
+	if _, err := Run(context.Background(), c, ds, split, cpu.New(1, 0), Options{}); err == nil || !strings.Contains(err.Error(), "for its parameters and Adam state (2 layers, 8 inputs), more than the memory budget of 1000 B") {
 		t.Fatalf("tiny budget: %v", err)
 	}
 }

@@ -137,3 +137,31 @@ func shapeOf(b *sample.Batch) memory.Shape {
 	}
 	return s
 }
+
+// checkModelSize refuses a model whose parameters, gradients and Adam
+// moments (spec.ParamBytes) exceed the memory budget, or, when there is
+// none (budget 0), the memory available returns (0 when unknown: no check).
+// It runs before anything is allocated, so that a hostile or mistaken width
+// gives an error with the estimate instead of a fatal out-of-memory error.
+func checkModelSize(spec nn.Spec, budget int64, available func() int64) error {
+	need, err := spec.ParamBytes()
+	if err != nil {
+		return err // it names the model
+	}
+	shape := fmt.Sprintf("%d layers, %d inputs", spec.Layers, spec.In)
+	if spec.Kind == nn.KindGAT {
+		shape = fmt.Sprintf("%d layers, %d heads, %d inputs", spec.Layers, max(spec.Heads, 1), spec.In)
+	}
+	what := fmt.Sprintf("model: %s with hidden %d needs about %s for its parameters and Adam state (%s)",
+		spec.Kind, spec.Hidden, units.Bytes(need), shape)
+	if budget > 0 {
+		if need > budget {
+			return fmt.Errorf("%s, more than the memory budget of %s", what, units.Bytes(budget))
+		}
+		return nil
+	}
+	if avail := available(); avail > 0 && need > avail {
+		return fmt.Errorf("%s, more than the %s of memory available", what, units.Bytes(avail))
+	}
+	return nil
+}

@@ -146,6 +146,9 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 	if split == nil || len(split.Train) == 0 {
 		return nil, errors.New("training split is empty")
 	}
+	if err := checkModelSize(modelSpec(cfg, ds), int64(cfg.MemBudget), data.AvailableMemory); err != nil {
+		return nil, err
+	}
 	for _, set := range [][]int32{split.Train, split.Valid, split.Test} {
 		for _, v := range set {
 			if v < 0 || int(v) >= ds.NumNodes() || ds.Y[v] < 0 {
@@ -187,14 +190,19 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 	return t, nil
 }
 
-// newModel allocates the configured model on dev and its optimizer.
-func newModel(cfg Config, ds *data.Dataset, dev device.Device) (*nn.Model, *nn.Optimizer, error) {
-	m, err := nn.New(dev, nn.Spec{
+// modelSpec returns the spec of the model cfg trains on ds.
+func modelSpec(cfg Config, ds *data.Dataset) nn.Spec {
+	return nn.Spec{
 		Kind: cfg.Model, In: ds.NumFeatures, Hidden: cfg.Hidden, Out: ds.NumClasses, Layers: cfg.Layers,
 		Dropout: float32(cfg.Dropout), InputDropout: cfg.Model == nn.KindGCN || cfg.Model == nn.KindGAT, Seed: cfg.Seed,
 		Heads: cfg.Heads, AttnDropout: float32(cfg.AttnDropout),
 		Alpha: float32(cfg.Alpha), Theta: float32(cfg.Theta), Activation: cfg.Activation,
-	})
+	}
+}
+
+// newModel allocates the configured model on dev and its optimizer.
+func newModel(cfg Config, ds *data.Dataset, dev device.Device) (*nn.Model, *nn.Optimizer, error) {
+	m, err := nn.New(dev, modelSpec(cfg, ds))
 	if err != nil {
 		return nil, nil, err
 	}
