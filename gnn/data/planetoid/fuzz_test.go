@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzPickle: any bytes in a Planetoid file give a value or an error,
-// never a panic (the seed corpus is the fixture's files).
+// never a panic (the seed corpus is the fixture's files and graphs whose
+// nodes share one neighbour list, within and past the edge bound).
 func FuzzPickle(f *testing.F) {
 	for _, name := range []string{"x", "ally", "graph"} {
 		for _, proto := range []string{"proto2", "proto4"} {
@@ -18,6 +19,8 @@ func FuzzPickle(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	f.Add(sharedListGraph(4, 10))
+	f.Add(sharedListGraph(300, 300))
 	maxDenseValues = 1 << 20 // a fuzzed shape may not allocate gigabytes
 	dir := f.TempDir()
 	path := filepath.Join(dir, "ind.fuzz.x")

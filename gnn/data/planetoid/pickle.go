@@ -17,26 +17,34 @@ import (
 // other classes are refused. The file is checked (checkOps) before the
 // pickle machine runs, so that a broken file is an error, not a panic or
 // an allocation of the size some corrupt length field says.
-func readPickle(path string) (v any, err error) {
+func readPickle(path string) (any, error) {
+	v, _, err := readPickleSize(path)
+	return v, err
+}
+
+// readPickleSize is readPickle that also returns the number of bytes read,
+// against which callers bound what the decoded value may expand to.
+func readPickleSize(path string) (v any, size int64, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	size = int64(len(b))
 	if err := checkOps(b); err != nil {
-		return nil, fmt.Errorf("read pickle %s: %w", path, err)
+		return nil, 0, fmt.Errorf("read pickle %s: %w", path, err)
 	}
 	u := pickle.NewUnpickler(bytes.NewReader(b))
 	u.FindClass = findClass
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("read pickle %s: malformed pickle (%v)", path, r)
+			v, size, err = nil, 0, fmt.Errorf("read pickle %s: malformed pickle (%v)", path, r)
 		}
 	}()
 	v, err = u.Load()
 	if err != nil {
-		return nil, fmt.Errorf("read pickle %s: %w", path, err)
+		return nil, 0, fmt.Errorf("read pickle %s: %w", path, err)
 	}
-	return v, nil
+	return v, size, nil
 }
 
 // checkOps walks the opcodes of the pickle b up to its STOP without running

@@ -364,9 +364,16 @@ func readIndex(path string) ([]int64, error) {
 // edgeList holds the graph pickle's edges.
 type edgeList struct{ src, dst []int32 }
 
+// edgesPerByte bounds the edges a graph pickle may name per byte of the
+// file. Each neighbour written by pickle takes at least 2 bytes (BININT1
+// and its byte), so an honest file names at most one edge per 2 bytes;
+// only a pickle that makes many nodes share one memoized list names more,
+// and such a file is refused before its edges are expanded.
+const edgesPerByte = 1
+
 // readGraph reads the pickled dict of adjacency lists.
 func readGraph(path string) (edgeList, error) {
-	v, err := readPickle(path)
+	v, size, err := readPickleSize(path)
 	if err != nil {
 		return edgeList{}, err
 	}
@@ -381,7 +388,7 @@ func readGraph(path string) (edgeList, error) {
 	default:
 		return edgeList{}, fmt.Errorf("%s: %T, want a dict of adjacency lists", path, v)
 	}
-	var out edgeList
+	var edges int64
 	for i, k := range keys {
 		u, ok := asInt(k)
 		if !ok || u < 0 || u > 1<<30 {
@@ -391,7 +398,18 @@ func readGraph(path string) (edgeList, error) {
 		if !ok {
 			return edgeList{}, fmt.Errorf("%s: node %d: %T, want a list of neighbors", path, u, lists[i])
 		}
-		for _, w := range *l {
+		if edges += int64(l.Len()); edges > edgesPerByte*size {
+			return edgeList{}, fmt.Errorf("%s: the graph names %d edges by node %d, more than the %d a file of %d bytes can hold (one neighbour list shared by many nodes?)",
+				path, edges, u, edgesPerByte*size, size)
+		}
+	}
+	if err := data.CheckAlloc(fmt.Sprintf("%s: %d edges", path, edges), 8*edges, 0); err != nil {
+		return edgeList{}, err
+	}
+	out := edgeList{src: make([]int32, 0, edges), dst: make([]int32, 0, edges)}
+	for i, k := range keys {
+		u, _ := asInt(k)
+		for _, w := range *lists[i].(*types.List) {
 			v, ok := asInt(w)
 			if !ok || v < 0 || v > 1<<30 {
 				return edgeList{}, fmt.Errorf("%s: node %d: neighbor %v is not a node id", path, u, w)

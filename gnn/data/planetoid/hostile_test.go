@@ -1,0 +1,81 @@
+package planetoid
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// sharedListGraph returns a protocol-2 graph pickle, a dict that maps each
+// of nodes nodes to one memoized list of neighbours neighbours (BINPUT
+// once, BINGET for every other node): the expansion attack of issue F4.
+func sharedListGraph(nodes, neighbours int) []byte {
+	p := &py2{}
+	p.op(0x80, 2, '}', '(') // PROTO 2, EMPTY_DICT, MARK
+	p.int(0)
+	p.op(']', 'q', 0, '(') // EMPTY_LIST, BINPUT 0, MARK
+	for v := range neighbours {
+		p.int(v)
+	}
+	p.op('e') // APPENDS
+	for u := 1; u < nodes; u++ {
+		p.int(u)
+		p.op('h', 0) // BINGET 0
+	}
+	p.op('u', '.') // SETITEMS, STOP
+	return p.Bytes()
+}
+
+// allocated returns the bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHostileSharedNeighbourList is issue F4 at a small scale: a 23 KB
+// graph pickle whose 2000 nodes share one list of 5000 neighbours names
+// 1e7 edges (80 MB of edge arrays). It is refused, naming the file,
+// before the edges are expanded.
+func TestHostileSharedNeighbourList(t *testing.T) {
+	dir := t.TempDir()
+	writePy2Fixture(t, dir, true)
+	b := sharedListGraph(2000, 5000)
+	if len(b) > 32<<10 {
+		t.Fatalf("the hostile pickle is %d bytes, want a few KB", len(b))
+	}
+	path := filepath.Join(dir, "ind.tiny.graph")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	n := allocated(func() { _, err = Load(dir, Options{}) })
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "one neighbour list shared by many nodes") {
+		t.Errorf("error %v, want the shared list refused naming %s", err, path)
+	}
+	if n > 64<<20 {
+		t.Errorf("refusing it allocated %d bytes", n)
+	}
+}
+
+// TestSharedNeighbourListWithinBound: sharing as such is not refused, only
+// more edges than the file's bytes could hold.
+func TestSharedNeighbourListWithinBound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ind.tiny.graph")
+	b := sharedListGraph(4, 10)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := readGraph(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.src) != 40 || len(g.dst) != 40 || g.src[39] != 3 || g.dst[39] != 9 {
+		t.Errorf("got %d edges, last %d->%d; want 40, last 3->9", len(g.src), g.src[39], g.dst[39])
+	}
+}
