@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
 )
 
 // sharedListGraph returns a protocol-2 graph pickle, a dict that maps each
@@ -77,5 +79,75 @@ func TestSharedNeighbourListWithinBound(t *testing.T) {
 	}
 	if len(g.src) != 40 || len(g.dst) != 40 || g.src[39] != 3 || g.dst[39] != 9 {
 		t.Errorf("got %d edges, last %d->%d; want 40, last 3->9", len(g.src), g.src[39], g.dst[39])
+	}
+}
+
+// emptyCSR returns a protocol-2 pickle of a rows×cols SciPy CSR matrix
+// that stores no value: a few bytes per row that ask for 4×rows×cols
+// bytes once dense.
+func emptyCSR(rows, cols int) []byte {
+	p := &py2{}
+	p.op(0x80, 2)
+	p.global("scipy.sparse.csr", "csr_matrix")
+	p.op(')', 0x81, '}', '(') // EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, MARK
+	p.str("_shape")
+	p.int(rows)
+	p.int(cols)
+	p.op(0x86) // TUPLE2
+	p.str("indices")
+	p.array("i4", []int{0}, nil)
+	p.str("indptr")
+	p.array("i4", []int{rows + 1}, make([]byte, 4*(rows+1)))
+	p.str("data")
+	p.array("f4", []int{0}, nil)
+	p.op('u', 'b', '.') // SETITEMS, BUILD, STOP
+	return p.Bytes()
+}
+
+// TestDenseMemoryCheck: the dense size of a CSR matrix is checked against
+// the memory limit before it is allocated, and the error gives the
+// estimate.
+func TestDenseMemoryCheck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ind.tiny.allx")
+	if err := os.WriteFile(path, emptyCSR(2048, 1024), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := readPickle(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := v.(*csrMatrix)
+	if !ok {
+		t.Fatalf("%T, want a CSR matrix", v)
+	}
+	want := "the dense 2048×1024 float32 matrix of a csr_matrix needs about 8.0 MiB, more than the memory limit (1.0 MiB)"
+	if _, err := m.dense(1 << 20); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if vals, err := m.dense(8 << 20); err != nil || len(vals) != 2048*1024 {
+		t.Errorf("at the limit: %d values, %v", len(vals), err)
+	}
+}
+
+// TestDenseMemoryCheckHost loads a 4 GiB dense declaration where the host
+// has less memory available: the error names the file and allocates
+// nothing of that size.
+func TestDenseMemoryCheckHost(t *testing.T) {
+	avail := data.AvailableMemory()
+	if avail == 0 || avail >= 4<<30 {
+		t.Skipf("available memory %d unknown or above the 4 GiB the file declares", avail)
+	}
+	path := filepath.Join(t.TempDir(), "ind.tiny.allx")
+	if err := os.WriteFile(path, emptyCSR(1<<15, 1<<15), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	n := allocated(func() { _, err = readDense(path) })
+	if err == nil || !strings.Contains(err.Error(), path+": the dense 32768×32768 float32 matrix") ||
+		!strings.Contains(err.Error(), "more than the available memory") {
+		t.Errorf("error %v", err)
+	}
+	if n > 64<<20 {
+		t.Errorf("refusing it allocated %d bytes", n)
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
+
+	"github.com/gnnscope/gnnscope/gnn/data"
 )
 
 // readPickle reads one pickled object from path. NumPy arrays come back as
@@ -441,8 +443,9 @@ func (m *csrMatrix) PyDictSet(key, value any) error {
 }
 
 // dense returns the matrix as row-major float32 values, checking its
-// structure.
-func (m *csrMatrix) dense() ([]float32, error) {
+// structure and, before allocating, that the dense values fit in limit
+// bytes (see data.CheckAlloc: 0 means the available memory).
+func (m *csrMatrix) dense(limit int64) ([]float32, error) {
 	if m.data == nil || m.indices == nil || m.indptr == nil {
 		return nil, fmt.Errorf("csr_matrix without data, indices or indptr")
 	}
@@ -463,6 +466,10 @@ func (m *csrMatrix) dense() ([]float32, error) {
 	}
 	if int64(m.rows)*int64(m.cols) > maxDenseValues {
 		return nil, fmt.Errorf("csr_matrix of shape (%d, %d) is too large to hold dense (more than %d values)", m.rows, m.cols, maxDenseValues)
+	}
+	what := fmt.Sprintf("the dense %d×%d float32 matrix of a csr_matrix", m.rows, m.cols)
+	if err := data.CheckAlloc(what, 4*int64(m.rows)*int64(m.cols), limit); err != nil {
+		return nil, err
 	}
 	out := make([]float32, m.rows*m.cols)
 	for r := range m.rows {

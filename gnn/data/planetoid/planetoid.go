@@ -268,7 +268,7 @@ func readDense(path string) (denseRows, error) {
 	}
 	switch m := v.(type) {
 	case *csrMatrix:
-		vals, err := m.dense()
+		vals, err := m.dense(0)
 		if err != nil {
 			return denseRows{}, fmt.Errorf("%s: %w", path, err)
 		}
