@@ -151,3 +151,35 @@ func TestDenseMemoryCheckHost(t *testing.T) {
 		t.Errorf("refusing it allocated %d bytes", n)
 	}
 }
+
+// TestHostileLargeNodeID: one neighbour id of 2^30 in a graph of a few
+// bytes would make a feature row, a label and graph offsets for 2^30
+// nodes; the node count is checked against the available memory first,
+// and the error names the file that holds the id.
+func TestHostileLargeNodeID(t *testing.T) {
+	const id = 1 << 30
+	need := int64(id+1) * nodeBytes(fixF)
+	if avail := data.AvailableMemory(); avail == 0 || avail >= need {
+		t.Skipf("available memory %d unknown or above the %d bytes the graph asks for", avail, need)
+	}
+	dir := t.TempDir()
+	writePy2Fixture(t, dir, true)
+	p := &py2{}
+	p.op(0x80, 2, '}', '(') // PROTO 2, EMPTY_DICT, MARK
+	p.int(0)
+	p.op(']', '(')
+	p.int(id)
+	p.op('e', 'u', '.') // APPENDS, SETITEMS, STOP
+	if err := os.WriteFile(filepath.Join(dir, "ind.tiny.graph"), p.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	n := allocated(func() { _, err = Load(dir, Options{}) })
+	want := "planetoid tiny: 1073741825 nodes (the largest id, 1073741824, is in ind.tiny.graph) of 5 features needs about"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "more than the available memory") {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if n > 64<<20 {
+		t.Errorf("refusing it allocated %d bytes", n)
+	}
+}

@@ -173,10 +173,13 @@ func (f *files) check(numValid int) error {
 
 // numNodes checks the test indices and the graph's node ids and returns the
 // number of nodes: one past the largest id among allx's rows, the test
-// nodes and the graph's endpoints.
+// nodes and the graph's endpoints. A single large id asks for a feature
+// row, a label and graph offsets for every node below it, so that count is
+// checked against the available memory (see nodeBytes) before anything is
+// allocated.
 func (f *files) numNodes() (int, error) {
 	name := f.name
-	n := f.allx.rows
+	n, from := f.allx.rows, "allx"
 	seen := make(map[int64]bool, len(f.testIdx))
 	for _, v := range f.testIdx {
 		if v < int64(f.allx.rows) {
@@ -189,16 +192,30 @@ func (f *files) numNodes() (int, error) {
 			return 0, fmt.Errorf("planetoid %s: test index %d appears twice", name, v)
 		}
 		seen[v] = true
-		n = max(n, int(v)+1)
+		if int(v) >= n {
+			n, from = int(v)+1, "test.index"
+		}
 	}
 	for i, k := range f.adj.src {
 		if k < 0 || f.adj.dst[i] < 0 {
 			return 0, fmt.Errorf("planetoid %s: graph has a negative node id", name)
 		}
-		n = max(n, int(k)+1, int(f.adj.dst[i])+1)
+		if m := int(max(k, f.adj.dst[i])) + 1; m > n {
+			n, from = m, "graph"
+		}
+	}
+	what := fmt.Sprintf("planetoid %s: %d nodes (the largest id, %d, is in ind.%s.%s) of %d features", name, n, n-1, name, from, f.allx.cols)
+	if err := data.CheckAlloc(what, int64(n)*nodeBytes(f.allx.cols), 0); err != nil {
+		return 0, err
 	}
 	return n, nil
 }
+
+// nodeBytes estimates the memory a dataset of width features takes per
+// node before any edge: a float32 feature row, an int32 label and the
+// int64 offsets of the three graphs built in turn (read, symmetric,
+// without self-loops).
+func nodeBytes(width int) int64 { return 4*int64(width) + 4 + 3*8 }
 
 // dataset builds the n-node dataset without its split: allx's rows first,
 // tx's rows at the test indices, -1 labels elsewhere, and the symmetric
