@@ -183,3 +183,39 @@ func TestHostileLargeNodeID(t *testing.T) {
 		t.Errorf("refusing it allocated %d bytes", n)
 	}
 }
+
+// TestHostileArrayShape: a NumPy array whose shape multiplies past the
+// integer range (2^33 × 2^31 × 4 bytes wraps to 0) once matched its empty
+// data and then panicked when read; a label matrix without a class column
+// made its rows unbounded by the data. Both are errors naming the file.
+func TestHostileArrayShape(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		shape []int
+		read  func(string) error
+		want  string
+	}{
+		{"overflow", []int{1 << 33, 1 << 31}, func(p string) error { _, err := readDense(p); return err }, "too many elements"},
+		{"huge dimension", []int{1 << 40, 0}, func(p string) error { _, err := readDense(p); return err }, "too many elements"},
+		{"no class", []int{1 << 30, 0}, func(p string) error { _, err := readLabels(p); return err }, "has no class column"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ind.tiny.ally")
+			p := &py2{}
+			p.op(0x80, 2)
+			p.array("f4", c.shape, nil)
+			p.op('.')
+			if err := os.WriteFile(path, p.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			n := allocated(func() { err = c.read(path) })
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q naming the file", err, c.want)
+			}
+			if n > 64<<20 {
+				t.Errorf("refusing it allocated %d bytes", n)
+			}
+		})
+	}
+}

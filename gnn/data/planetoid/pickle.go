@@ -302,6 +302,11 @@ func (a *ndarray) PySetState(state any) error {
 		if !ok || d < 0 {
 			return fmt.Errorf("numpy array shape %v: want non-negative integers", shape)
 		}
+		if d > math.MaxInt32 || d > 0 && n > math.MaxInt/8/d {
+			// The product would overflow and might wrap to the length of
+			// the data, leaving indexes past it.
+			return fmt.Errorf("numpy array shape %v: too many elements", shape)
+		}
 		a.shape[i] = d
 		n *= d
 	}

@@ -333,6 +333,10 @@ func readLabels(path string) (labelRows, error) {
 	if !ok || a.filled() != nil || len(a.shape) != 2 {
 		return labelRows{}, fmt.Errorf("%s: %T, want a one-hot NumPy matrix", path, v)
 	}
+	if a.shape[1] == 0 {
+		// Without classes the data bytes would not bound the rows.
+		return labelRows{}, fmt.Errorf("%s: one-hot matrix of shape %v has no class column", path, a.shape)
+	}
 	out := labelRows{rows: a.shape[0], cols: a.shape[1], labels: make([]int32, a.shape[0])}
 	for i := range out.rows {
 		out.labels[i] = -1

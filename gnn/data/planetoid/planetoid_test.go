@@ -243,9 +243,12 @@ func (p *py2) int(v int) {
 		p.op('K', byte(v))
 	case v >= 0 && v < 65536:
 		p.op('M', byte(v), byte(v>>8))
-	default:
+	case v >= math.MinInt32 && v <= math.MaxInt32:
 		p.op('J')
 		binary.Write(p, binary.LittleEndian, int32(v))
+	default:
+		p.op(0x8a, 8) // LONG1 of 8 bytes
+		binary.Write(p, binary.LittleEndian, int64(v))
 	}
 }
 
