@@ -481,6 +481,9 @@ func (m *csrMatrix) dense(limit int64) ([]float32, error) {
 		if indptr[r+1] < indptr[r] {
 			return nil, fmt.Errorf("csr_matrix indptr decreases at row %d", r)
 		}
+		if indptr[r+1] > int64(len(indices)) {
+			return nil, fmt.Errorf("csr_matrix indptr at row %d is %d, past the %d indices", r, indptr[r+1], len(indices))
+		}
 		for k := indptr[r]; k < indptr[r+1]; k++ {
 			c := indices[k]
 			if c < 0 || c >= int64(m.cols) {
