@@ -35,7 +35,6 @@ if [ -z "${CGO_CFLAGS:-}" ]; then
     :
   elif [ -f "$CACHE/nvidia-cuda-dev/usr/include/cuda.h" ]; then
     export CGO_CFLAGS="-I$CACHE/nvidia-cuda-dev/usr/include"
-    export CGO_LDFLAGS="-L$CACHE/nvidia-cuda-dev/usr/lib/x86_64-linux-gnu/stubs"
   else
     say "no cuda.h: run scripts/ci-cuda.sh once (it fetches Debian's nvidia-cuda-dev), or set CGO_CFLAGS=-I<dir of cuda.h>"
     exit 1

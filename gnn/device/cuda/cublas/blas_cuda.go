@@ -20,9 +20,9 @@ import (
 	"unsafe"
 )
 
-// Names are the cuBLAS libraries Find asks the dynamic loader for, newest
-// first.
-var Names = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}
+// libNames returns the cuBLAS libraries Find asks the dynamic loader for,
+// newest first.
+func libNames() []string { return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"} }
 
 // ErrNotFound is wrapped by Find's error when no cuBLAS could be loaded.
 var ErrNotFound = errors.New("cuBLAS not found")
@@ -41,7 +41,7 @@ func Find(paths ...string) (string, error) {
 	if loaded != "" {
 		return loaded, nil
 	}
-	cands := append(append(append([]string{}, paths...), Names...), wheelLibs()...)
+	cands := append(append(append([]string{}, paths...), libNames()...), wheelLibs()...)
 	var tried []string
 	for _, c := range cands {
 		msg := tryLoad(c)

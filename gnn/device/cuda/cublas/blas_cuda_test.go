@@ -16,7 +16,7 @@ func TestFindMissing(t *testing.T) {
 	if msg := tryLoad("libcublas.so.13"); msg == "" {
 		t.Skip("cuBLAS is installed here")
 	}
-	for _, n := range Names {
+	for _, n := range libNames() {
 		if tryLoad(n) == "" {
 			t.Skipf("%s is installed here", n)
 		}
