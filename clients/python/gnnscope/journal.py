@@ -3,7 +3,8 @@
 Lines are buffered in memory and written whole with os.write on a file
 opened with O_APPEND, at least every 200 ms (a background thread, plus a
 check on every write) and at exit, so that a killed process leaves a journal
-of whole lines up to its last flush.
+of whole lines up to its last flush (lines longer than WRITE_CHUNK
+excepted).
 """
 
 import atexit
@@ -18,6 +19,7 @@ import time
 from . import _encode
 
 FLUSH_INTERVAL = 0.2  # seconds
+WRITE_CHUNK = 4096  # bytes per write: one page, written whole even under SIGKILL
 
 
 def rank_world(env=None):
@@ -160,9 +162,20 @@ class Journal:
         self._last = self.clock()
         if not self._buf or self._fd is None or os.getpid() != self._pid:
             return
-        data = "".join(self._buf).encode("utf-8")
-        self._buf = []
-        self._write_bytes(data)
+        lines, self._buf = self._buf, []
+        # Whole lines in writes of at most one page: Linux checks for a
+        # fatal signal between the pages of a write, so a larger write
+        # killed midway can end inside a line; one of a page cannot.
+        chunk, size = [], 0
+        for line in lines:
+            b = line.encode("utf-8")
+            if chunk and size + len(b) > WRITE_CHUNK:
+                self._write_bytes(b"".join(chunk))
+                chunk, size = [], 0
+            chunk.append(b)
+            size += len(b)
+        if chunk:
+            self._write_bytes(b"".join(chunk))
 
     def _write_bytes(self, data):
         view = memoryview(data)

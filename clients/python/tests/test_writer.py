@@ -118,6 +118,33 @@ class JournalTest(unittest.TestCase):
         j.write({"t": "metric", "name": "d", "value": 4})  # after close: dropped
         self.assertEqual(len(self.lines(path)), 4)
 
+    def test_flush_writes_whole_lines_in_pages(self):
+        # A write of at most one page is never cut by SIGKILL: a flush of
+        # many lines goes out in such writes, each ending at a line's end.
+        path = os.path.join(util.tmpdir(self), "j.jsonl")
+        clk = FakeClock()
+        j = journal.Journal(path, clock=clk, interval=0.2)
+        j.open({"t": "run_start", "v": 1}, thread=False)
+        sizes = []
+        real = os.write
+        def spy(fd, data):
+            b = bytes(data)
+            sizes.append((len(b), b.endswith(b"\n")))
+            return real(fd, b)
+        journal.os.write = spy
+        try:
+            for i in range(400):
+                j.write({"t": "metric", "name": "m", "value": i, "batch": i})
+            j.write({"t": "metric", "name": "long", "value": 0, "attrs": {"pad": "x" * 9000}})
+            j.flush()
+        finally:
+            journal.os.write = real
+        j.close()
+        self.assertGreater(len(sizes), 2)
+        self.assertTrue(all(end for _, end in sizes), sizes)
+        self.assertEqual(sum(1 for n, _ in sizes if n > journal.WRITE_CHUNK), 1)  # the one longer line alone
+        self.assertEqual(len(self.lines(path)), 402)
+
     def test_background_flush(self):
         path = os.path.join(util.tmpdir(self), "j.jsonl")
         j = journal.Journal(path, interval=0.2)
