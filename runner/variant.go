@@ -197,7 +197,7 @@ func ConfigFromKeys(keys map[string]any, defaultModel string) (train.Config, err
 		base = train.Defaults(nn.Kind(defaultModel))
 	}
 	if _, ok := keys["fanouts"]; !ok {
-		if cfg, err := overlay(base, pick(keys, "layers")); err == nil && cfg.Layers > 0 && cfg.Layers != len(base.Fanouts) {
+		if cfg, err := overlay(base, pick(keys, "layers")); err == nil && cfg.Layers > 0 && cfg.Layers <= train.MaxLayers && cfg.Layers != len(base.Fanouts) {
 			fan := make([]int, cfg.Layers)
 			for i := range fan {
 				fan[i] = base.Fanouts[min(i, len(base.Fanouts)-1)]
@@ -225,6 +225,9 @@ type Resolved struct {
 	Config train.Config `json:"config"`
 }
 
+// MaxVariants is the most variants one session runs.
+const MaxVariants = 256
+
 // Resolve applies each variant to the experiment's base config. It checks
 // the experiment (when a variant runs the engine), that every variant name
 // is a valid run name and that names are unique, and reports every bad
@@ -233,6 +236,9 @@ type Resolved struct {
 func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 	if len(variants) == 0 {
 		return nil, errors.New("no variants to run")
+	}
+	if len(variants) > MaxVariants {
+		return nil, fmt.Errorf("%d variants: at most %d run in one session", len(variants), MaxVariants)
 	}
 	if slices.ContainsFunc(variants, func(v Variant) bool { return v.External == nil }) {
 		if err := exp.Validate(); err != nil {
@@ -263,6 +269,10 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 		cfg, err := v.Apply(exp.Train)
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if err := train.CheckModelSize(cfg); err != nil {
+			errs = append(errs, fmt.Errorf("variant %q: %w", v.Name, err))
 			continue
 		}
 		out = append(out, Resolved{Variant: v, Config: cfg})

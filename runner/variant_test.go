@@ -147,3 +147,25 @@ func TestRankJournalNamesRefused(t *testing.T) {
 		t.Errorf("checkRunName(ext.rank2): %v", err)
 	}
 }
+
+// Hostile sizes are refused when the variants resolve, before a session
+// exists: a model that cannot fit whatever the dataset (the estimate is
+// given), more layers than MaxLayers (once a fatal out-of-memory error
+// while filling the fanouts), and more variants than MaxVariants.
+func TestResolveRefusesHostileSizes(t *testing.T) {
+	gat := NewExperiment("synth-tiny", "gat")
+	_, err := Resolve(gat, []Variant{{Name: "wide", Overrides: map[string]any{"heads": int64(100_000_000), "mem_budget": "1GiB"}}})
+	if err == nil || !strings.Contains(err.Error(), `variant "wide": model: gat`) || !strings.Contains(err.Error(), "more than the memory budget") {
+		t.Errorf("huge heads: %v", err)
+	}
+	if _, err := ConfigFromKeys(map[string]any{"model": "gcn", "layers": int64(1_000_000_000)}, "gcn"); err == nil || !strings.Contains(err.Error(), "layers must be between 1 and") {
+		t.Errorf("huge layers: %v", err)
+	}
+	many := make([]Variant, MaxVariants+1)
+	for i := range many {
+		many[i] = Variant{Name: "v" + strings.Repeat("x", i%5)}
+	}
+	if _, err := Resolve(NewExperiment("synth-tiny", "sage"), many); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("too many variants: %v", err)
+	}
+}

@@ -39,6 +39,7 @@ func TestNewCmdReplayFlags(t *testing.T) {
 	}{
 		{[]string{"last", "--speed", "0"}, `--speed "0": want a positive factor`},
 		{[]string{"last", "--from", "-1s"}, "--from -1s: want a position >= 0"},
+		{[]string{"/etc"}, `"/etc": not a session reference`},
 	} {
 		opts, err := flagtest.Parse(t, NewCmdReplay, c.args...)
 		if err != nil {

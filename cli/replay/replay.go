@@ -114,11 +114,14 @@ func replayRun(opts *ReplayOptions) error {
 	if opts.From < 0 {
 		return fmt.Errorf("--from %v: want a position >= 0", opts.From)
 	}
+	sref, run, _ := strings.Cut(opts.Session, "/")
+	if sref == "" {
+		return fmt.Errorf("%q: not a session reference (SESSION or SESSION/RUN)", opts.Session)
+	}
 	store, err := opts.OpenStore(opts.Store)
 	if err != nil {
 		return err
 	}
-	sref, run, _ := strings.Cut(opts.Session, "/")
 	s, err := cmdutil.GetSession(store, sref)
 	if err != nil {
 		return err

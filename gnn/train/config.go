@@ -234,8 +234,8 @@ func (c Config) checkModel(p *problems) {
 	if !slices.Contains(nn.Kinds, c.Model) {
 		p.add("model %q is not one of %s", c.Model, strings.Join(nn.KindNames(), ", "))
 	}
-	if c.Layers < 1 {
-		p.add("layers must be at least 1, got %d", c.Layers)
+	if c.Layers < 1 || c.Layers > MaxLayers {
+		p.add("layers must be between 1 and %d, got %d", MaxLayers, c.Layers)
 	}
 	if c.Hidden < 1 {
 		p.add("hidden must be at least 1, got %d", c.Hidden)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
@@ -136,6 +137,21 @@ func shapeOf(b *sample.Batch) memory.Shape {
 		s.Edges = append(s.Edges, blk.NumEdges())
 	}
 	return s
+}
+
+// MaxLayers is the deepest model a Config accepts: far beyond GCNII's 64
+// layers and the deepest GNNs published (about 1000), and small enough
+// that per-layer settings (fanouts, weights) stay cheap to allocate.
+const MaxLayers = 10000
+
+// CheckModelSize refuses, before any dataset is loaded, a configuration
+// whose model cannot fit whatever the dataset: its parameters and Adam
+// state, estimated for one input feature and two classes (the least a
+// dataset has), exceed the memory budget, or the memory available when
+// there is none. Training checks again with the dataset's real sizes.
+func CheckModelSize(cfg Config) error {
+	spec := modelSpec(cfg, &data.Dataset{NumFeatures: 1, NumClasses: 2})
+	return checkModelSize(spec, int64(cfg.MemBudget), data.AvailableMemory)
 }
 
 // checkModelSize refuses a model whose parameters, gradients and Adam
