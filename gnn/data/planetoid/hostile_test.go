@@ -1,6 +1,7 @@
 package planetoid
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -217,5 +218,22 @@ func TestHostileArrayShape(t *testing.T) {
 				t.Errorf("refusing it allocated %d bytes", n)
 			}
 		})
+	}
+}
+
+// TestHostileNestedMarks: a pickle of a million MARKs (1 MB) cost the
+// unpickler 300 MB of saved stacks; it is refused before it runs, while
+// the nesting real files have passes.
+func TestHostileNestedMarks(t *testing.T) {
+	deep := append(append([]byte{0x80, 2}, bytes.Repeat([]byte{'('}, 1_000_000)...), '.')
+	if err := checkOps(deep); err == nil || !strings.Contains(err.Error(), "MARKs open") {
+		t.Errorf("a million MARKs: %v", err)
+	}
+	var ok []byte
+	for range 2 * maxMarks {
+		ok = append(ok, '(', 'l') // MARK, LIST: one open at a time
+	}
+	if err := checkOps(append(append([]byte{0x80, 2}, ok...), '.')); err != nil {
+		t.Errorf("closed MARKs: %v", err)
 	}
 }

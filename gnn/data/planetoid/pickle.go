@@ -49,15 +49,29 @@ func readPickleSize(path string) (v any, size int64, err error) {
 	return v, size, nil
 }
 
+// maxMarks bounds the MARKs open at once in a pickle. Planetoid's nest
+// three deep at most; every open MARK costs the unpickler a saved stack, so
+// a file of nothing but MARKs would cost hundreds of bytes per byte.
+const maxMarks = 1000
+
 // checkOps walks the opcodes of the pickle b up to its STOP without running
 // them, as Python's pickletools.genops does, and fails on an unknown opcode,
-// an argument past the end, or a length field longer than the rest of the
-// file.
+// an argument past the end, a length field longer than the rest of the
+// file, or more than maxMarks MARKs open at once.
 func checkOps(b []byte) error {
+	marks := 0
 	for pos := 0; pos < len(b); {
 		op := b[pos]
 		at := pos
 		pos++
+		switch op {
+		case '(': // MARK
+			if marks++; marks > maxMarks {
+				return fmt.Errorf("malformed pickle: more than %d MARKs open at byte %d", maxMarks, at)
+			}
+		case 'e', 'l', 't', 'u', 'd', 'o', '1', 'i', 0x90, 0x91: // the opcodes that pop to a MARK
+			marks = max(marks-1, 0)
+		}
 		rest := len(b) - pos
 		need := func(n int) error {
 			if n < 0 || n > rest {

@@ -84,11 +84,11 @@ func Load(dir string, opt Options) (*data.Dataset, error) {
 		return nil, err
 	}
 	if err := f.check(numValid); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", folder, err)
 	}
 	n, err := f.numNodes()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", folder, err)
 	}
 	d, test, err := f.dataset(n)
 	if err != nil {
@@ -164,7 +164,7 @@ func (f *files) check(numValid int) error {
 	case ally.cols != ty.cols || y.cols != ally.cols:
 		return fmt.Errorf("planetoid %s: class counts differ: ally %d, ty %d, y %d", name, ally.cols, ty.cols, y.cols)
 	case len(f.testIdx) != tx.rows:
-		return fmt.Errorf("planetoid %s: %d test indices for %d rows of tx", name, len(f.testIdx), tx.rows)
+		return fmt.Errorf("planetoid %[1]s: %[2]d test indices in ind.%[1]s.test.index for %[3]d rows of ind.%[1]s.tx", name, len(f.testIdx), tx.rows)
 	case x.rows+numValid > allx.rows:
 		return fmt.Errorf("planetoid %s: %d training and %d validation nodes, but allx has %d rows", name, x.rows, numValid, allx.rows)
 	}

@@ -162,7 +162,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad index", "ind.tiny.test.index", []byte("513\nnine\n"), "ind.tiny.test.index:2"},
 		{"index inside allx", "ind.tiny.test.index", []byte("513\n3\n514\n511\n"), "test index 3 falls among allx"},
 		{"index twice", "ind.tiny.test.index", []byte("513\n510\n513\n511\n"), "test index 513 appears twice"},
-		{"index count", "ind.tiny.test.index", []byte("513\n510\n"), "2 test indices for 4 rows"},
+		{"index count", "ind.tiny.test.index", []byte("513\n510\n"), "2 test indices in ind.tiny.test.index for 4 rows"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyFixture(t)
