@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,6 +84,12 @@ func Load(dir string, opt Options) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	return f.build(numValid)
+}
+
+// build checks the decoded files against each other and builds the
+// dataset with its public split of numValid validation nodes.
+func (f *files) build(numValid int) (*data.Dataset, error) {
 	if err := f.check(numValid); err != nil {
 		return nil, err
 	}
@@ -363,8 +370,14 @@ func readIndex(path string) ([]int64, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseIndex(path, f)
+}
+
+// parseIndex reads the node ids of a test.index file from r; errors name
+// path.
+func parseIndex(path string, r io.Reader) ([]int64, error) {
 	var out []int64
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		s := strings.TrimSpace(sc.Text())
 		if s == "" {
