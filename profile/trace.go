@@ -114,7 +114,9 @@ func (r *TraceRun) Add(e *Event) {
 			r.Session = e.Session
 		}
 	case TypeSpan:
-		dur := max(e.Dur, 0)
+		// A span that would end past the int64 range ends at its edge,
+		// so that tracks are assigned from the ends the trace shows.
+		dur := addSat(e.Start, max(e.Dur, 0)) - e.Start
 		r.lanes[e.Lane] = append(r.lanes[e.Lane], traceSpan{name: e.Name, epoch: clamp32(e.Epoch), batch: clamp32(e.Batch),
 			seq: int32(min(r.spans, math.MaxInt32)), start: e.Start, dur: dur, attrs: e.Attrs})
 		r.spans++
@@ -225,7 +227,7 @@ func AssignTracks(starts, durs []int64) []int {
 	track := make([]int, len(starts))
 	var stacks [][]int64 // per track: ends of the open spans, innermost last
 	for _, i := range idx {
-		start, end := starts[i], starts[i]+max(durs[i], 0)
+		start, end := starts[i], addSat(starts[i], max(durs[i], 0))
 		placed := false
 		for k := range stacks {
 			st := stacks[k]
@@ -302,7 +304,7 @@ func (tw *traceWriter) event(b []byte) {
 // WriteTo writes the trace as one JSON object {"traceEvents": [...],
 // "displayTimeUnit": "ms"}. It returns the bytes written.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := bufio.NewWriterSize(w, 64<<10)
 	tw := &traceWriter{w: bw, first: true}
 	head := "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
 	if _, err := bw.WriteString(head); err != nil {
