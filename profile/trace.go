@@ -48,7 +48,8 @@ type TraceRun struct {
 	Session string
 	// Offset is added to every time of the run, in nanoseconds (e.g. the
 	// run's wall-clock start relative to the earliest run's, to show runs
-	// as they happened rather than all from zero).
+	// as they happened rather than all from zero). A time that the offset
+	// would carry past the int64 range stays at its edge.
 	Offset int64
 
 	lanes    map[string][]traceSpan
@@ -472,7 +473,7 @@ func appendSpan(b []byte, s *traceSpan, cat string, pid, tid int, offset int64) 
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(tid), 10)
 	b = append(b, `,"ts":`...)
-	b = appendMicros(b, s.start+offset)
+	b = appendMicros(b, addSat(s.start, offset))
 	b = append(b, `,"dur":`...)
 	b = appendMicros(b, s.dur)
 	b = append(b, `,"args":{"epoch":`...)
@@ -498,7 +499,7 @@ func (r *TraceRun) writeCounters(tw *traceWriter, pid int) {
 			b = append(b, `,"ph":"C","pid":`...)
 			b = strconv.AppendInt(b, int64(pid), 10)
 			b = append(b, `,"tid":0,"ts":`...)
-			b = appendMicros(b, s.ts+r.Offset)
+			b = appendMicros(b, addSat(s.ts, r.Offset))
 			b = append(b, `,"args":{`...)
 			b = appendString(b, s.key)
 			b = append(b, ':')
@@ -519,7 +520,7 @@ func (r *TraceRun) writeInstants(tw *traceWriter, pid, tid int) {
 		b = append(b, `,"tid":`...)
 		b = strconv.AppendInt(b, int64(tid), 10)
 		b = append(b, `,"ts":`...)
-		b = appendMicros(b, in.ts+r.Offset)
+		b = appendMicros(b, addSat(in.ts, r.Offset))
 		b = append(b, `,"args":`...)
 		b = append(b, in.args...)
 		tw.buf = append(b, '}')

@@ -130,6 +130,7 @@ func FuzzTrace(f *testing.F) {
 		runs := fuzzRuns(b)
 		tr := NewTrace()
 		spans := 0
+		minStart, maxStart := int64(math.MaxInt64), int64(math.MinInt64)
 		for _, evs := range runs {
 			r := tr.NewRun("", "", "")
 			r.Offset = offset
@@ -137,6 +138,7 @@ func FuzzTrace(f *testing.F) {
 				r.Add(&evs[i])
 				if evs[i].T == TypeSpan {
 					spans++
+					minStart, maxStart = min(minStart, evs[i].Start), max(maxStart, evs[i].Start)
 				}
 			}
 			checkSummary(t, Summarize(evs))
@@ -159,8 +161,14 @@ func FuzzTrace(f *testing.F) {
 		}
 		got := 0
 		for _, e := range doc.TraceEvents {
-			if e.Ph == "X" {
-				got++
+			if e.Ph != "X" {
+				continue
+			}
+			got++
+			// The offset moves spans one way, never wrapping around.
+			ts := microsToNs(t, e.Ts)
+			if offset >= 0 && ts.Cmp(big.NewInt(minStart)) < 0 || offset <= 0 && ts.Cmp(big.NewInt(maxStart)) > 0 {
+				t.Fatalf("span at %s ns with offset %d; spans start in [%d, %d]", ts, offset, minStart, maxStart)
 			}
 		}
 		if got != spans {
