@@ -41,7 +41,7 @@ func FuzzTestIndex(f *testing.F) {
 	}
 	f.Add(b)
 	for _, s := range []string{"", "\n\n", " 7 \r\n\n8\n", "-1\n", "1e3\n", "+5\n", "0x10\n",
-		"9223372036854775807\n", "9223372036854775808\n", "1\x002\n", strings.Repeat("1", 70000)} {
+		"9223372036854775807\n", "9223372036854775808\n", "1\x002\n", strings.Repeat("1", 70000), "5\n" + strings.Repeat(" ", maxIndexLine) + "\n"} {
 		f.Add([]byte(s))
 	}
 	const path = "ind.fuzz.test.index"
@@ -52,7 +52,7 @@ func FuzzTestIndex(f *testing.F) {
 			if !strings.Contains(err.Error(), path) {
 				t.Fatalf("error %q does not name the file", err)
 			}
-			if ok && !slices.ContainsFunc(strings.Split(string(b), "\n"), func(l string) bool { return len(l) >= 64<<10-1 }) {
+			if ok && !slices.ContainsFunc(strings.Split(string(b), "\n"), func(l string) bool { return len(l) >= maxIndexLine-1 }) {
 				t.Fatalf("refused %q, which the model reads as %v: %v", b, want, err)
 			}
 			return

@@ -124,8 +124,12 @@ type files struct {
 func readFiles(folder, name string) (*files, error) {
 	path := func(p string) string { return filepath.Join(folder, "ind."+name+"."+p) }
 	for _, p := range parts {
-		if _, err := os.Stat(path(p)); err != nil {
+		fi, err := os.Stat(path(p))
+		if err != nil {
 			return nil, fmt.Errorf("planetoid %s: %w", name, err)
+		}
+		if !fi.Mode().IsRegular() { // reading a FIFO would wait for a writer
+			return nil, fmt.Errorf("planetoid %s: %s is not a regular file (%v)", name, path(p), fi.Mode().Type())
 		}
 	}
 	f := &files{name: name}
@@ -363,6 +367,10 @@ func readLabels(path string) (labelRows, error) {
 	return out, nil
 }
 
+// maxIndexLine bounds a line of ind.NAME.test.index: a node id and some
+// blanks take a few dozen bytes.
+const maxIndexLine = 4 << 10
+
 // readIndex reads ind.NAME.test.index: one node id per line.
 func readIndex(path string) ([]int64, error) {
 	f, err := os.Open(path)
@@ -378,18 +386,25 @@ func readIndex(path string) ([]int64, error) {
 func parseIndex(path string, r io.Reader) ([]int64, error) {
 	var out []int64
 	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(nil, maxIndexLine)
+	line := 1
+	for ; sc.Scan(); line++ {
 		s := strings.TrimSpace(sc.Text())
 		if s == "" {
 			continue
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
+			if len(s) > 40 {
+				s = s[:40] + "..."
+			}
 			return nil, fmt.Errorf("%s:%d: %q is not a node id", path, line, s)
 		}
 		out = append(out, v)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: line longer than %d bytes (a node id per line expected)", path, line, maxIndexLine)
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
