@@ -154,6 +154,9 @@ type Aggregator struct {
 	peak     int64
 	budget   int64
 	staleSum float64
+	// staleLow is staleSum scaled by 2^-64, which cannot overflow: the
+	// mean comes from it when a journal's huge means overflow staleSum.
+	staleLow float64
 	staleN   int64
 	staleMax float64
 	histErr  map[int]float64 // last finite hist_err rel_err per layer
@@ -211,6 +214,7 @@ func (a *Aggregator) add(e *Event) {
 	case TypeStale:
 		if !math.IsNaN(e.Mean) && !math.IsInf(e.Mean, 0) {
 			a.staleSum += e.Mean
+			a.staleLow += e.Mean * 0x1p-64
 			a.staleN++
 		}
 		if !math.IsNaN(e.Max) && !math.IsInf(e.Max, 0) {
@@ -232,14 +236,14 @@ func (a *Aggregator) add(e *Event) {
 
 func (a *Aggregator) span(e *Event) {
 	dur := max(e.Dur, 0)
-	end := e.Start + dur
+	end := addSat(e.Start, dur)
 	if !a.hasSpan {
 		a.hasSpan, a.minStart, a.maxEnd = true, e.Start, end
 	} else {
 		a.minStart = min(a.minStart, e.Start)
 		a.maxEnd = max(a.maxEnd, end)
 	}
-	a.stages[e.Name] += dur
+	a.stages[e.Name] = addSat(a.stages[e.Name], dur)
 	rank, lane, ok := SplitRankLane(e.Lane)
 	if !ok {
 		rank = -1
@@ -255,22 +259,22 @@ func (a *Aggregator) span(e *Event) {
 	compute := lane == LaneCompute
 	switch e.Name {
 	case StageWait:
-		a.dataWait += dur
+		a.dataWait = addSat(a.dataWait, dur)
 	case StageSample, StageTransfer:
 		if compute {
-			a.dataWait += dur
+			a.dataWait = addSat(a.dataWait, dur)
 		}
 	}
 	if TopLevel(e.Name) {
-		a.stagesNs += dur
-		a.lanes[e.Lane] += dur
+		a.stagesNs = addSat(a.stagesNs, dur)
+		a.lanes[e.Lane] = addSat(a.lanes[e.Lane], dur)
 	}
 	isTrain := e.Name == StageTrain && compute
 	switch e.Name {
 	case StageTrain:
-		a.trainNs += dur
+		a.trainNs = addSat(a.trainNs, dur)
 	case StageEval:
-		a.evalNs += dur
+		a.evalNs = addSat(a.evalNs, dur)
 	}
 	if !isTrain && e.Name != StageEval {
 		return
@@ -289,6 +293,30 @@ func (a *Aggregator) span(e *Event) {
 }
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// addSat returns a+b, or the int64 bound it passes: a hostile journal's
+// times must not wrap sums of durations around to negative ones.
+func addSat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
+}
+
+// subSat returns a-b, or the int64 bound it passes.
+func subSat(a, b int64) int64 {
+	if b == math.MinInt64 {
+		if a >= 0 {
+			return math.MaxInt64
+		}
+		return a - b
+	}
+	return addSat(a, -b)
+}
 
 // Summary returns the aggregation of the events added so far. The maps are
 // fresh copies.
@@ -321,12 +349,15 @@ func (a *Aggregator) Summary() Summary {
 	}
 	if a.staleN > 0 {
 		s.StaleMean = a.staleSum / float64(a.staleN)
+		if math.IsInf(s.StaleMean, 0) {
+			s.StaleMean = a.staleLow / float64(a.staleN) * 0x1p64
+		}
 	}
 	for _, v := range a.histErr {
 		s.HistRelErr = max(s.HistRelErr, v)
 	}
 	if a.hasSpan {
-		wall := a.maxEnd - a.minStart
+		wall := subSat(a.maxEnd, a.minStart)
 		s.WallS = seconds(wall)
 		ideal := max(float64(max(a.trainNs, a.evalNs)), float64(a.stagesNs)/float64(s.Cores))
 		s.IdealS = ideal / 1e9

@@ -48,7 +48,8 @@ type TraceRun struct {
 	Session string
 	// Offset is added to every time of the run, in nanoseconds (e.g. the
 	// run's wall-clock start relative to the earliest run's, to show runs
-	// as they happened rather than all from zero).
+	// as they happened rather than all from zero). A time that the offset
+	// would carry past the int64 range stays at its edge.
 	Offset int64
 
 	lanes    map[string][]traceSpan
@@ -114,7 +115,9 @@ func (r *TraceRun) Add(e *Event) {
 			r.Session = e.Session
 		}
 	case TypeSpan:
-		dur := max(e.Dur, 0)
+		// A span that would end past the int64 range ends at its edge,
+		// so that tracks are assigned from the ends the trace shows.
+		dur := addSat(e.Start, max(e.Dur, 0)) - e.Start
 		r.lanes[e.Lane] = append(r.lanes[e.Lane], traceSpan{name: e.Name, epoch: clamp32(e.Epoch), batch: clamp32(e.Batch),
 			seq: int32(min(r.spans, math.MaxInt32)), start: e.Start, dur: dur, attrs: e.Attrs})
 		r.spans++
@@ -225,7 +228,7 @@ func AssignTracks(starts, durs []int64) []int {
 	track := make([]int, len(starts))
 	var stacks [][]int64 // per track: ends of the open spans, innermost last
 	for _, i := range idx {
-		start, end := starts[i], starts[i]+max(durs[i], 0)
+		start, end := starts[i], addSat(starts[i], max(durs[i], 0))
 		placed := false
 		for k := range stacks {
 			st := stacks[k]
@@ -302,7 +305,7 @@ func (tw *traceWriter) event(b []byte) {
 // WriteTo writes the trace as one JSON object {"traceEvents": [...],
 // "displayTimeUnit": "ms"}. It returns the bytes written.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := bufio.NewWriterSize(w, 64<<10)
 	tw := &traceWriter{w: bw, first: true}
 	head := "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
 	if _, err := bw.WriteString(head); err != nil {
@@ -470,7 +473,7 @@ func appendSpan(b []byte, s *traceSpan, cat string, pid, tid int, offset int64) 
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(tid), 10)
 	b = append(b, `,"ts":`...)
-	b = appendMicros(b, s.start+offset)
+	b = appendMicros(b, addSat(s.start, offset))
 	b = append(b, `,"dur":`...)
 	b = appendMicros(b, s.dur)
 	b = append(b, `,"args":{"epoch":`...)
@@ -496,7 +499,7 @@ func (r *TraceRun) writeCounters(tw *traceWriter, pid int) {
 			b = append(b, `,"ph":"C","pid":`...)
 			b = strconv.AppendInt(b, int64(pid), 10)
 			b = append(b, `,"tid":0,"ts":`...)
-			b = appendMicros(b, s.ts+r.Offset)
+			b = appendMicros(b, addSat(s.ts, r.Offset))
 			b = append(b, `,"args":{`...)
 			b = appendString(b, s.key)
 			b = append(b, ':')
@@ -517,7 +520,7 @@ func (r *TraceRun) writeInstants(tw *traceWriter, pid, tid int) {
 		b = append(b, `,"tid":`...)
 		b = strconv.AppendInt(b, int64(tid), 10)
 		b = append(b, `,"ts":`...)
-		b = appendMicros(b, in.ts+r.Offset)
+		b = appendMicros(b, addSat(in.ts, r.Offset))
 		b = append(b, `,"args":`...)
 		b = append(b, in.args...)
 		tw.buf = append(b, '}')

@@ -187,7 +187,8 @@ func sliceAt[T int32 | int64 | float32](mem []byte, off, n uint64) []T {
 // Save writes d to path in the cache format. It writes a temporary file in
 // the same directory, flushes it to disk and renames it over path, so a crash
 // never leaves a partial file under the final name. A Dataset mapped from the
-// old file stays valid.
+// old file stays valid. The file is private to its owner (mode 0600, less
+// if the umask says so): a dataset may hold data that others must not read.
 func Save(path string, d *Dataset) (err error) {
 	if !littleEndianHost() {
 		return fmt.Errorf("save %s: the dataset cache needs a little-endian machine", path)
@@ -250,9 +251,6 @@ func Save(path string, d *Dataset) (err error) {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
@@ -269,41 +267,58 @@ func Save(path string, d *Dataset) (err error) {
 	return nil
 }
 
-// mappings remembers the memory behind each loaded Dataset for Release.
+// mappings remembers the memory behind each loaded Dataset, and the file it
+// came from, for Release and Guard.
 var mappings struct {
 	sync.Mutex
-	m map[*Dataset]mapping
+	m map[*Dataset]loaded
 }
 
-// Load opens a cache file written by Save. The file is memory-mapped
-// read-only and the Dataset's slices (graph, features, labels, split) point
-// into the mapping without copying, so even very large datasets open in a
-// fraction of a second and share the operating system's page cache between
-// processes.
+// loaded is the memory behind a Dataset returned by Load.
+type loaded struct {
+	m    mapping
+	path string
+	// mapped is false when the file was read into the heap: then there is
+	// nothing to unmap.
+	mapped bool
+}
+
+// release unmaps the memory of l if it is a mapping.
+func (l loaded) release() error {
+	if !l.mapped {
+		return nil
+	}
+	return l.m.unmap()
+}
+
+// Load opens a cache file written by Save. A file of 32 MiB or more is
+// memory-mapped read-only and the Dataset's slices (graph, features,
+// labels, split) point into the mapping without copying, so even very large
+// datasets open in a fraction of a second and share the operating system's
+// page cache between processes; a smaller file is read into memory.
 //
-// Those slices are read-only: writing to them crashes the program. Clone a
-// slice before changing it. The mapping lives until Release is called on the
-// Dataset (or the process exits).
+// Those slices are read-only: writing to them may crash the program. Clone
+// a slice before changing it. The mapping lives until Release is called on
+// the Dataset (or the process exits). A mapped file truncated while in use
+// makes reads of the lost pages fault: wrap such reads in Guard to get an
+// error instead.
 //
-// Load checks the header (magic, version, checksum, sizes against the file
-// size) and validates the graph, labels and split; any inconsistency is an
-// error naming the file.
-func Load(path string) (*Dataset, error) {
+// Load opens only regular files (a FIFO or a device is refused, without
+// blocking), checks the header (magic, version, checksum, the section
+// layout against the file size) before mapping anything, and validates the
+// graph, labels and split; any inconsistency is an error naming the file.
+func Load(path string) (*Dataset, error) { return load(path, readBelow) }
+
+// load is Load with the size under which the file is read, not mapped.
+func load(path string, readLimit int64) (*Dataset, error) {
 	if !littleEndianHost() {
 		return nil, fmt.Errorf("load %s: the dataset cache needs a little-endian machine", path)
 	}
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("load %s: not a regular file", path)
-	}
 	size := fi.Size()
 	hb := make([]byte, min(size, cacheHeaderSize))
 	if _, err := f.ReadAt(hb, 0); err != nil {
@@ -320,11 +335,35 @@ func Load(path string) (*Dataset, error) {
 		}
 		return nil, fmt.Errorf("load %s: file is %d bytes but its header says %d (%s)", path, size, h.fileSize, what)
 	}
-	m, err := mapFile(f, size)
+	l := loaded{path: path, mapped: size >= readLimit}
+	if l.mapped {
+		l.m, err = mapFile(f, size)
+	} else {
+		l.m.mem, err = readWhole(f, size)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	mem := m.bytes()
+	var d *Dataset
+	if err := guardFault(path, func() error {
+		d = h.dataset(l.m.bytes())
+		return d.Validate()
+	}); err != nil {
+		l.release()
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	mappings.Lock()
+	if mappings.m == nil {
+		mappings.m = make(map[*Dataset]loaded)
+	}
+	mappings.m[d] = l
+	mappings.Unlock()
+	return d, nil
+}
+
+// dataset returns the Dataset whose slices point into mem, the whole file
+// that h heads. The name is copied out, so this reads mem.
+func (h *cacheHeader) dataset(mem []byte) *Dataset {
 	off := h.sectionOffs
 	d := &Dataset{
 		Name: string(mem[off[0] : off[0]+h.nameLen]),
@@ -345,29 +384,20 @@ func Load(path string) (*Dataset, error) {
 			Test:  sliceAt[int32](mem, off[7], h.test),
 		}
 	}
-	if err := d.Validate(); err != nil {
-		m.unmap()
-		return nil, fmt.Errorf("load %s: %w", path, err)
-	}
-	mappings.Lock()
-	if mappings.m == nil {
-		mappings.m = make(map[*Dataset]mapping)
-	}
-	mappings.m[d] = m
-	mappings.Unlock()
-	return d, nil
+	return d
 }
 
-// Release unmaps the memory behind a Dataset returned by Load. Afterwards
+// Release unmaps the memory behind a Dataset returned by Load (a file read
+// into memory is left to the garbage collector). Afterwards
 // none of d's slices (nor any slice taken from them) may be used. It does
 // nothing for a Dataset that did not come from Load or was already released.
 func Release(d *Dataset) error {
 	mappings.Lock()
-	m, ok := mappings.m[d]
+	l, ok := mappings.m[d]
 	delete(mappings.m, d)
 	mappings.Unlock()
 	if !ok {
 		return nil
 	}
-	return m.unmap()
+	return l.release()
 }

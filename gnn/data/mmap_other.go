@@ -2,12 +2,7 @@
 
 package data
 
-import (
-	"fmt"
-	"io"
-	"os"
-	"unsafe"
-)
+import "os"
 
 // mapping holds a whole file read into memory, for systems where the cache
 // is not memory-mapped.
@@ -19,16 +14,30 @@ func (m mapping) unmap() error { return nil }
 
 // mapFile reads the file into an 8-byte aligned buffer.
 func mapFile(f *os.File, size int64) (mapping, error) {
-	if int64(int(size)) != size {
-		return mapping{}, fmt.Errorf("file of %d bytes is too large to read", size)
+	mem, err := readWhole(f, size)
+	return mapping{mem: mem}, err
+}
+
+// openRegular opens path for reading if it is a regular file. The check
+// comes before the open, so a FIFO swapped in between could still block.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	words := make([]uint64, (size+7)/8)
-	if len(words) == 0 {
-		return mapping{}, nil
+	if !fi.Mode().IsRegular() {
+		return nil, nil, notRegular(fi)
 	}
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
-	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), mem); err != nil {
-		return mapping{}, fmt.Errorf("read: %w", err)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	return mapping{mem: mem}, nil
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = notRegular(fi)
+		}
+		return nil, nil, err
+	}
+	return f, fi, nil
 }

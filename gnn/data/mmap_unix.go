@@ -35,3 +35,29 @@ func mapFile(f *os.File, size int64) (mapping, error) {
 	}
 	return mapping{mem: mem}, nil
 }
+
+// openRegular opens path for reading if it is a regular file, and returns
+// it with its information. A FIFO, a device or a socket is refused before
+// it is opened; the open itself does not block (O_NONBLOCK), so a FIFO
+// swapped in after the check cannot hang it either, and is refused by the
+// check on the open file.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, nil, notRegular(fi)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = notRegular(fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}

@@ -15,12 +15,15 @@ var multipliers = map[string]int64{
 	"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
 	"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
 	"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40,
+	"p": 1 << 50, "pb": 1 << 50, "pib": 1 << 50,
+	"e": 1 << 60, "eb": 1 << 60, "eib": 1 << 60,
 }
 
 // ParseSize parses a byte count: a plain number of bytes ("1048576") or a
 // number with a unit, case-insensitive, with optional space: B, K/KB/KiB,
-// M/MB/MiB, G/GB/GiB, T/TB/TiB. All units are binary (1K = 1024 bytes), as
-// GPU memory is counted. Fractions are allowed ("0.1G", "1.5GiB") and
+// M/MB/MiB, G/GB/GiB, T/TB/TiB, P/PB/PiB, E/EB/EiB (FormatSize writes the
+// last two for the largest counts). All units are binary (1K = 1024
+// bytes), as GPU memory is counted. Fractions are allowed ("0.1G", "1.5GiB") and
 // rounded down to whole bytes. Negative, non-finite, fractional bare byte
 // counts and values past 2^63-1 are refused.
 func ParseSize(s string) (int64, error) {
@@ -40,7 +43,7 @@ func ParseSize(s string) (int64, error) {
 	num, unit := strings.TrimSpace(t[:i]), strings.ToLower(t[i:])
 	mult, ok := multipliers[unit]
 	if !ok {
-		return 0, fmt.Errorf("size %q: unknown unit %q (use B, KiB, MiB, GiB, TiB, or K, M, G, T)", s, t[i:])
+		return 0, fmt.Errorf("size %q: unknown unit %q (use B, KiB, MiB, GiB, TiB, PiB, EiB, or K, M, G, T, P, E)", s, t[i:])
 	}
 	if num == "" {
 		return 0, fmt.Errorf("size %q: no number", s)
@@ -113,6 +116,9 @@ func BytesFine(n int64) string { return formatBytes(n, " ", true) }
 // Duration formats a duration for axes and tables with millisecond precision
 // where it matters: 850ms, 12.345s, 1m05.2s, 1h02m.
 func Duration(d time.Duration) string {
+	if d == math.MinInt64 {
+		d++ // -d would overflow; a nanosecond is below the precision
+	}
 	neg := d < 0
 	if neg {
 		d = -d

@@ -11,6 +11,7 @@ func TestParseSize(t *testing.T) {
 		"0": 0, "1048576": 1 << 20, "100B": 100, "512MiB": 512 << 20, "2GiB": 2 << 30,
 		"0.1G": 107374182, "1.5 GiB": 3 << 29, "4k": 4096, "3KB": 3072, "1T": 1 << 40,
 		" 64mib ": 64 << 20, "2gb": 2 << 30, "8388607T": 8388607 << 40,
+		"1PiB": 1 << 50, "3p": 3 << 50, "7EB": 7 << 60, "1.5E": 3 << 59,
 	}
 	for in, want := range good {
 		got, err := ParseSize(in)
@@ -18,7 +19,7 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "MiB", "-1", "-1GiB", "1.5.2G", "12XB", "NaN", "Inf", "1e400", "8388608T", "0x10", "1_000", "G1"} {
+	for _, in := range []string{"", "MiB", "-1", "-1GiB", "1.5.2G", "12XB", "NaN", "Inf", "1e400", "8388608T", "8E", "8.0EiB", "0x10", "1_000", "G1", "1Z"} {
 		if got, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
 		}

@@ -104,6 +104,9 @@ func Resolve(ref string) (Kind, error) {
 			return 0, err
 		}
 		return 0, fmt.Errorf("%w; nor a Planetoid folder (ind.NAME.x, ..., ind.NAME.test.index, here or in raw/)", ogbErr)
+	case statErr == nil && !fi.Mode().IsRegular():
+		// Reading a FIFO's magic would block until a writer comes.
+		return 0, fmt.Errorf("dataset %s: not a regular file or folder (%v)", ref, fi.Mode().Type())
 	case statErr == nil:
 		ext := strings.ToLower(filepath.Ext(ref))
 		switch {
@@ -298,7 +301,9 @@ func Open(ref string, opt Options) (*data.Dataset, error) {
 	}
 	if path != "" {
 		stage(opt, "save cache", 0)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		// The cache folder is private (0700, less if the umask says so),
+		// like the files in it (see data.Save).
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			warn(opt, fmt.Sprintf("dataset not cached: %v", err))
 		} else if err := data.Save(path, d); err != nil {
 			warn(opt, fmt.Sprintf("dataset not cached: %v", err))

@@ -237,3 +237,18 @@ func TestHostileNestedMarks(t *testing.T) {
 		t.Errorf("closed MARKs: %v", err)
 	}
 }
+
+// TestHostileIndexLine: a test.index line longer than any node id is an
+// error naming the file and the line, and the bytes of a bad id are not
+// all copied into the message.
+func TestHostileIndexLine(t *testing.T) {
+	const path = "ind.x.test.index"
+	_, err := parseIndex(path, strings.NewReader("1\n2\n"+strings.Repeat("7", 1<<20)+"\n"))
+	if err == nil || !strings.Contains(err.Error(), path+":3: line longer than") {
+		t.Errorf("long line: %v", err)
+	}
+	_, err = parseIndex(path, strings.NewReader("1\nx"+strings.Repeat("7", 1000)+"\n"))
+	if err == nil || !strings.Contains(err.Error(), path+":2:") || len(err.Error()) > 200 {
+		t.Errorf("bad id: %v", err)
+	}
+}

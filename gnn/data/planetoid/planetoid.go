@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,12 +84,22 @@ func Load(dir string, opt Options) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.check(numValid); err != nil {
+	d, err := f.build(numValid)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", folder, err)
+	}
+	return d, nil
+}
+
+// build checks the decoded files against each other and builds the
+// dataset with its public split of numValid validation nodes.
+func (f *files) build(numValid int) (*data.Dataset, error) {
+	if err := f.check(numValid); err != nil {
+		return nil, err
 	}
 	n, err := f.numNodes()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", folder, err)
+		return nil, err
 	}
 	d, test, err := f.dataset(n)
 	if err != nil {
@@ -117,8 +128,12 @@ type files struct {
 func readFiles(folder, name string) (*files, error) {
 	path := func(p string) string { return filepath.Join(folder, "ind."+name+"."+p) }
 	for _, p := range parts {
-		if _, err := os.Stat(path(p)); err != nil {
+		fi, err := os.Stat(path(p))
+		if err != nil {
 			return nil, fmt.Errorf("planetoid %s: %w", name, err)
+		}
+		if !fi.Mode().IsRegular() { // reading a FIFO would wait for a writer
+			return nil, fmt.Errorf("planetoid %s: %s is not a regular file (%v)", name, path(p), fi.Mode().Type())
 		}
 	}
 	f := &files{name: name}
@@ -356,6 +371,10 @@ func readLabels(path string) (labelRows, error) {
 	return out, nil
 }
 
+// maxIndexLine bounds a line of ind.NAME.test.index: a node id and some
+// blanks take a few dozen bytes.
+const maxIndexLine = 4 << 10
+
 // readIndex reads ind.NAME.test.index: one node id per line.
 func readIndex(path string) ([]int64, error) {
 	f, err := os.Open(path)
@@ -363,20 +382,33 @@ func readIndex(path string) ([]int64, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseIndex(path, f)
+}
+
+// parseIndex reads the node ids of a test.index file from r; errors name
+// path.
+func parseIndex(path string, r io.Reader) ([]int64, error) {
 	var out []int64
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, maxIndexLine)
+	line := 1
+	for ; sc.Scan(); line++ {
 		s := strings.TrimSpace(sc.Text())
 		if s == "" {
 			continue
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
+			if len(s) > 40 {
+				s = s[:40] + "..."
+			}
 			return nil, fmt.Errorf("%s:%d: %q is not a node id", path, line, s)
 		}
 		out = append(out, v)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: line longer than %d bytes (a node id per line expected)", path, line, maxIndexLine)
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil

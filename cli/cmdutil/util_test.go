@@ -1,0 +1,64 @@
+package cmdutil
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestParseInts(t *testing.T) {
+	for in, want := range map[string][]int{"25,10": {25, 10}, " 5 , ,-3,": {5, -3}, "+7": {7}} {
+		if got, err := ParseInts(in); err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseInts(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", " , ", "1,x", "1.5", "99999999999999999999", "1 2"} {
+		if got, err := ParseInts(in); err == nil {
+			t.Errorf("ParseInts(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+// FuzzParseInts: the --fanout and --threads lists. An accepted list has
+// one value per non-empty item, in order, and reads back from its own
+// rendering; a refused one names the bad item or says the list is empty.
+// Run: go test -run x -fuzz FuzzParseInts -fuzztime 20s ./cli/cmdutil/
+func FuzzParseInts(f *testing.F) {
+	for _, s := range []string{"25,10", "15, 10, 5", "", ",", "-1", "+3", "0x10", "1e3", "9223372036854775807",
+		"9223372036854775808", "1,,2", "\t4\n", "１"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseInts(s)
+		var items []string
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				items = append(items, p)
+			}
+		}
+		if err != nil {
+			if msg := err.Error(); len(items) > 0 && !slices.ContainsFunc(items, func(p string) bool {
+				return strings.Contains(msg, strconv.Quote(p))
+			}) {
+				t.Fatalf("ParseInts(%q): error %q names no item", s, msg)
+			}
+			return
+		}
+		if len(got) == 0 || len(got) != len(items) {
+			t.Fatalf("ParseInts(%q) = %v for items %q", s, got, items)
+		}
+		for i, p := range items {
+			if v, err := strconv.Atoi(p); err != nil || v != got[i] {
+				t.Fatalf("ParseInts(%q)[%d] = %d, item %q", s, i, got[i], p)
+			}
+		}
+		text := make([]string, len(got))
+		for i, v := range got {
+			text[i] = strconv.Itoa(v)
+		}
+		if again, err := ParseInts(strings.Join(text, ",")); err != nil || !slices.Equal(again, got) {
+			t.Fatalf("%v reads back as %v, %v", got, again, err)
+		}
+	})
+}
