@@ -126,11 +126,11 @@ func (l *importLimit) allows(n int64) bool {
 
 // exceeded is the error of an archive over its limit.
 func (l *importLimit) exceeded() error {
-	size := "of " + units.Bytes(l.archiveSize())
+	size := "an archive of " + units.Bytes(l.archiveSize())
 	if l.size <= 0 {
-		size = "read so far, " + units.Bytes(l.archiveSize()) + ","
+		size = "the " + units.Bytes(l.archiveSize()) + " read of it so far"
 	}
-	return badArchive("%w: its files add up to more than %s, the limit for the archive %s (%d times its compressed size, at least %s, at most %s)",
+	return badArchive("%w: its files add up to more than %s, the limit for %s (%d times its compressed size, at least %s, at most %s)",
 		ErrArchiveTooLarge, units.Bytes(l.limit()), size, l.ratio, units.Bytes(l.floor), units.Bytes(l.cap))
 }
 

@@ -68,7 +68,7 @@ func TestImportRatioLimit(t *testing.T) {
 
 	// from a pipe: refused as it is written, at the limit
 	_, _, err = st.Import(io.MultiReader(bytes.NewReader(arc)), opts)
-	if !errors.Is(err, ErrArchiveTooLarge) || !strings.Contains(err.Error(), "read so far") {
+	if !errors.Is(err, ErrArchiveTooLarge) || !strings.Contains(err.Error(), "read of it so far") {
 		t.Fatalf("error %v", err)
 	}
 	if written == 0 || written > limit {
