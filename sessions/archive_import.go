@@ -135,8 +135,9 @@ func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportRepor
 // read-only folder) is a *StoreError, not ErrBadArchive.
 //
 // The extracted files are private to their owner: mode 0600, folders
-// 0700 (less where the umask says so). The folder of an import that was
-// killed is removed by the next import (see importPrefix).
+// 0700 (less where the umask says so). An import works in a hidden folder
+// of the store that it holds a lock on; the folder of an import that was
+// killed is removed by the next import.
 //
 // The imported session records where it came from (Session.ImportInfo);
 // its runs read their status from their journals, and one without
