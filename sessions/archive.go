@@ -30,7 +30,8 @@ import (
 //
 // Pid files are left out (they name processes of the exporting machine),
 // and so are hidden files (temporary files of atomic writes) and the
-// import record of a session that was itself imported.
+// import record of a session that was itself imported. Entries have mode
+// 0600 (folders 0700), so a tar that extracts it keeps them private.
 const (
 	// ArchiveFormat is the manifest's "format".
 	ArchiveFormat = "gnnscope-session-archive"
@@ -44,14 +45,14 @@ const (
 	importFile = "import.json"
 )
 
-// Default limits of Import (ImportOptions).
+// Default limits of Import (ImportOptions); the limit of the files'
+// total follows the archive's size (DefaultMaxExpansion).
 const (
-	DefaultMaxFiles      = 10000
-	DefaultMaxFileBytes  = 8 << 30  // 8 GiB
-	DefaultMaxTotalBytes = 32 << 30 // 32 GiB
-	maxManifestBytes     = 4 << 20
-	maxDepth             = 8 // path components below the session folder
-	maxTrailingBytes     = 1 << 20
+	DefaultMaxFiles     = 10000
+	DefaultMaxFileBytes = 8 << 30 // 8 GiB
+	maxManifestBytes    = 4 << 20
+	maxDepth            = 8 // path components below the session folder
+	maxTrailingBytes    = 1 << 20
 )
 
 // Manifest is the first entry of a session archive.
@@ -163,22 +164,22 @@ func writeArchive(w io.Writer, man Manifest, mb []byte, dirs []string, files []e
 	hdr := func(name string, typ byte, size int64, mode int64, mod time.Time) *tar.Header {
 		return &tar.Header{Typeflag: typ, Name: name, Size: size, Mode: mode, ModTime: mod, Format: tar.FormatPAX}
 	}
-	if err := tw.WriteHeader(hdr(ArchiveManifestName, tar.TypeReg, int64(len(mb)), 0o644, man.Exported)); err != nil {
+	if err := tw.WriteHeader(hdr(ArchiveManifestName, tar.TypeReg, int64(len(mb)), 0o600, man.Exported)); err != nil {
 		return err
 	}
 	if _, err := tw.Write(mb); err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(hdr(man.ID+"/", tar.TypeDir, 0, 0o755, man.Exported)); err != nil {
+	if err := tw.WriteHeader(hdr(man.ID+"/", tar.TypeDir, 0, 0o700, man.Exported)); err != nil {
 		return err
 	}
 	for _, d := range dirs {
-		if err := tw.WriteHeader(hdr(man.ID+"/"+d+"/", tar.TypeDir, 0, 0o755, man.Exported)); err != nil {
+		if err := tw.WriteHeader(hdr(man.ID+"/"+d+"/", tar.TypeDir, 0, 0o700, man.Exported)); err != nil {
 			return err
 		}
 	}
 	for _, f := range files {
-		if err := copyInto(tw, hdr(man.ID+"/"+f.rel, tar.TypeReg, f.size, 0o644, f.mod), f.abs); err != nil {
+		if err := copyInto(tw, hdr(man.ID+"/"+f.rel, tar.TypeReg, f.size, 0o600, f.mod), f.abs); err != nil {
 			return fmt.Errorf("%s: %w", f.rel, err)
 		}
 		rep.Files++
@@ -303,11 +304,12 @@ func completeLines(p string, size int64) (int64, error) {
 
 // ExportFile writes the session's archive to the file at p, through a
 // temporary file in the same folder and a rename, so p is either the
-// complete archive or untouched.
+// complete archive or untouched. The archive is private to its owner:
+// mode 0600.
 func (s *Session) ExportFile(p string, opts ExportOptions) (ExportReport, error) {
 	rep := ExportReport{ID: s.ID()}
 	var exportErr error
-	err := WriteFileAtomic(p, 0o644, func(w io.Writer) error {
+	err := WriteFileAtomic(p, 0o600, func(w io.Writer) error {
 		rep, exportErr = s.Export(w, opts)
 		return exportErr
 	})

@@ -34,12 +34,27 @@ type ImportOptions struct {
 	// launch.json) are checked there, and an error refuses the import
 	// (ErrBadArchive).
 	Check func(dir string) error
-	// Limits: number of files, bytes of one file, bytes in all. Zero
-	// means the default (DefaultMaxFiles, DefaultMaxFileBytes,
-	// DefaultMaxTotalBytes).
-	MaxFiles      int
-	MaxFileBytes  int64
+	// Limits: number of files, bytes of one file. Zero means the
+	// default (DefaultMaxFiles, DefaultMaxFileBytes).
+	MaxFiles     int
+	MaxFileBytes int64
+	// Limit of the files' total (see DefaultMaxExpansion): at most
+	// MaxExpansion times the archive's size, at least MinTotalBytes, at
+	// most MaxTotalBytes. Zero means the default (DefaultMaxExpansion,
+	// DefaultMinTotalBytes, DefaultMaxTotalBytes); a negative
+	// MaxExpansion leaves MaxTotalBytes alone.
+	MaxExpansion  int64
+	MinTotalBytes int64
 	MaxTotalBytes int64
+	// ArchiveSize is the archive's size in bytes, if known (ImportFile
+	// sets it for a regular file); otherwise the ratio applies to the
+	// bytes read so far.
+	ArchiveSize int64
+
+	// create opens a new file of the extracted session for writing
+	// (default: os.OpenFile, mode 0600, which must not exist); tests
+	// make it fail as a full disk does.
+	create func(path string) (io.WriteCloser, error)
 }
 
 // ImportReport says what Import did.
@@ -88,12 +103,17 @@ func (s *Session) imported() bool {
 }
 
 // ImportFile imports the archive file at p (see Import); errors name it.
+// The archive's size sets the limit of what it may expand to (see
+// DefaultMaxExpansion).
 func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportReport, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, ImportReport{}, fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && opts.ArchiveSize <= 0 {
+		opts.ArchiveSize = fi.Size()
+	}
 	s, rep, err := st.Import(f, opts)
 	if err != nil {
 		return nil, rep, fmt.Errorf("import %s: %w", p, err)
@@ -108,8 +128,16 @@ func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportRepor
 // files and folders with safe names: absolute paths, "..", links, devices,
 // entries outside the folder or duplicated, files over the limits, files
 // the manifest does not list or lists with another size, a damaged or
-// truncated file. Pid files in the archive are ignored. It refuses to
-// replace an existing session unless opts.Replace.
+// truncated file, files that add up to more than the limit for the
+// archive's size (ErrArchiveTooLarge, see DefaultMaxExpansion). Pid files
+// in the archive are ignored. It refuses to replace an existing session
+// unless opts.Replace. A failure to write into the store (a full disk, a
+// read-only folder) is a *StoreError, not ErrBadArchive.
+//
+// The extracted files are private to their owner: mode 0600, folders
+// 0700 (less where the umask says so). An import works in a hidden folder
+// of the store that it holds a lock on; the folder of an import that was
+// killed is removed by the next import.
 //
 // The imported session records where it came from (Session.ImportInfo);
 // its runs read their status from their journals, and one without
@@ -125,7 +153,20 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if opts.MaxTotalBytes <= 0 {
 		opts.MaxTotalBytes = DefaultMaxTotalBytes
 	}
-	zr, err := gzip.NewReader(r)
+	if opts.MinTotalBytes <= 0 {
+		opts.MinTotalBytes = DefaultMinTotalBytes
+	}
+	if opts.MaxExpansion == 0 {
+		opts.MaxExpansion = DefaultMaxExpansion
+	}
+	if opts.create == nil {
+		opts.create = func(p string) (io.WriteCloser, error) {
+			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		}
+	}
+	cr := &countingReader{r: r}
+	lim := newImportLimit(opts, cr)
+	zr, err := gzip.NewReader(cr)
 	if err != nil {
 		return nil, rep, badArchive("not gzip-compressed (%w)", err)
 	}
@@ -133,6 +174,13 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	man, err := readManifest(tr)
 	if err != nil {
 		return nil, rep, badArchive("%w", err)
+	}
+	var listed int64
+	for _, f := range man.Files {
+		listed += min(f.Size, opts.MaxTotalBytes+1) // no overflow
+	}
+	if !lim.allows(listed) {
+		return nil, rep, lim.exceeded()
 	}
 	id := man.ID
 	rep.ID, rep.Name, rep.Manifest = id, man.Name, man
@@ -144,16 +192,20 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	}
 
 	removeStaleImports(sessionsDir)
-	work, err := os.MkdirTemp(sessionsDir, ".import-")
+	work, lock, err := importDir(sessionsDir)
 	if err != nil {
-		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+		return nil, rep, fmt.Errorf("import session %s: %w", id, storeErr(st.root, "", err))
 	}
-	defer os.RemoveAll(work)
+	defer func() {
+		os.RemoveAll(work)
+		lock.Close()
+	}()
 	tmp := filepath.Join(work, id)
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, storeErr(st.root, "", err))
 	}
-	if err := extractEntries(tr, zr, tmp, man, opts, &rep); err != nil {
+	x := extraction{tr: tr, zr: zr, tmp: tmp, root: st.root, man: man, opts: opts, lim: lim}
+	if err := x.entries(&rep); err != nil {
 		return nil, rep, err
 	}
 	if err := checkMeta(tmp, id); err != nil {
@@ -169,8 +221,12 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if err != nil {
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
 	}
-	if err := writeFileAtomic(filepath.Join(tmp, importFile), append(ib, '\n')); err != nil {
-		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
+	err = WriteFileAtomic(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
+		_, err := w.Write(append(ib, '\n'))
+		return err
+	})
+	if err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, storeErr(st.root, importFile, err))
 	}
 	if err := st.commitImport(tmp, dest, work, opts, &rep); err != nil {
 		return nil, rep, err
@@ -188,19 +244,31 @@ func badArchive(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrBadArchive}, a...)...)
 }
 
-// extractEntries extracts the session folder entries that follow the
-// manifest in tr into tmp, checking each against man and opts's limits,
-// then reads the rest of the gzip stream zr; it counts the files in rep.
-func extractEntries(tr *tar.Reader, zr io.Reader, tmp string, man Manifest, opts ImportOptions, rep *ImportReport) error {
+// extraction is the state of an import extracting its archive.
+type extraction struct {
+	tr   *tar.Reader
+	zr   io.Reader // the gzip stream under tr
+	tmp  string    // the folder to extract into
+	root string    // the store's root, for errors
+	man  Manifest
+	opts ImportOptions
+	lim  *importLimit
+}
+
+// entries extracts the session folder entries that follow the manifest
+// into x.tmp, checking each against the manifest and the limits, then
+// reads the rest of the gzip stream; it counts the files in rep.
+func (x *extraction) entries(rep *ImportReport) error {
 	listed := map[string]int64{}
-	for _, f := range man.Files {
+	for _, f := range x.man.Files {
 		listed[f.Path] = f.Size
 	}
-	seen := map[string]bool{} // lower-cased paths: no duplicates, even on case-insensitive file systems
-	var total int64
-	entries := 0
+	// lower-cased paths: no duplicates, even on case-insensitive file systems
+	seen := map[string]bool{}
+	// files, and the folders above them
+	entries, maxEntries := 0, x.opts.MaxFiles+maxDepth+1
 	for {
-		h, err := tr.Next()
+		h, err := x.tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -210,12 +278,12 @@ func extractEntries(tr *tar.Reader, zr io.Reader, tmp string, man Manifest, opts
 		if err != nil {
 			return badArchive("reading it failed (damaged or truncated?): %w", err)
 		}
-		rel, err := entryPath(h.Name, man.ID)
+		rel, err := entryPath(h.Name, x.man.ID)
 		if err != nil {
 			return badArchive("entry %q: %w", h.Name, err)
 		}
-		if entries++; entries > opts.MaxFiles+maxDepth+1 { // files, and the folders above them
-			return badArchive("more than %d entries", opts.MaxFiles+maxDepth+1)
+		if entries++; entries > maxEntries {
+			return badArchive("more than %d entries", maxEntries)
 		}
 		key := strings.ToLower(rel)
 		if seen[key] {
@@ -225,8 +293,8 @@ func extractEntries(tr *tar.Reader, zr io.Reader, tmp string, man Manifest, opts
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if rel != "" {
-				if err := os.MkdirAll(filepath.Join(tmp, filepath.FromSlash(rel)), 0o755); err != nil {
-					return badArchive("entry %q: %w", h.Name, err)
+				if err := os.MkdirAll(filepath.Join(x.tmp, filepath.FromSlash(rel)), 0o700); err != nil {
+					return storeErr(x.root, rel, err)
 				}
 			}
 			continue
@@ -240,33 +308,46 @@ func extractEntries(tr *tar.Reader, zr io.Reader, tmp string, man Manifest, opts
 		if strings.HasSuffix(rel, pidExt) {
 			continue // pid files name processes of another machine
 		}
-		want, ok := listed[rel]
-		switch {
-		case !ok:
-			return badArchive("entry %q is not in the manifest", h.Name)
-		case h.Size != want:
-			return badArchive("entry %q has %d bytes, the manifest says %d", h.Name, h.Size, want)
-		case h.Size < 0 || h.Size > opts.MaxFileBytes:
-			return badArchive("entry %q has %d bytes, over the limit of %d", h.Name, h.Size, opts.MaxFileBytes)
-		case total+h.Size > opts.MaxTotalBytes:
-			return badArchive("the files add up to more than the limit of %d bytes", opts.MaxTotalBytes)
-		case rep.Files >= opts.MaxFiles:
-			return badArchive("more than %d files", opts.MaxFiles)
+		if err := x.file(h, rel, listed, rep); err != nil {
+			return err
 		}
-		total += h.Size
-		delete(listed, rel)
-		dst := filepath.Join(tmp, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return badArchive("entry %q: %w", h.Name, err)
-		}
-		if err := extractFile(dst, tr, h); err != nil {
-			return badArchive("entry %q: %w", h.Name, err)
-		}
-		rep.Files++
-		rep.Bytes += h.Size
 	}
-	// the rest of the stream: tar padding, then gzip's checksum
-	if n, err := io.Copy(io.Discard, io.LimitReader(zr, maxTrailingBytes+1)); err != nil {
+	return x.end(listed)
+}
+
+// file checks the regular file entry h (rel in the session folder)
+// against the manifest's list and the limits and extracts it.
+func (x *extraction) file(h *tar.Header, rel string, listed map[string]int64, rep *ImportReport) error {
+	want, ok := listed[rel]
+	switch {
+	case !ok:
+		return badArchive("entry %q is not in the manifest", h.Name)
+	case h.Size != want:
+		return badArchive("entry %q has %d bytes, the manifest says %d", h.Name, h.Size, want)
+	case h.Size < 0 || h.Size > x.opts.MaxFileBytes:
+		return badArchive("entry %q has %d bytes, over the limit of %d", h.Name, h.Size, x.opts.MaxFileBytes)
+	case !x.lim.allows(h.Size):
+		return x.lim.exceeded()
+	case rep.Files >= x.opts.MaxFiles:
+		return badArchive("more than %d files", x.opts.MaxFiles)
+	}
+	delete(listed, rel)
+	dst := filepath.Join(x.tmp, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return storeErr(x.root, rel, err)
+	}
+	if err := x.extract(dst, rel, h); err != nil {
+		return err
+	}
+	rep.Files++
+	rep.Bytes += h.Size
+	return nil
+}
+
+// end reads the rest of the gzip stream (tar padding, then gzip's
+// checksum) and checks that no file of the manifest is missing.
+func (x *extraction) end(listed map[string]int64) error {
+	if n, err := io.Copy(io.Discard, io.LimitReader(x.zr, maxTrailingBytes+1)); err != nil {
 		return badArchive("reading it failed (damaged or truncated?): %w", err)
 	} else if n > maxTrailingBytes {
 		return badArchive("data after the end of the archive")
@@ -278,6 +359,35 @@ func extractEntries(tr *tar.Reader, zr io.Reader, tmp string, man Manifest, opts
 		}
 		slices.Sort(missing)
 		return badArchive("files of the manifest are missing (truncated?): %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// extract writes the entry's data to a new file dst (it must not exist),
+// counting it against the limit, and sets its modification time. An error
+// of the file is a store error; one of reading the entry, the archive's.
+func (x *extraction) extract(dst, rel string, h *tar.Header) error {
+	f, err := x.opts.create(dst)
+	if err != nil {
+		return storeErr(x.root, rel, err)
+	}
+	sink := &importSink{w: f, lim: x.lim}
+	n, err := io.Copy(sink, x.tr)
+	if cerr := f.Close(); cerr != nil && sink.werr == nil {
+		sink.werr = cerr
+	}
+	switch {
+	case sink.werr != nil:
+		return storeErr(x.root, rel, sink.werr)
+	case errors.Is(err, ErrArchiveTooLarge):
+		return err
+	case err != nil:
+		return badArchive("entry %q: %w", h.Name, err)
+	case n != h.Size:
+		return badArchive("entry %q: %d of %d bytes (truncated)", h.Name, n, h.Size)
+	}
+	if !h.ModTime.IsZero() {
+		_ = os.Chtimes(dst, h.ModTime, h.ModTime)
 	}
 	return nil
 }
@@ -332,13 +442,13 @@ func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *I
 		// then the new one in
 		aside := filepath.Join(work, "replaced")
 		if err := os.Rename(dest, aside); err != nil {
-			return fmt.Errorf("import: replace session %s: %w", id, err)
+			return fmt.Errorf("import: replace session %s: %w", id, storeErr(st.root, "", err))
 		}
 		if err := os.Rename(tmp, dest); err != nil {
 			if rerr := os.Rename(aside, dest); rerr != nil {
-				return fmt.Errorf("import: replace session %s: %w (and restoring the old one failed: %w; it is in %s)", id, err, rerr, aside)
+				return fmt.Errorf("import: replace session %s: %w (and restoring the old one failed: %w; it is in %s)", id, storeErr(st.root, "", err), rerr, aside)
 			}
-			return fmt.Errorf("import: replace session %s: %w", id, err)
+			return fmt.Errorf("import: replace session %s: %w", id, storeErr(st.root, "", err))
 		}
 		rep.Replaced = true
 		return nil
@@ -347,26 +457,9 @@ func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *I
 		if errors.Is(err, os.ErrExist) || errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("session %s is already in the store (%w)", id, os.ErrExist)
 		}
-		return fmt.Errorf("import session %s: %w", id, err)
+		return fmt.Errorf("import session %s: %w", id, storeErr(st.root, "", err))
 	}
 	return nil
-}
-
-// removeStaleImports removes the temporary folders of imports that were
-// interrupted (the process was killed) more than a day ago.
-func removeStaleImports(sessionsDir string) {
-	ents, err := os.ReadDir(sessionsDir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), ".import-") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
-			os.RemoveAll(filepath.Join(sessionsDir, e.Name()))
-		}
-	}
 }
 
 // readManifest reads and checks the archive's first entry.
@@ -475,27 +568,4 @@ func entryKind(t byte) string {
 		return "global header"
 	}
 	return fmt.Sprintf("entry of type %q", t)
-}
-
-// extractFile writes the entry's data to a new file dst (it must not
-// exist) and sets its modification time.
-func extractFile(dst string, r io.Reader, h *tar.Header) error {
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && n != h.Size {
-		err = fmt.Errorf("%d of %d bytes (truncated)", n, h.Size)
-	}
-	if err != nil {
-		return err
-	}
-	if !h.ModTime.IsZero() {
-		_ = os.Chtimes(dst, h.ModTime, h.ModTime)
-	}
-	return nil
 }

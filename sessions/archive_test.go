@@ -257,7 +257,7 @@ func file(name, data string) entry {
 
 // craft writes a gzip-compressed tar of a manifest for id (listing the
 // regular files among entries, unless files is given) and the entries.
-func craft(t *testing.T, id string, entries []entry, files []ManifestFile) []byte {
+func craft(t testing.TB, id string, entries []entry, files []ManifestFile) []byte {
 	t.Helper()
 	if files == nil {
 		for _, e := range entries {

@@ -231,8 +231,16 @@ type journalReader struct {
 // journalReadBuffer is the size of a journalReader's buffer.
 const journalReadBuffer = 256 << 10
 
+// newJournalReader returns a reader of r's journal. A reader that says
+// how much it holds (Len, as bytes.Reader and strings.Reader do) gets a
+// buffer no larger than that: a short journal in memory costs a few
+// hundred bytes, not the full buffer.
 func newJournalReader(r io.Reader) *journalReader {
-	return &journalReader{br: bufio.NewReaderSize(r, journalReadBuffer), max: MaxEventSize}
+	size := journalReadBuffer
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = min(size, max(l.Len()+1, 16))
+	}
+	return &journalReader{br: bufio.NewReaderSize(r, size), max: MaxEventSize}
 }
 
 // reset makes jr read r from its start, keeping its buffer.

@@ -57,8 +57,21 @@ type ReplayEvent struct {
 	// what was delivered before no longer holds; the events up to the
 	// seek position follow again, from each track's first event.
 	Restart bool
+	// Skipped is the part of the timeline skipped right before this
+	// event: a gap longer than the replay's longest wait (see
+	// ReplayOptions.MaxWait). A view shows it ("skipped 8760h"); 0 for
+	// most events.
+	Skipped time.Duration
 	Event   profile.Event
 }
+
+// DefaultMaxWait is the longest a replay waits for its next event, in
+// real time, unless ReplayOptions.MaxWait says otherwise: 2 s. A gap
+// between events that would take longer at the replay's speed (a span
+// dated a year late, runs started hours apart) is skipped after that
+// wait, and the event after it says how much was skipped
+// (ReplayEvent.Skipped).
+const DefaultMaxWait = 2 * time.Second
 
 // ReplayOptions tune a Replay.
 type ReplayOptions struct {
@@ -69,6 +82,11 @@ type ReplayOptions struct {
 	Speed float64
 	// Paused starts the replay paused (Resume starts it).
 	Paused bool
+	// MaxWait is the longest the replay waits for one event, in real
+	// time: a longer wait is cut to MaxWait and the rest of the gap is
+	// skipped (ReplayEvent.Skipped). 0 means DefaultMaxWait; a negative
+	// MaxWait waits as long as the timeline says.
+	MaxWait time.Duration
 }
 
 // Replay yields recorded events with their original timing, scaled by a
@@ -80,7 +98,9 @@ type ReplayOptions struct {
 // The position advances with the clock, Speed times as fast, from 0 at the
 // first call of Next or of a control, and stops at Duration. Pause stops it,
 // Resume restarts it, SetSpeed changes the speed from the current
-// position on, Seek jumps to a position. Events already due (at or before
+// position on, Seek jumps to a position. No single wait lasts longer than
+// ReplayOptions.MaxWait (DefaultMaxWait): the position then jumps to the
+// next event, and the event reports the gap it skipped. Events already due (at or before
 // the position) are always delivered at once, even while paused: after a
 // Seek to t, Next returns every event up to t without waiting, so a view
 // rebuilds the state at t, and then waits for the next one. Seeking
@@ -113,6 +133,9 @@ type Replay struct {
 	paused  bool
 	restart bool          // the next event delivered carries Restart
 	wake    chan struct{} // closed and replaced when the schedule changes
+	maxWait time.Duration // the longest single wait (<= 0: none)
+	skip    time.Duration // gap skipped before the next event delivered
+	skipped time.Duration // gaps skipped in all
 }
 
 var (
@@ -148,7 +171,11 @@ func newReplay(tracks []*replayTrack, opts ReplayOptions) (*Replay, error) {
 	if err := checkSpeed(opts.Speed); err != nil {
 		return nil, err
 	}
-	r := &Replay{clock: opts.Clock, tracks: tracks, speed: opts.Speed, paused: opts.Paused, wake: make(chan struct{})}
+	if opts.MaxWait == 0 {
+		opts.MaxWait = DefaultMaxWait
+	}
+	r := &Replay{clock: opts.Clock, tracks: tracks, speed: opts.Speed, paused: opts.Paused, wake: make(chan struct{}),
+		maxWait: opts.MaxWait}
 	for i, tr := range tracks {
 		if tr.offset < 0 {
 			return nil, fmt.Errorf("replay: track %d (%s) has a negative offset %v", i, tr.run, tr.offset)
@@ -224,9 +251,9 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		if tr.headAt <= pos {
 			r.next++
 			r.lastAt = tr.headAt
-			ev := ReplayEvent{Run: tr.run, Track: i, At: tr.headAt, Restart: r.restart, Event: tr.head}
+			ev := ReplayEvent{Run: tr.run, Track: i, At: tr.headAt, Restart: r.restart, Skipped: r.skip, Event: tr.head}
 			tr.head, tr.has = profile.Event{}, false
-			r.restart = false
+			r.restart, r.skip = false, 0
 			r.mu.Unlock()
 			return ev, nil
 		}
@@ -237,8 +264,15 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		wake := r.wake
 		var timer Timer
 		var fire <-chan time.Time
+		capped := false
 		if !r.paused {
-			wait := time.Duration(math.Ceil(float64(tr.headAt-pos) / r.speed))
+			wait := time.Duration(math.MaxInt64)
+			if w := math.Ceil(float64(tr.headAt-pos) / r.speed); w < float64(math.MaxInt64) {
+				wait = time.Duration(w)
+			}
+			if capped = r.maxWait > 0 && wait > r.maxWait; capped {
+				wait = r.maxWait
+			}
 			timer = r.clock.NewTimer(max(wait, 1))
 			fire = timer.C()
 		}
@@ -247,11 +281,39 @@ func (r *Replay) NextEvent(ctx context.Context) (ReplayEvent, error) {
 		case <-ctx.Done():
 		case <-wake:
 		case <-fire:
+			if capped {
+				r.skipTo(wake, tr)
+			}
 		}
 		if timer != nil {
 			timer.Stop()
 		}
 	}
+}
+
+// skipTo moves the position to the head event of tr after a wait cut
+// short by maxWait, unless the schedule changed meanwhile (a control
+// replaced wake), and records the gap skipped.
+func (r *Replay) skipTo(wake chan struct{}, tr *replayTrack) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.wake != wake || r.paused || !tr.has {
+		return
+	}
+	now := r.clock.Now()
+	if gap := tr.headAt - r.positionLocked(now); gap > 0 {
+		r.base, r.anchor, r.started = tr.headAt, now, true
+		r.skip += gap
+		r.skipped += gap
+	}
+}
+
+// Skipped returns the time of the timeline skipped in all: gaps longer
+// than the longest wait (see ReplayOptions.MaxWait).
+func (r *Replay) Skipped() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skipped
 }
 
 // headLocked returns the track whose next event comes first: the earliest

@@ -79,7 +79,7 @@ func (r *Replay) Seek(t time.Duration) {
 	defer r.mu.Unlock()
 	t = min(max(t, 0), r.dur)
 	r.rebaseLocked()
-	r.base = t
+	r.base, r.skip = t, 0
 	if r.next > 0 && r.lastAt > t {
 		r.next, r.lastAt = 0, 0
 		r.restart = true

@@ -58,7 +58,9 @@ to the first run's (runs that went one after the other replay one after the
 other). The time column is the position on that timeline.
 
 --speed: 1 is as recorded, 10 ten times faster, 0.5 half as fast; "max"
-prints everything at once. --from skips to a position: the events before it
+prints everything at once. No wait lasts more than 2 s: a longer gap between
+events (a run started hours after another, a span dated a year late) is
+skipped after 2 s, and a line says how much was skipped. --from skips to a position: the events before it
 are not printed (except each run's run_start line). Ctrl-C stops.
 
 The interactive replay view (pause, seek, speed keys) comes with the
@@ -67,7 +69,7 @@ when --headless is not given. A session that is still running replays as far
 as its journals go now ('gnnscope run --attach ID' follows it live).
 
 --json prints one object per line: {"at_ns", "run", "event"}, event being
-the journal's event as written.`,
+the journal's event as written, with "skipped_ns" after a skipped gap.`,
 		Example: `  gnnscope replay last --headless
   gnnscope replay 20261122-153045-ab12/optimized --speed 10 --headless
   gnnscope replay last --speed max --headless --json | jq -c 'select(.event.t == "metric")'
@@ -189,6 +191,9 @@ func replayRun(opts *ReplayOptions) error {
 		if opts.JSON {
 			err = writeReplayJSON(out, ev)
 		} else {
+			if ev.Skipped > 0 {
+				fmt.Fprintf(out, "%12s  skipped a gap of %s without events\n", "", ev.Skipped.Round(time.Millisecond))
+			}
 			_, err = fmt.Fprintln(out, formatReplayLine(ev, width))
 		}
 		if err != nil {
@@ -204,10 +209,11 @@ func replayRun(opts *ReplayOptions) error {
 
 func writeReplayJSON(w io.Writer, ev sessions.ReplayEvent) error {
 	b, err := json.Marshal(struct {
-		At    int64         `json:"at_ns"`
-		Run   string        `json:"run"`
-		Event profile.Event `json:"event"`
-	}{int64(ev.At), ev.Run, ev.Event})
+		At      int64         `json:"at_ns"`
+		Run     string        `json:"run"`
+		Skipped int64         `json:"skipped_ns,omitempty"` // gap skipped before the event
+		Event   profile.Event `json:"event"`
+	}{int64(ev.At), ev.Run, int64(ev.Skipped), ev.Event})
 	if err != nil {
 		return err
 	}

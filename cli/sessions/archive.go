@@ -41,7 +41,7 @@ are left out. Any tar lists it: tar tzf FILE.
 
 The default FILE is ID.tar.gz in the current folder; -o - writes to stdout.
 The file is written through a temporary file and a rename, so it is either
-complete or not there.
+complete or not there, with mode 0600: only its owner can read it.
 
 A session that is still running (or has runs waiting to start) is refused:
 its journals are being written. --force exports it anyway, each journal up
@@ -151,7 +151,16 @@ session folder of regular files and folders with safe names, as its
 manifest lists them. Absolute paths, "..", links, devices, duplicate or
 unlisted entries, files over the size limits and damaged or truncated files
 are refused. It is extracted into a temporary folder inside the store and
-renamed into place, so a refused or failed import leaves nothing behind.
+renamed into place, so a refused or failed import leaves nothing behind;
+the folder of an import that was killed is removed by the next import.
+The imported files are private: mode 0600, folders 0700.
+
+Size limit: the files may add up to at most 100 times the archive's
+compressed size, at least 64 MiB and at most 32 GiB (exported sessions
+compress 6-8 times). An archive over it is refused as it is extracted; one
+read from stdin is held to 100 times what was read of it so far. A failure
+to write the files (a full disk, a read-only store) says "writing to
+store", not that the archive is at fault.
 
 An existing session with the same id is not replaced unless --force (and
 never while it is running). Runs of the imported session read their status
