@@ -309,6 +309,10 @@ func (l loaded) release() error {
 // graph, labels and split; any inconsistency is an error naming the file.
 func Load(path string) (*Dataset, error) { return load(path, readBelow) }
 
+// Map is Load that maps the file whatever its size (Load reads small files
+// into memory instead).
+func Map(path string) (*Dataset, error) { return load(path, 0) }
+
 // load is Load with the size under which the file is read, not mapped.
 func load(path string, readLimit int64) (*Dataset, error) {
 	if !littleEndianHost() {

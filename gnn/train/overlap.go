@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 
+	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -36,7 +37,10 @@ func (o *overlapEval) start(st EpochStat) error {
 	o.pending = &st
 	o.done = make(chan evalResult, 1)
 	go func(done chan<- evalResult, epoch int) {
-		r := t.evaluate(t.dev, snap, profile.LaneEval, epoch)
+		var r evalResult
+		if err := data.Guard(t.ds, func() error { r = t.evaluate(t.dev, snap, profile.LaneEval, epoch); return nil }); err != nil {
+			r = evalResult{err: err}
+		}
 		snap.Free(t.dev)
 		done <- r
 	}(o.done, st.Epoch)

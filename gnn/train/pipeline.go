@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
@@ -83,7 +84,11 @@ func startPipeline(ctx context.Context, t *trainer) *pipeline {
 			sw := t.sampler.NewWorker()
 			lane := profile.SamplerLane(w)
 			for j := range jobs {
-				pb := t.load.prepareAhead(sw, j.epoch, j.index, j.targets, lane)
+				var pb *prepared
+				err := data.Guard(t.ds, func() error { pb = t.load.prepareAhead(sw, j.epoch, j.index, j.targets, lane); return nil })
+				if err != nil {
+					pb = &prepared{epoch: j.epoch, err: err}
+				}
 				p.slots[j.seq%depth] <- pb // never blocks: see pipeline
 			}
 		}(w)

@@ -93,14 +93,22 @@ type Options struct {
 
 // Run trains a model on ds with the given split on dev. It stops early with
 // ctx's error when ctx is canceled.
-func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, opt Options) (*Result, error) {
-	t, err := newTrainer(cfg, ds, split, dev, opt.Recorder)
-	if err != nil {
-		return nil, err
-	}
-	t.deviceClock()
-	defer t.close()
-	return t.run(ctx, opt.OnEpoch)
+//
+// When ds is mapped from a cache file that is truncated during the run,
+// the reads that fault end the run with an error naming the file (see
+// data.Guard), on every goroutine of the run that reads the dataset.
+func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, opt Options) (res *Result, err error) {
+	err = data.Guard(ds, func() error {
+		t, err := newTrainer(cfg, ds, split, dev, opt.Recorder)
+		if err != nil {
+			return err
+		}
+		t.deviceClock()
+		defer t.close()
+		res, err = t.run(ctx, opt.OnEpoch)
+		return err
+	})
+	return res, err
 }
 
 // trainer is one run: the data, the model and its optimizer, and the

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -60,6 +61,13 @@ func (d *Device) parallelChunks(nchunks int, fn func(c int)) {
 		}
 		return
 	}
+	// A panic in a worker is carried to the caller and raised there again,
+	// and the workers handle memory faults as the caller does
+	// (debug.SetPanicOnFault): a fault reading a truncated mapped file
+	// reaches the caller's recover instead of killing the process.
+	faults := debug.SetPanicOnFault(false)
+	debug.SetPanicOnFault(faults)
+	var caught atomic.Pointer[any]
 	var next atomic.Int64
 	work := func() {
 		for {
@@ -75,9 +83,19 @@ func (d *Device) parallelChunks(nchunks int, fn func(c int)) {
 	for w := 1; w < workers; w++ {
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					caught.CompareAndSwap(nil, &r)
+					next.Store(int64(nchunks)) // the others stop at their next chunk
+				}
+			}()
+			debug.SetPanicOnFault(faults)
 			work()
 		}()
 	}
 	work()
 	wg.Wait()
+	if r := caught.Load(); r != nil {
+		panic(*r)
+	}
 }
