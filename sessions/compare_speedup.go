@@ -70,81 +70,121 @@ func HostBusy(start *profile.Host, end *profile.Usage) string {
 	return strings.Join(why, "; ")
 }
 
-// group is the runs of one variant in one session: its repeats.
-type group struct {
-	runs []int // indices into Comparison.Runs
+// RunTiming is what Speedups needs of a run.
+type RunTiming struct {
+	// Group is shared by the runs of one variant in one session (its
+	// repeats).
+	Group  string
+	Repeat int // K of a repeat NAME.rK, 0 for a run that is not one
+	Status string
+	Epochs []float64 // epoch wall times in seconds
 }
 
-// repeats returns the group's timed runs with epochs as stats repeats
-// (a run that is not a repeat counts as repeat 1).
-func (g group) repeats(runs []RunFigures) []stats.Repeat {
-	var out []stats.Repeat
-	for _, i := range g.runs {
-		r := &runs[i]
-		if !Timed(r.Status) || len(r.epochTimes) == 0 {
+// Timing is a run's share of Speedups: its variant's median epoch time
+// and speedup. Both are zero for a run that is not Timed or has no epoch.
+type Timing struct {
+	VariantMedianS float64
+	Speedup        stats.Speedup // Ratio 0: none
+}
+
+// Speedups computes, for every timed run with epochs, its variant's
+// median epoch time (stats.VariantMedian over the group's timed repeats)
+// and the speedup of its variant over the variant of the run base
+// (stats.Compare; a run of base's group has speedup 1 by definition).
+// base < 0, or a base group without a timed run, gives no speedups.
+func Speedups(runs []RunTiming, base int) []Timing {
+	out := make([]Timing, len(runs))
+	groups := map[string][]stats.Repeat{}
+	for _, r := range runs {
+		if Timed(r.Status) && len(r.Epochs) > 0 {
+			groups[r.Group] = append(groups[r.Group], stats.Repeat{K: max(r.Repeat, 1), Epochs: r.Epochs})
+		}
+	}
+	var baseReps []stats.Repeat
+	if base >= 0 && base < len(runs) {
+		baseReps = groups[runs[base].Group]
+	}
+	figures := map[string]Timing{}
+	for i, r := range runs {
+		reps := groups[r.Group]
+		if !Timed(r.Status) || len(r.Epochs) == 0 || len(reps) == 0 {
 			continue
 		}
-		out = append(out, stats.Repeat{K: max(r.Repeat, 1), Epochs: r.epochTimes})
+		t, ok := figures[r.Group]
+		if !ok {
+			t.VariantMedianS = stats.VariantMedian(reps)
+			switch {
+			case len(baseReps) == 0:
+			case r.Group == runs[base].Group:
+				t.Speedup = stats.Speedup{Ratio: 1, Repeats: len(reps)} // the reference
+				for range reps {
+					t.Speedup.Ratios = append(t.Speedup.Ratios, 1)
+				}
+			default:
+				t.Speedup = stats.Compare(baseReps, reps)
+			}
+			figures[r.Group] = t
+		}
+		out[i] = t
 	}
 	return out
 }
 
-// speedups sets every timed run's variant median and its variant's
-// speedup over the baseline's variant (stats.Compare over the repeats of
-// both in their sessions). Runs that are not timed get none and are
-// marked partial when they have figures.
+// Best returns the index of the run with the highest speedup outside the
+// group of run base, -1 when none has one.
+func Best(runs []RunTiming, timings []Timing, base int) int {
+	best := -1
+	for i, t := range timings {
+		if t.Speedup.Ratio <= 0 || (base >= 0 && runs[i].Group == runs[base].Group) {
+			continue
+		}
+		if best < 0 || t.Speedup.Ratio > timings[best].Speedup.Ratio {
+			best = i
+		}
+	}
+	return best
+}
+
+// timing returns what Speedups needs of r.
+func (r *RunFigures) timing() RunTiming {
+	return RunTiming{Group: r.Session + "\x00" + r.Variant, Repeat: r.Repeat, Status: r.Status, Epochs: r.epochTimes}
+}
+
+// speedups sets every run's partial mark, and every timed run's variant
+// median and speedup (Speedups).
 func (c *Comparison) speedups(base int) {
-	groups := map[string]*group{}
-	key := func(r *RunFigures) string { return r.Session + "\x00" + r.Variant }
+	runs := make([]RunTiming, len(c.Runs))
 	for i := range c.Runs {
 		r := &c.Runs[i]
 		r.Partial = PartialStatus(r.Status) && r.HasFigures()
-		g := groups[key(r)]
-		if g == nil {
-			g = &group{}
-			groups[key(r)] = g
+		runs[i] = r.timing()
+	}
+	for i, t := range Speedups(runs, base) {
+		r := &c.Runs[i]
+		r.VariantMedianS = t.VariantMedianS
+		if sp := t.Speedup; sp.Ratio > 0 {
+			r.Speedup, r.SpeedupLo, r.SpeedupHi = sp.Ratio, sp.Lo, sp.Hi
+			r.SpeedupMethod, r.SpeedupRepeats, r.SingleRun = sp.Method, sp.Repeats, sp.Single
+			r.SpeedupRatios = sp.Ratios
 		}
-		g.runs = append(g.runs, i)
 	}
-	if base < 0 {
-		return
-	}
-	baseReps := groups[key(&c.Runs[base])].repeats(c.Runs)
-	done := map[*group]bool{}
+}
+
+// BestRun returns the index of the run with the highest speedup outside
+// the baseline's variant (never a run that stopped early), -1 when none.
+func (c *Comparison) BestRun() int {
+	base := -1
+	runs := make([]RunTiming, len(c.Runs))
+	timings := make([]Timing, len(c.Runs))
 	for i := range c.Runs {
-		g := groups[key(&c.Runs[i])]
-		if done[g] {
-			continue
-		}
-		done[g] = true
-		reps := g.repeats(c.Runs)
-		if len(reps) == 0 {
-			continue
-		}
-		median := stats.VariantMedian(reps)
-		var sp stats.Speedup
-		switch {
-		case g == groups[key(&c.Runs[base])]:
-			sp = stats.Speedup{Ratio: 1, Repeats: len(reps)} // the reference, by definition
-			for range reps {
-				sp.Ratios = append(sp.Ratios, 1)
-			}
-		case len(baseReps) > 0:
-			sp = stats.Compare(baseReps, reps)
-		}
-		for _, j := range g.runs {
-			r := &c.Runs[j]
-			if !Timed(r.Status) || len(r.epochTimes) == 0 {
-				continue
-			}
-			r.VariantMedianS = median
-			if sp.Ratio > 0 {
-				r.Speedup, r.SpeedupLo, r.SpeedupHi = sp.Ratio, sp.Lo, sp.Hi
-				r.SpeedupMethod, r.SpeedupRepeats, r.SingleRun = sp.Method, sp.Repeats, sp.Single
-				r.SpeedupRatios = sp.Ratios
-			}
+		r := &c.Runs[i]
+		runs[i] = r.timing()
+		timings[i].Speedup.Ratio = r.Speedup
+		if r.Label == c.Baseline {
+			base = i
 		}
 	}
+	return Best(runs, timings, base)
 }
 
 // FormatSpeedup writes a speedup with its interval, "1.31x [1.24, 1.38]",

@@ -135,6 +135,11 @@ func TestComparePartialRuns(t *testing.T) {
 		}
 	}
 
+	// the best run is never one that stopped early, however fast
+	if best := c.BestRun(); best < 0 || c.Runs[best].Variant != "optimized" {
+		t.Errorf("best run %d", best)
+	}
+
 	// a baseline that stopped: nobody gets a speedup
 	s2 := handSession(t, st, "badbase", `{"data":"synth-tiny"}`,
 		handRun{name: "baseline", variant: "baseline", config: baseCfg, epochS: []float64{1, 1}, status: profile.StatusOOM},
