@@ -154,6 +154,10 @@ type RunFigures struct {
 	Torn      bool  `json:"torn,omitempty"`      // the journal ends mid-line
 }
 
+// EpochTimes returns the run's epoch wall times in seconds, in epoch
+// order (see EpochSource); nil when unknown. Do not modify them.
+func (r *RunFigures) EpochTimes() []float64 { return r.epochTimes }
+
 // HasFigures reports whether anything was read from the run's journal.
 func (r *RunFigures) HasFigures() bool { return r.Events > 0 }
 
