@@ -90,9 +90,10 @@ type Timing struct {
 // Speedups computes, for every timed run with epochs, its variant's
 // median epoch time (stats.VariantMedian over the group's timed repeats)
 // and the speedup of its variant over the variant of the run base
-// (stats.Compare; a run of base's group has speedup 1 by definition).
-// base < 0, or a base group without a timed run, gives no speedups.
-func Speedups(runs []RunTiming, base int) []Timing {
+// (stats.Compare, or stats.Estimate without interval when interval is
+// false; a run of base's group has speedup 1 by definition). base < 0,
+// or a base group without a timed run, gives no speedups.
+func Speedups(runs []RunTiming, base int, interval bool) []Timing {
 	out := make([]Timing, len(runs))
 	groups := map[string][]stats.Repeat{}
 	for _, r := range runs {
@@ -120,8 +121,10 @@ func Speedups(runs []RunTiming, base int) []Timing {
 				for range reps {
 					t.Speedup.Ratios = append(t.Speedup.Ratios, 1)
 				}
-			default:
+			case interval:
 				t.Speedup = stats.Compare(baseReps, reps)
+			default:
+				t.Speedup = stats.Estimate(baseReps, reps)
 			}
 			figures[r.Group] = t
 		}
@@ -159,7 +162,7 @@ func (c *Comparison) speedups(base int) {
 		r.Partial = PartialStatus(r.Status) && r.HasFigures()
 		runs[i] = r.timing()
 	}
-	for i, t := range Speedups(runs, base) {
+	for i, t := range Speedups(runs, base, true) {
 		r := &c.Runs[i]
 		r.VariantMedianS = t.VariantMedianS
 		if sp := t.Speedup; sp.Ratio > 0 {

@@ -92,6 +92,14 @@ type Speedup struct {
 // HasInterval reports whether s has an interval.
 func (s Speedup) HasInterval() bool { return s.Method != "" && s.Hi > 0 }
 
+// Estimate is Compare without the interval (Lo, Hi and Method stay
+// zero): the speedup, the per-repeat ratios and the single-run mark, for
+// views that redraw often and show the ratio alone.
+func Estimate(base, variant []Repeat) Speedup {
+	s, _, _ := estimate(base, variant)
+	return s
+}
+
 // Compare computes the speedup of variant over base, both given as their
 // repeats (runs with no usable epoch are best left out by the caller).
 // Repeats are paired by K. With at least MinRepeats pairs, the speedup is
@@ -101,7 +109,30 @@ func (s Speedup) HasInterval() bool { return s.Method != "" && s.Hi > 0 }
 // side's epochs. The generator has a fixed seed: the same input gives the
 // same interval.
 func Compare(base, variant []Repeat) Speedup {
-	s := Speedup{Ratios: []float64{}}
+	s, be, ve := estimate(base, variant)
+	rng := rand.New(rand.NewPCG(seed, uint64(len(s.Ratios))))
+	if s.Repeats >= MinRepeats {
+		s.Lo, s.Hi = bootstrap(func(buf []float64) float64 {
+			return Median(resample(rng, s.Ratios, buf))
+		}, len(s.Ratios))
+		s.Method = MethodRepeats
+		return s
+	}
+	if s.Ratio == 0 || len(be) < 2 || len(ve) < 2 {
+		return s
+	}
+	bbuf := make([]float64, len(be))
+	s.Lo, s.Hi = bootstrap(func(vbuf []float64) float64 {
+		return Median(resample(rng, be, bbuf)) / Median(resample(rng, ve, vbuf))
+	}, len(ve))
+	s.Method = MethodEpochs
+	return s
+}
+
+// estimate returns the speedup without interval and, when it comes from
+// epochs (fewer than MinRepeats pairs), the pooled epochs of each side.
+func estimate(base, variant []Repeat) (s Speedup, be, ve []float64) {
+	s.Ratios = []float64{}
 	bm := map[int]float64{}
 	for _, r := range base {
 		if m := r.Median(); m > 0 {
@@ -117,29 +148,15 @@ func Compare(base, variant []Repeat) Speedup {
 	}
 	s.Repeats = len(s.Ratios)
 	s.Single = usable(base) <= 1 || usable(variant) <= 1
-	rng := rand.New(rand.NewPCG(seed, uint64(len(s.Ratios))))
 	if s.Repeats >= MinRepeats {
 		s.Ratio = Median(s.Ratios)
-		s.Lo, s.Hi = bootstrap(func(buf []float64) float64 {
-			return Median(resample(rng, s.Ratios, buf))
-		}, len(s.Ratios))
-		s.Method = MethodRepeats
-		return s
+		return s, nil, nil
 	}
-	be, ve := pooled(base), pooled(variant)
-	if len(be) == 0 || len(ve) == 0 {
-		return s
+	be, ve = pooled(base), pooled(variant)
+	if len(be) > 0 && len(ve) > 0 {
+		s.Ratio = Median(be) / Median(ve)
 	}
-	s.Ratio = Median(be) / Median(ve)
-	if len(be) < 2 || len(ve) < 2 {
-		return s
-	}
-	bbuf := make([]float64, len(be))
-	s.Lo, s.Hi = bootstrap(func(vbuf []float64) float64 {
-		return Median(resample(rng, be, bbuf)) / Median(resample(rng, ve, vbuf))
-	}, len(ve))
-	s.Method = MethodEpochs
-	return s
+	return s, be, ve
 }
 
 // usable counts the repeats with at least one epoch.

@@ -46,6 +46,10 @@ func TestCompareRepeats(t *testing.T) {
 	if again := Compare(base, opt); !reflect.DeepEqual(again, s) {
 		t.Errorf("not reproducible: %+v then %+v", s, again)
 	}
+	e := Estimate(base, opt)
+	if e.Ratio != s.Ratio || !reflect.DeepEqual(e.Ratios, s.Ratios) || e.Method != "" || e.Lo != 0 || e.Hi != 0 {
+		t.Errorf("Estimate = %+v, want Compare's ratio without interval", e)
+	}
 }
 
 func TestCompareEpochs(t *testing.T) {

@@ -210,7 +210,7 @@ func (e *Entry) finish() {
 		}
 		runs[i] = sessions.RunTiming{Group: v, Repeat: sessions.RepeatNumber(r.Name, v), Status: r.Status, Epochs: r.EpochList}
 	}
-	timings := sessions.Speedups(runs, base)
+	timings := sessions.Speedups(runs, base, true)
 	for i, t := range timings {
 		e.Runs[i].EpochS, e.Runs[i].Speedup = t.VariantMedianS, t.Speedup
 	}
