@@ -51,7 +51,10 @@ type RunFigures struct {
 	// lists as JSON): run_start's config, else the session's record of
 	// the variant, plus "dataset" from the session's experiment when the
 	// config has none.
-	Config map[string]string `json:"config,omitempty"`
+	// In JSON the values keep their JSON types (numbers stay numbers;
+	// see MarshalJSON).
+	Config     map[string]string `json:"config,omitempty"`
+	configJSON map[string]json.RawMessage
 
 	// Epoch wall times (see profile.Summary): from the spans, or, for a
 	// journal without spans, from the run_end summary's per-epoch history.
@@ -292,15 +295,16 @@ func figures(ref RunRef) (RunFigures, []string) {
 	if len(config) == 0 {
 		config = variantConfig(s, ref.Run)
 	}
-	flat, keys := flattenConfig(config)
+	flat, typed, keys := flattenTyped(config)
 	if _, ok := flat["dataset"]; !ok && !IsExternalConfig(config) {
 		if ds := sessionDataset(s); ds != "" {
 			flat["dataset"] = ds
+			typed["dataset"], _ = json.Marshal(ds)
 			keys = append(keys, "dataset")
 		}
 	}
 	if len(flat) > 0 {
-		f.Config = flat
+		f.Config, f.configJSON = flat, typed
 	}
 	return f, keys
 }

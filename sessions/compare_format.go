@@ -490,3 +490,48 @@ func (r *RunFigures) sanitize() {
 		r.SpeedupRatios = ratios
 	}
 }
+
+// MarshalJSON writes the figures with Config's values in their JSON
+// types: a number is a JSON number, a list a JSON list; text that did not
+// come from a journal (Config set by hand) is written as strings.
+func (r RunFigures) MarshalJSON() ([]byte, error) {
+	type plain RunFigures
+	var cfg map[string]json.RawMessage
+	if len(r.Config) > 0 {
+		cfg = make(map[string]json.RawMessage, len(r.Config))
+		for k, v := range r.Config {
+			if raw, ok := r.configJSON[k]; ok && json.Valid(raw) {
+				cfg[k] = raw
+			} else {
+				cfg[k], _ = json.Marshal(v)
+			}
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		Config map[string]json.RawMessage `json:"config,omitempty"`
+	}{plain(r), cfg})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: Config's values back to
+// their text (see flattenTyped).
+func (r *RunFigures) UnmarshalJSON(b []byte) error {
+	type plain RunFigures
+	var v struct {
+		*plain
+		Config map[string]json.RawMessage `json:"config,omitempty"`
+	}
+	v.plain = (*plain)(r)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	r.Config, r.configJSON = nil, nil
+	if len(v.Config) > 0 {
+		r.Config = make(map[string]string, len(v.Config))
+		r.configJSON = make(map[string]json.RawMessage, len(v.Config))
+		for k, raw := range v.Config {
+			r.Config[k], r.configJSON[k] = configText(raw), typedValue(raw)
+		}
+	}
+	return nil
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -212,12 +211,26 @@ func TestCompareJSONTyped(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	numbers := []string{"epochs", "epoch_mean_s", "epoch_median_s", "speedup", "speedup_lo", "speedup_hi", "variant_median_s", "repeat", "speedup_repeats", "events", "spans"}
+	numbers := []string{"epochs", "epoch_mean_s", "epoch_median_s", "speedup", "variant_median_s", "repeat", "speedup_repeats", "events", "spans"}
 	for _, r := range back.Runs {
-		for _, k := range numbers {
-			if _, ok := r[k].(float64); !ok && !(k == "speedup_lo" || k == "speedup_hi") || (r[k] != nil && reflect.TypeOf(r[k]).Kind() != reflect.Float64) {
+		keys := numbers
+		if r["variant"] == "optimized" {
+			keys = append(keys, "speedup_lo", "speedup_hi") // the baseline has no interval
+		}
+		for _, k := range keys {
+			if _, ok := r[k].(float64); !ok {
 				t.Errorf("%v: %s = %#v, want a JSON number", r["run"], k, r[k])
 			}
+		}
+		cfg, _ := r["config"].(map[string]any)
+		if _, ok := cfg["sampler_workers"].(float64); !ok {
+			t.Errorf("%v: config.sampler_workers = %#v, want a JSON number", r["run"], cfg["sampler_workers"])
+		}
+		if _, ok := cfg["fanouts"].([]any); !ok {
+			t.Errorf("%v: config.fanouts = %#v, want a JSON list", r["run"], cfg["fanouts"])
+		}
+		if _, ok := cfg["model"].(string); !ok {
+			t.Errorf("%v: config.model = %#v, want a string", r["run"], cfg["model"])
 		}
 		ratios, ok := r["speedup_ratios"].([]any)
 		if !ok || len(ratios) != 3 {
