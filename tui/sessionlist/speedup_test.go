@@ -1,10 +1,12 @@
 package sessionlist
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/stats"
+	"github.com/gnnscope/gnnscope/tui/internal/fixture"
 )
 
 // TestFinishSpeedups: repeats count as their variant, with an interval
@@ -33,5 +35,16 @@ func TestFinishSpeedups(t *testing.T) {
 	e.finish()
 	if e.Best != "" || e.Speedup.Ratio != 0 {
 		t.Errorf("a stopped run alone: best %q speedup %+v", e.Best, e.Speedup)
+	}
+}
+
+// TestPartialRunLine: the expanded line of a run aborted by an OOM says
+// its figures are partial.
+func TestPartialRunLine(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 120, 22)
+	hs.press("down", "right") // the session whose baseline ran out of memory
+	view := hs.m.View()
+	if !strings.Contains(view, "oom") || !strings.Contains(view, "partial figures, no speedup") {
+		t.Errorf("expanded OOM run:\n%s", view)
 	}
 }

@@ -315,6 +315,9 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}
+		if sessions.PartialStatus(run.Status) && len(run.EpochList) > 0 {
+			parts = append(parts, "partial figures, no speedup")
+		}
 		if run.Speedup.Ratio > 0 {
 			parts = append(parts, speedup(run.Speedup))
 			if run.Speedup.Repeats > 1 {
