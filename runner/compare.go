@@ -144,7 +144,7 @@ func (t Table) Render(w io.Writer) error {
 func (t Table) notes() []string {
 	var notes []string
 	if t.Baseline != "" {
-		notes = append(notes, sessions.SpeedupNote(t.Baseline))
+		notes = append(notes, sessions.SpeedupNote(t.Baseline, t.Runs))
 	}
 	for _, r := range t.Runs {
 		name := r.Variant

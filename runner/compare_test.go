@@ -310,7 +310,7 @@ func TestCompareRepeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"optimized.r2", "MEDIAN EPOCH s", "2.00x [2.00, 2.00]", "2.00 2.00 2.00"} {
+	for _, want := range []string{"optimized.r2", "MEDIAN EPOCH s", "2.00x [2.00, 2.00]", "2.00 2.00 2.00", "median epoch time of variant baseline over"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("rendering lacks %q:\n%s", want, text)
 		}

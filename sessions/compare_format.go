@@ -273,7 +273,7 @@ func (c *Comparison) grid(human bool) (header []string, rows [][]string, configR
 func (c *Comparison) notes() []string {
 	var out []string
 	if c.Baseline != "" {
-		out = append(out, SpeedupNote(c.Baseline))
+		out = append(out, SpeedupNote(c.Baseline, c.Runs))
 	}
 	for _, r := range c.Runs {
 		if r.Ranks > 1 {

@@ -221,10 +221,15 @@ func FormatRatios(r *RunFigures, digits int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// SpeedupNote explains the speedups of a comparison with baseline label
-// base.
-func SpeedupNote(base string) string {
-	return fmt.Sprintf("speedup: median epoch time of %s's variant over each run's variant; "+
+// SpeedupNote explains the speedups of a comparison whose baseline is
+// the run labelled base among runs (its variant when it is a repeat).
+func SpeedupNote(base string, runs []RunFigures) string {
+	for _, r := range runs {
+		if r.Label == base && r.Repeat > 0 {
+			base = "variant " + r.Variant
+		}
+	}
+	return fmt.Sprintf("speedup: median epoch time of %s over each run's variant; "+
 		"95 %% interval by bootstrap over per-repeat ratios (%d+ paired repeats: their median) or else over epochs; "+
 		"failed, OOM-aborted, crashed and canceled runs have none", base, stats.MinRepeats)
 }
