@@ -231,6 +231,8 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.Error, err = d.str()
 	case "summary":
 		e.Summary, err = d.raw()
+	case "usage":
+		e.Usage, err = d.usage()
 	case "attrs":
 		e.Attrs, err = d.raw()
 	default:
@@ -292,6 +294,12 @@ func (d *decoder) host() (*Host, error) {
 			h.OS, err = d.str()
 		case "hostname":
 			h.Hostname, err = d.str()
+		case "cpus":
+			var v int64
+			v, err = d.int()
+			h.CPUs = int(v)
+		case "load":
+			h.Load, err = d.float()
 		default:
 			_, err = d.skip(0)
 		}

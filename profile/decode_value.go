@@ -1,5 +1,7 @@
 package profile
 
+import "encoding/json"
+
 // maxDepth bounds the nesting of raw values (config, attrs, summary).
 const maxDepth = 512
 
@@ -89,4 +91,19 @@ func (d *decoder) skip(depth int) ([]byte, error) {
 		}
 	}
 	return d.b[start:d.i], nil
+}
+
+// usage reads run_end's usage object (null gives nil). It is written
+// once a journal, so it goes through encoding/json; a field that does not
+// fit (a non-finite float written as a string) is an error.
+func (d *decoder) usage() (*Usage, error) {
+	b, err := d.raw()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	u := &Usage{}
+	if err := json.Unmarshal(b, u); err != nil {
+		return nil, d.errf("usage: %v", err)
+	}
+	return u, nil
 }

@@ -123,6 +123,19 @@ func AppendEvent(dst []byte, e *Event) []byte {
 		dst = append(dst, `,"summary":`...)
 		dst = appendRaw(dst, e.Summary)
 	}
+	if e.Usage != nil {
+		u := e.Usage
+		dst = append(dst, `,"usage":{"cpu_s":`...)
+		dst = appendFloat(dst, u.CPUS)
+		dst = append(dst, `,"wait_s":`...)
+		dst = appendFloat(dst, u.WaitS)
+		dst = append(dst, `,"wall_s":`...)
+		dst = appendFloat(dst, u.WallS)
+		dst = append(dst, `,"threads":`...)
+		dst = strconv.AppendInt(dst, int64(u.Threads), 10)
+		dst = append(dst, `,"load":`...)
+		dst = append(appendFloat(dst, u.Load), '}')
+	}
 	if e.Attrs != nil {
 		dst = append(dst, `,"attrs":`...)
 		dst = appendRaw(dst, e.Attrs)
@@ -188,6 +201,8 @@ func appendHost(dst []byte, h *Host) []byte {
 	dst = appendStrField(dst, `,"go":`, h.Go)
 	dst = appendStrField(dst, `,"os":`, h.OS)
 	dst = appendStrField(dst, `,"hostname":`, h.Hostname)
+	dst = appendIntField(dst, 0, `,"cpus":`, int64(h.CPUs))
+	dst = appendFloatField(dst, 0, `,"load":`, h.Load)
 	if len(dst) > n {
 		// drop the leading comma of the first field
 		copy(dst[n:], dst[n+1:])

@@ -187,6 +187,24 @@ type Host struct {
 	Go       string `json:"go,omitempty"`       // Go version of the writer
 	OS       string `json:"os,omitempty"`       // GOOS/GOARCH or a kernel string
 	Hostname string `json:"hostname,omitempty"` // host name
+	// CPUs is the number of logical CPUs online; Load the 1-minute load
+	// average when the event was written (both 0 where unknown).
+	CPUs int     `json:"cpus,omitempty"`
+	Load float64 `json:"load,omitempty"`
+}
+
+// Usage is what a run's process got from its host (run_end's "usage"),
+// written by a recorder with RecorderOptions.Usage: the process's CPU
+// time (user and system), the time its threads waited for a CPU while
+// runnable (Linux schedstat; 0 where unknown), the wall time since the
+// recorder started, the threads it asked for (GOMAXPROCS) and the
+// 1-minute load average at the end.
+type Usage struct {
+	CPUS    float64 `json:"cpu_s"`
+	WaitS   float64 `json:"wait_s"`
+	WallS   float64 `json:"wall_s"`
+	Threads int     `json:"threads"`
+	Load    float64 `json:"load"`
 }
 
 // Event is one journal line. T selects which fields are meaningful; the table
@@ -248,6 +266,7 @@ type Event struct {
 	Status  string          `json:"status,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Summary json.RawMessage `json:"summary,omitempty"`
+	Usage   *Usage          `json:"usage,omitempty"`
 }
 
 // Distributed reports whether a run_start belongs to a run of more than

@@ -15,7 +15,7 @@ func allTypes() []Event {
 	return []Event{
 		{T: TypeRunStart, V: SchemaVersion, Run: "baseline", Session: "20261122-153045-ab12", Variant: "baseline",
 			Config: json.RawMessage(`{"model":"sage","layers":[25,10],"lr":0.003}`),
-			Host:   &Host{CPU: "AMD EPYC 7763", Cores: 16, GPU: "NVIDIA H100", Driver: "550.54", GPUMem: 85520809984, Gemm: "cuBLAS 13.1.0 (libcublas.so.13)", Go: "go1.26", OS: "linux/amd64", Hostname: "box"},
+			Host:   &Host{CPU: "AMD EPYC 7763", Cores: 16, GPU: "NVIDIA H100", Driver: "550.54", GPUMem: 85520809984, Gemm: "cuBLAS 13.1.0 (libcublas.so.13)", Go: "go1.26", OS: "linux/amd64", Hostname: "box", CPUs: 32, Load: 3.25},
 			Wall:   "2026-11-22T15:30:45.123456789Z"},
 		// one rank of an external distributed run (rank 0 is written as absent)
 		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Variant: "ddp", Rank: 1, World: 2,
@@ -39,6 +39,7 @@ func allTypes() []Event {
 		{T: TypeMetric, Name: "loss"},
 		{T: TypeMetric, Name: "val_acc", Epoch: 7, Batch: -1, Value: 0.7321},
 		{T: TypeRunEnd, Status: StatusOK},
+		{T: TypeRunEnd, Status: StatusOK, Usage: &Usage{CPUS: 12.5, WaitS: 0.25, WallS: 7, Threads: 2, Load: 1.5}},
 		{T: TypeRunEnd, Status: StatusFailed, Error: "open data: no such file\n\"quoted\"",
 			Summary: json.RawMessage(`{"wall_s":12.5,"metrics":{"loss":"NaN"}}`)},
 		// an unknown type with assorted fields: only non-zero ones are written

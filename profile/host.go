@@ -8,7 +8,8 @@ import (
 )
 
 // LocalHost describes this machine: CPU model (from /proc/cpuinfo where
-// available), usable cores, Go version, GOOS/GOARCH and host name. GPU and
+// available), usable cores, Go version, GOOS/GOARCH, host name, online
+// CPUs and the load average now. GPU and
 // Driver are left for the device backend to fill in.
 func LocalHost() Host {
 	h := Host{
@@ -16,6 +17,8 @@ func LocalHost() Host {
 		Cores: runtime.GOMAXPROCS(0),
 		Go:    runtime.Version(),
 		OS:    runtime.GOOS + "/" + runtime.GOARCH,
+		CPUs:  onlineCPUs(),
+		Load:  LoadAverage(),
 	}
 	h.Hostname, _ = os.Hostname()
 	return h

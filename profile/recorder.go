@@ -34,6 +34,10 @@ type RecorderOptions struct {
 	// OnError, if set, is called (from the writer goroutine) with the first
 	// error the sink returns.
 	OnError func(error)
+	// Usage adds to run_end what this process got from its host
+	// (ProcessUsage since the recorder started): set it when the
+	// recorder's process is the run's.
+	Usage bool
 }
 
 // Recorder collects events from any number of goroutines and hands them to a
@@ -46,6 +50,7 @@ type Recorder struct {
 	start    time.Time // monotonic origin of every event time
 	interval time.Duration
 	onError  func(error)
+	usage    bool
 
 	mu     sync.Mutex
 	spare  sync.Cond // signaled when a buffer returns to r.free
@@ -109,6 +114,7 @@ func NewRecorder(sink Sink, opts RecorderOptions) *Recorder {
 		start:    time.Now(),
 		interval: opts.FlushInterval,
 		onError:  opts.OnError,
+		usage:    opts.Usage,
 		jobs:     make(chan job, opts.Buffers+2),
 		ack:      make(chan error, 1),
 		done:     make(chan struct{}),
@@ -422,6 +428,10 @@ func (r *Recorder) writeEnd(end *endJob) {
 		}
 	}
 	e := Event{T: TypeRunEnd, Status: status}
+	if r.usage {
+		u := ProcessUsage(r.start)
+		e.Usage = &u
+	}
 	if end.err != nil {
 		e.Error = end.err.Error()
 	}

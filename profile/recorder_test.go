@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -119,8 +120,8 @@ func TestRecorderFlushAndClose(t *testing.T) {
 		t.Fatalf("after Close: %d events, %d flushed; want 63", len(evs), flushed)
 	}
 	end := evs[62]
-	if end.T != TypeRunEnd || end.Status != StatusOK || end.Error != "" {
-		t.Fatalf("run_end %+v", end)
+	if end.T != TypeRunEnd || end.Status != StatusOK || end.Error != "" || end.Usage != nil {
+		t.Fatalf("run_end %+v (no usage without RecorderOptions.Usage)", end)
 	}
 	var s Summary
 	if err := json.Unmarshal(end.Summary, &s); err != nil {
@@ -332,5 +333,36 @@ func TestNilSink(t *testing.T) {
 	}
 	if err := r.Close(StatusOK, nil, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRecorderUsage(t *testing.T) {
+	sink := &memSink{}
+	r := NewRecorder(sink, RecorderOptions{Usage: true})
+	r.RunStart("base", "sess", "baseline", nil, nil)
+	x := 0.0
+	for i := 0; i < 3e6; i++ { // burn some CPU
+		x += float64(i)
+	}
+	if err := r.Close(StatusOK, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := sink.snapshot()
+	end := evs[len(evs)-1]
+	u := end.Usage
+	if u == nil || x == 0 {
+		t.Fatalf("run_end without usage: %+v", end)
+	}
+	if u.WallS <= 0 || u.Threads < 1 || u.CPUS < 0 || u.WaitS < 0 || u.Load < 0 {
+		t.Errorf("usage %+v", *u)
+	}
+	if _, err := os.Stat("/proc/self/stat"); err == nil && u.CPUS <= 0 {
+		t.Errorf("no CPU time on a system with /proc: %+v", *u)
+	}
+	b := AppendEvent(nil, &end)
+	var back Event
+	err := DecodeEvent(b, &back)
+	if err != nil || back.Usage == nil || *back.Usage != *u {
+		t.Errorf("round trip of %s: %+v %v", b, back.Usage, err)
 	}
 }

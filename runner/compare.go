@@ -84,7 +84,14 @@ func (t Table) Render(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range t.Runs {
-		cells := []string{r.Variant, r.Status}
+		name, status := r.Variant, r.Status
+		if r.Repeat > 0 {
+			name = r.Run
+		}
+		if r.Partial {
+			status += ", partial"
+		}
+		cells := []string{name, status}
 		if r.Epochs > 0 {
 			cells = append(cells, fmt.Sprint(r.Epochs), sec(r.EpochMeanS), sec(r.EpochStdS),
 				sec(r.EpochMinS), sec(r.EpochMedianS), sec(r.EpochMaxS))
@@ -100,8 +107,8 @@ func (t Table) Render(w io.Writer) error {
 		} else {
 			cells = append(cells, "-", "-", "-", "-", "-", "-", "-")
 		}
-		if r.Speedup > 0 {
-			cells = append(cells, fmt.Sprintf("%.2fx", r.Speedup))
+		if sp := sessions.FormatSpeedup(&r, 2); sp != "" {
+			cells = append(cells, sp)
 		} else {
 			cells = append(cells, "-")
 		}
@@ -122,23 +129,95 @@ func (t Table) Render(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var notes []string
-	if t.Baseline != "" {
-		notes = append(notes, fmt.Sprintf("speedup: mean epoch time of %s over each run's", t.Baseline))
+	if err := t.renderVariants(w); err != nil {
+		return err
 	}
-	for _, r := range t.Runs {
-		if r.EpochSource == "summary" {
-			notes = append(notes, fmt.Sprintf("%s: no spans in the journal; epoch and stage times from the run's own timing", r.Variant))
-		}
-		if r.Error != "" {
-			notes = append(notes, fmt.Sprintf("%s: %s: %s", r.Variant, r.Status, r.Error))
-		}
-	}
-	if len(notes) > 0 {
+	if notes := t.notes(); len(notes) > 0 {
 		_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))
 		return err
 	}
 	return nil
+}
+
+// notes are the lines below the table: what speedup means, and per run
+// what went wrong or makes its timing unreliable.
+func (t Table) notes() []string {
+	var notes []string
+	if t.Baseline != "" {
+		notes = append(notes, sessions.SpeedupNote(t.Baseline, t.Runs))
+	}
+	for _, r := range t.Runs {
+		name := r.Variant
+		if r.Repeat > 0 {
+			name = r.Run
+		}
+		if r.EpochSource == "summary" {
+			notes = append(notes, fmt.Sprintf("%s: no spans in the journal; epoch and stage times from the run's own timing", name))
+		}
+		if r.Error != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s: %s", name, r.Status, r.Error))
+		}
+		if r.Partial {
+			notes = append(notes, fmt.Sprintf("%s: partial figures (the run stopped: %s); no speedup", name, r.Status))
+		}
+		if r.HostBusy != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s (%s)", name, sessions.HostBusyLabel, r.HostBusy))
+		}
+	}
+	return notes
+}
+
+// renderVariants writes, when the session has repeats, one line per
+// variant: its runs, median epoch time, speedup with interval and the
+// per-repeat ratios.
+func (t Table) renderVariants(w io.Writer) error {
+	if !slices.ContainsFunc(t.Runs, func(r sessions.RunFigures) bool { return r.Repeat > 0 }) {
+		return nil
+	}
+	type variant struct {
+		name       string
+		runs, busy int
+		first      *sessions.RunFigures
+	}
+	var vs []*variant
+	for i := range t.Runs {
+		r := &t.Runs[i]
+		j := slices.IndexFunc(vs, func(v *variant) bool { return v.name == r.Variant })
+		if j < 0 {
+			vs = append(vs, &variant{name: r.Variant})
+			j = len(vs) - 1
+		}
+		v := vs[j]
+		v.runs++
+		if r.HostBusy != "" {
+			v.busy++
+		}
+		if v.first == nil && r.VariantMedianS > 0 {
+			v.first = r
+		}
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIANT	RUNS	MEDIAN EPOCH s	SPEEDUP [95 % interval]	PER REPEAT	HOST")
+	for _, v := range vs {
+		cells := []string{v.name, fmt.Sprint(v.runs), "-", "-", "-", "-"}
+		if r := v.first; r != nil {
+			cells[2] = sec(r.VariantMedianS)
+			if sp := sessions.FormatSpeedup(r, 2); sp != "" {
+				cells[3] = sp
+			}
+			if ratios := sessions.FormatRatios(r, 2, " "); ratios != "" {
+				cells[4] = ratios
+			}
+		}
+		if v.busy > 0 {
+			cells[5] = fmt.Sprintf("busy in %d of %d runs", v.busy, v.runs)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
 }
 
 // straggler formats a distributed run's straggler ratio, "-" for a run of

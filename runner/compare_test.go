@@ -23,7 +23,11 @@ func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, s
 		t.Fatal(err)
 	}
 	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
-	rec.RunStart(run, s.ID(), run, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
+	variant := run // a repeat NAME.rK runs variant NAME, as the worker writes it
+	if i := strings.LastIndex(run, ".r"); i > 0 {
+		variant = run[:i]
+	}
+	rec.RunStart(run, s.ID(), variant, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
 	var at int64
 	for i, sec := range epochS {
 		d := int64(sec * 1e9)
@@ -75,8 +79,8 @@ func TestCompare(t *testing.T) {
 	if !near(base.SampleS, 1.5) || !near(base.TrainS, 4.5) || base.Spans != 6 || base.EpochSource != "spans" {
 		t.Errorf("baseline stages %+v", base)
 	}
-	if !near(opt.Speedup, 2) || !near(base.Speedup, 1) || !near(broken.Speedup, 0.5) {
-		t.Errorf("speedups %g %g %g", opt.Speedup, base.Speedup, broken.Speedup)
+	if !near(opt.Speedup, 2) || !near(base.Speedup, 1) || broken.Speedup != 0 || !broken.Partial {
+		t.Errorf("speedups %g %g %g (a failed run has none), partial %v", opt.Speedup, base.Speedup, broken.Speedup, broken.Partial)
 	}
 	if opt.TestAcc == nil || *opt.TestAcc != 0.75 || opt.BestEpoch != 2 || broken.TestAcc != nil {
 		t.Errorf("accuracy %+v %+v", opt, broken)
@@ -90,7 +94,8 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"VARIANT", "SPEEDUP", "TEST ACC", "2.00x", "0.7500", "2.000    1.000  1.000  2.000   3.000", "pending", "failed"} {
+	for _, want := range []string{"VARIANT", "SPEEDUP", "TEST ACC", "2.00x [", "(single run)", "0.7500", "2.000    1.000  1.000  2.000   3.000", "pending",
+		"failed, partial", "broken: partial figures"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("rendering lacks %q:\n%s", want, text)
 		}
@@ -268,5 +273,54 @@ func TestCompareStraggler(t *testing.T) {
 	}
 	if ddp[col] != "1.20" || base[col] != "-" || ddp[3] != "1.500" {
 		t.Errorf("straggler %q and %q, epoch %q; want 1.20 (1.5 s over the median 1.25 s), - and 1.500:\n%s", ddp[col], base[col], ddp[3], buf.String())
+	}
+}
+
+// TestCompareRepeats renders the table of a launch with repeats: one row
+// per run, then per variant its median epoch time, its speedup with the
+// interval and the per-repeat ratios; a busy host is flagged.
+func TestCompareRepeats(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: "rep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, of, err := repeatRuns([]Resolved{{Variant: Variant{Name: "baseline"}}, {Variant: Variant{Name: "optimized"}}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= 3; k++ {
+		writeRun(t, s, RepeatName("baseline", k), []float64{2, 2}, profile.StatusOK, nil)
+		writeRun(t, s, RepeatName("optimized", k), []float64{1, 1}, profile.StatusOK, nil)
+	}
+	ls := launchState{Mode: ModeSequential, Runs: runs, Variants: of, Launcher: thisProc(os.Getpid())}
+	b, _ := json.Marshal(ls)
+	if err := os.WriteFile(filepath.Join(s.Dir(), launchFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"optimized.r2", "MEDIAN EPOCH s", "2.00x [2.00, 2.00]", "2.00 2.00 2.00", "median epoch time of variant baseline over"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("rendering lacks %q:\n%s", want, text)
+		}
+	}
+	tab.Runs[1].HostBusy = "load 3.00 above 2 CPUs at the start"
+	out.Reset()
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), sessions.HostBusyLabel) || !strings.Contains(out.String(), "busy in 1 of 3 runs") {
+		t.Errorf("busy host not flagged:\n%s", out.String())
 	}
 }

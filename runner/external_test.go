@@ -191,8 +191,14 @@ func TestRepeatRuns(t *testing.T) {
 		t.Errorf("repeats 1: %v %v %v", runs, of, err)
 	}
 	runs, of, err = repeatRuns(res, 2)
-	if err != nil || !slices.Equal(runs, []string{"a.r1", "b.r1", "a.r2", "b.r2"}) || of["b.r2"] != "b" || len(of) != 4 {
+	if err != nil || !slices.Equal(runs, []string{"a.r1", "b.r1", "b.r2", "a.r2"}) || of["b.r2"] != "b" || len(of) != 4 {
 		t.Errorf("repeats 2: %v %v %v", runs, of, err)
+	}
+	three := append(res, Resolved{Variant: Variant{Name: "c"}})
+	runs, _, err = repeatRuns(three, 3)
+	want := []string{"a.r1", "b.r1", "c.r1", "c.r2", "b.r2", "a.r2", "a.r3", "b.r3", "c.r3"}
+	if err != nil || !slices.Equal(runs, want) {
+		t.Errorf("repeats 3 of 3 variants: %v %v, want ABBA order %v", runs, err, want)
 	}
 	clash := []Resolved{{Variant: Variant{Name: "a"}}, {Variant: Variant{Name: "a.r1"}}}
 	if _, _, err := repeatRuns(clash, 2); err == nil || !strings.Contains(err.Error(), "clashes") {

@@ -84,8 +84,9 @@ type variantSpec struct {
 // invalid, the dataset reference of an engine variant does not resolve, or
 // an external variant's folder or program is missing), creates a session
 // in store, and starts one run per variant (opts.Repeats runs with
-// Repeats > 1, named NAME.r1, NAME.r2, ... and interleaved: every variant's
-// first repeat, then every variant's second...) as a detached worker
+// Repeats > 1, named NAME.r1, NAME.r2, ... and interleaved ABBA-style:
+// every variant's odd repeat in the given order, its even repeat in the
+// reverse order, so that drift hits every variant alike) as a detached worker
 // process (`gnnscope worker --session ID --run NAME`, in a new process
 // session, stdin /dev/null, output appended to runs/<run>.log). The worker
 // of an external variant supervises its command (see RunWorker); for
@@ -207,8 +208,9 @@ func checkLaunch(exp Experiment, resolved []Resolved, dir string) error {
 // launch repeats them.
 func RepeatName(variant string, k int) string { return fmt.Sprintf("%s.r%d", variant, k) }
 
-// repeatRuns returns the run names in launch order and, for the runs not
-// named after their variant, their variant.
+// repeatRuns returns the run names in launch order (repeats ABBA:
+// odd repeats in the variants' order, even ones reversed) and, for the
+// runs not named after their variant, their variant.
 func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, error) {
 	if repeats < 0 {
 		return nil, nil, fmt.Errorf("repeats must be at least 1, got %d", repeats)
@@ -222,7 +224,11 @@ func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, 
 	}
 	of := map[string]string{}
 	for k := 1; k <= repeats; k++ {
-		for _, r := range resolved {
+		order := slices.Clone(resolved)
+		if k%2 == 0 {
+			slices.Reverse(order) // ABBA: drift hits every variant alike
+		}
+		for _, r := range order {
 			run := RepeatName(r.Name, k)
 			if err := checkRunName(run); err != nil {
 				return nil, nil, fmt.Errorf("variant %q repeated: %w", r.Name, err)

@@ -104,7 +104,7 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 		defer closeDev()
 		backend.Describe(dev, &host)
 	}
-	rec := profile.NewRecorder(jw, profile.RecorderOptions{OnError: func(err error) {
+	rec := profile.NewRecorder(jw, profile.RecorderOptions{Usage: true, OnError: func(err error) {
 		fmt.Fprintf(log, "journal: %v\n", err)
 	}})
 	cfgJSON, err := json.Marshal(v.Config)

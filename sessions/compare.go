@@ -51,7 +51,10 @@ type RunFigures struct {
 	// lists as JSON): run_start's config, else the session's record of
 	// the variant, plus "dataset" from the session's experiment when the
 	// config has none.
-	Config map[string]string `json:"config,omitempty"`
+	// In JSON the values keep their JSON types (numbers stay numbers;
+	// see MarshalJSON).
+	Config     map[string]string `json:"config,omitempty"`
+	configJSON map[string]json.RawMessage
 
 	// Epoch wall times (see profile.Summary): from the spans, or, for a
 	// journal without spans, from the run_end summary's per-epoch history.
@@ -115,14 +118,48 @@ type RunFigures struct {
 	ValAcc       *float64 `json:"val_acc,omitempty"`
 	BestEpoch    int      `json:"best_epoch,omitempty"`
 
-	// Speedup is the baseline's mean epoch time over this run's (0 when
-	// either is unknown).
-	Speedup float64 `json:"speedup,omitempty"`
+	// Partial is set for a run that failed, was aborted by an OOM,
+	// crashed or was canceled (PartialStatus) and has figures: they cover
+	// what it did before it stopped. Such a run has no speedup.
+	Partial bool `json:"partial,omitempty"`
+	// Repeat is K for a launch's repeat NAME.rK, 0 for a run that is not
+	// a repeat.
+	Repeat int `json:"repeat,omitempty"`
+	// VariantMedianS is the epoch time of the run's variant in its
+	// session: the median over its timed repeats of each one's median
+	// epoch time (one run: the median of its epochs; stats.VariantMedian).
+	VariantMedianS float64 `json:"variant_median_s,omitempty"`
+
+	// Speedup is the speedup of the run's variant over the baseline's
+	// (stats.Compare over the timed repeats of both): the median of the
+	// per-repeat ratios from stats.MinRepeats paired repeats, else the
+	// ratio of the epoch medians. 0 when unknown or when the run is not
+	// Timed. SpeedupLo and SpeedupHi bound its 95 % bootstrap interval,
+	// over per-repeat ratios or over epochs as SpeedupMethod says ("" and
+	// zeros without an interval); SpeedupRatios are the per-repeat ratios
+	// in repeat order; SingleRun is set when either side is one run.
+	Speedup        float64   `json:"speedup,omitempty"`
+	SpeedupLo      float64   `json:"speedup_lo,omitempty"`
+	SpeedupHi      float64   `json:"speedup_hi,omitempty"`
+	SpeedupMethod  string    `json:"speedup_method,omitempty"`
+	SpeedupRepeats int       `json:"speedup_repeats,omitempty"`
+	SpeedupRatios  []float64 `json:"speedup_ratios,omitempty"`
+	SingleRun      bool      `json:"single_run,omitempty"`
+
+	// HostBusy says why the run's timing is unreliable (see HostBusy),
+	// empty when nothing says so.
+	HostBusy string `json:"host_busy,omitempty"`
+
+	epochTimes []float64 // epoch wall times, in epoch order
 
 	Events    int64 `json:"events"`              // journal events read
 	Malformed int   `json:"malformed,omitempty"` // journal lines skipped
 	Torn      bool  `json:"torn,omitempty"`      // the journal ends mid-line
 }
+
+// EpochTimes returns the run's epoch wall times in seconds, in epoch
+// order (see EpochSource); nil when unknown. Do not modify them.
+func (r *RunFigures) EpochTimes() []float64 { return r.epochTimes }
 
 // HasFigures reports whether anything was read from the run's journal.
 func (r *RunFigures) HasFigures() bool { return r.Events > 0 }
@@ -143,6 +180,7 @@ func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
 	var order [][]string // config keys of each run, in their order
 	for _, ref := range refs {
 		f, keys := figures(ref)
+		f.Repeat = RepeatNumber(f.Run, f.Variant)
 		f.Label = ref.Run
 		if !oneSession {
 			f.Label = ref.Label()
@@ -157,14 +195,8 @@ func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
 	}
 	if base >= 0 {
 		c.Baseline = c.Runs[base].Label
-		if b := c.Runs[base].EpochMeanS; b > 0 {
-			for i := range c.Runs {
-				if m := c.Runs[i].EpochMeanS; m > 0 {
-					c.Runs[i].Speedup = b / m
-				}
-			}
-		}
 	}
+	c.speedups(base)
 	return c, nil
 }
 
@@ -263,15 +295,16 @@ func figures(ref RunRef) (RunFigures, []string) {
 	if len(config) == 0 {
 		config = variantConfig(s, ref.Run)
 	}
-	flat, keys := flattenConfig(config)
+	flat, typed, keys := flattenTyped(config)
 	if _, ok := flat["dataset"]; !ok && !IsExternalConfig(config) {
 		if ds := sessionDataset(s); ds != "" {
 			flat["dataset"] = ds
+			typed["dataset"], _ = json.Marshal(ds)
 			keys = append(keys, "dataset")
 		}
 	}
 	if len(flat) > 0 {
-		f.Config = flat
+		f.Config, f.configJSON = flat, typed
 	}
 	return f, keys
 }
@@ -293,7 +326,11 @@ func (f *RunFigures) fill(js *JournalSummary) {
 		f.DataWaitS, f.Overlap, f.Efficiency = sum.DataWaitS, sum.Overlap, sum.Efficiency
 	}
 	if es := sum.EpochStats; es.N > 0 {
-		f.setEpochs(es, "spans")
+		w := make([]float64, len(sum.Epochs))
+		for i, e := range sum.Epochs {
+			w[i] = e.WallS
+		}
+		f.setEpochs(w, "spans")
 	}
 	if len(sum.Ranks) > 1 {
 		f.Ranks, f.Straggler = len(sum.Ranks), sum.Straggler
@@ -319,12 +356,21 @@ func (f *RunFigures) fill(js *JournalSummary) {
 	if v, ok := sum.Metrics["val_acc"]; ok && finite(v) {
 		f.ValAcc = &v
 	}
+	var usage *profile.Usage
 	if js.End != nil {
 		f.fromResult(js.End.Summary)
+		usage = js.End.Usage
 	}
+	var host *profile.Host
+	if js.Start != nil {
+		host = js.Start.Host
+	}
+	f.HostBusy = HostBusy(host, usage)
 }
 
-func (f *RunFigures) setEpochs(es profile.EpochStats, source string) {
+func (f *RunFigures) setEpochs(w []float64, source string) {
+	es := profile.Spread(w)
+	f.epochTimes = w
 	f.Epochs, f.EpochMeanS, f.EpochStdS, f.EpochMinS, f.EpochMedianS, f.EpochMaxS = es.N, es.MeanS, es.StdS, es.MinS, es.MedianS, es.MaxS
 	f.EpochSource = source
 }
@@ -390,7 +436,7 @@ func (f *RunFigures) fromResult(raw json.RawMessage) {
 		for i, h := range res.History {
 			w[i] = h.TrainS + h.EvalS
 		}
-		f.setEpochs(profile.Spread(w), "summary")
+		f.setEpochs(w, "summary")
 	}
 	if len(res.StageS) == 0 && (res.Overlap == nil || *res.Overlap <= 0) {
 		return // no stage figures (the engine writes zeros without a recorder)

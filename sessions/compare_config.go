@@ -42,19 +42,30 @@ func sessionDataset(s *Session) string {
 	return spec.Dataset
 }
 
-// flattenConfig turns a JSON object into dotted keys (nested objects) and
-// text values, and returns the keys in document order. Anything but an
-// object gives none.
-func flattenConfig(raw json.RawMessage) (map[string]string, []string) {
-	flat := map[string]string{}
+// flattenTyped turns a JSON object into dotted keys (nested objects) with
+// text values and with their JSON values (compact; cmd's the command line
+// as a string) for typed JSON output, and returns the keys in document
+// order. Anything but an object gives none.
+func flattenTyped(raw json.RawMessage) (map[string]string, map[string]json.RawMessage, []string) {
+	flat, typed := map[string]string{}, map[string]json.RawMessage{}
 	var keys []string
-	if flattenInto(raw, "", 0, flat, &keys) != nil {
-		return map[string]string{}, nil
+	if flattenInto(raw, "", 0, flat, typed, &keys) != nil {
+		return map[string]string{}, map[string]json.RawMessage{}, nil
 	}
-	return flat, keys
+	return flat, typed, keys
 }
 
-func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]string, keys *[]string) error {
+// typedValue returns v as encoding/json writes it (compact), for typed
+// output; invalid JSON becomes a string.
+func typedValue(v json.RawMessage) json.RawMessage {
+	b, err := json.Marshal(v) // compact, escaped as encoding/json writes it
+	if err != nil {
+		b, _ = json.Marshal(string(v))
+	}
+	return b
+}
+
+func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]string, typed map[string]json.RawMessage, keys *[]string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -79,11 +90,12 @@ func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]
 					*keys = append(*keys, key)
 				}
 				flat[key] = CommandLine(argv)
+				typed[key], _ = json.Marshal(flat[key])
 				continue
 			}
 		}
 		if len(v) > 0 && v[0] == '{' && depth < 8 {
-			if err := flattenInto(v, key, depth+1, flat, keys); err != nil {
+			if err := flattenInto(v, key, depth+1, flat, typed, keys); err != nil {
 				return err
 			}
 			continue
@@ -92,6 +104,7 @@ func flattenInto(raw json.RawMessage, prefix string, depth int, flat map[string]
 			*keys = append(*keys, key)
 		}
 		flat[key] = configText(v)
+		typed[key] = typedValue(v)
 	}
 	return nil
 }

@@ -61,6 +61,26 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 type figureRow struct {
 	label, column string
 	cell          func(r *RunFigures, human bool) string
+	only          int // 0: every format; onlyHuman, onlyCSV
+}
+
+// figureRow.only: a figure shown only in the transposed tables, or only
+// as a CSV column (the parts the tables show in one cell).
+const (
+	onlyHuman = 1
+	onlyCSV   = 2
+)
+
+// shown reports whether the row belongs to a human (true) or CSV table.
+func (fr figureRow) shown(human bool) bool {
+	return fr.only == 0 || (fr.only == onlyHuman) == human
+}
+
+func optCell(ok bool, s string) string {
+	if !ok {
+		return ""
+	}
+	return s
 }
 
 // Number formats, the same in every format: seconds with 3 decimals,
@@ -98,94 +118,125 @@ func stageCell(get func(r *RunFigures) float64, format func(float64) string) fun
 
 // figureRows are the figures after the configuration differences.
 var figureRows = []figureRow{
-	{"status", "status", func(r *RunFigures, _ bool) string { return r.Status }},
+	{"status", "status", func(r *RunFigures, human bool) string {
+		if human && r.Partial {
+			return r.Status + ", partial"
+		}
+		return r.Status
+	}, 0},
+	{"partial", "partial", func(r *RunFigures, _ bool) string { return strconv.FormatBool(r.Partial) }, onlyCSV},
+	{"repeat", "repeat", func(r *RunFigures, _ bool) string {
+		return optCell(r.Repeat > 0, strconv.Itoa(r.Repeat))
+	}, 0},
 	{"epochs", "epochs", func(r *RunFigures, _ bool) string {
 		if r.Epochs == 0 {
 			return ""
 		}
 		return strconv.Itoa(r.Epochs)
-	}},
-	{"epoch mean (s)", "epoch_mean_s", epochCell(func(r *RunFigures) float64 { return r.EpochMeanS })},
-	{"epoch min (s)", "epoch_min_s", epochCell(func(r *RunFigures) float64 { return r.EpochMinS })},
-	{"epoch median (s)", "epoch_median_s", epochCell(func(r *RunFigures) float64 { return r.EpochMedianS })},
-	{"epoch max (s)", "epoch_max_s", epochCell(func(r *RunFigures) float64 { return r.EpochMaxS })},
-	{"epoch std (s)", "epoch_std_s", epochCell(func(r *RunFigures) float64 { return r.EpochStdS })},
+	}, 0},
+	{"epoch mean (s)", "epoch_mean_s", epochCell(func(r *RunFigures) float64 { return r.EpochMeanS }), 0},
+	{"epoch min (s)", "epoch_min_s", epochCell(func(r *RunFigures) float64 { return r.EpochMinS }), 0},
+	{"epoch median (s)", "epoch_median_s", epochCell(func(r *RunFigures) float64 { return r.EpochMedianS }), 0},
+	{"epoch max (s)", "epoch_max_s", epochCell(func(r *RunFigures) float64 { return r.EpochMaxS }), 0},
+	{"epoch std (s)", "epoch_std_s", epochCell(func(r *RunFigures) float64 { return r.EpochStdS }), 0},
 	{"straggler", "straggler", func(r *RunFigures, _ bool) string {
 		if r.Ranks < 2 || r.Straggler <= 0 {
 			return ""
 		}
 		return fmtRatio(r.Straggler)
-	}},
-	{"sample (s)", "sample_s", stageCell(func(r *RunFigures) float64 { return r.SampleS }, fmtSec)},
-	{"transfer (s)", "transfer_s", stageCell(func(r *RunFigures) float64 { return r.TransferS }, fmtSec)},
-	{"train (s)", "train_s", stageCell(func(r *RunFigures) float64 { return r.TrainS }, fmtSec)},
-	{"eval (s)", "eval_s", stageCell(func(r *RunFigures) float64 { return r.EvalS }, fmtSec)},
-	{"data wait (s)", "data_wait_s", stageCell(func(r *RunFigures) float64 { return r.DataWaitS }, fmtSec)},
-	{"overlap", "overlap", stageCell(func(r *RunFigures) float64 { return r.Overlap }, fmtRatio)},
-	{"efficiency", "efficiency", stageCell(func(r *RunFigures) float64 { return r.Efficiency }, fmtRatio)},
+	}, 0},
+	{"sample (s)", "sample_s", stageCell(func(r *RunFigures) float64 { return r.SampleS }, fmtSec), 0},
+	{"transfer (s)", "transfer_s", stageCell(func(r *RunFigures) float64 { return r.TransferS }, fmtSec), 0},
+	{"train (s)", "train_s", stageCell(func(r *RunFigures) float64 { return r.TrainS }, fmtSec), 0},
+	{"eval (s)", "eval_s", stageCell(func(r *RunFigures) float64 { return r.EvalS }, fmtSec), 0},
+	{"data wait (s)", "data_wait_s", stageCell(func(r *RunFigures) float64 { return r.DataWaitS }, fmtSec), 0},
+	{"overlap", "overlap", stageCell(func(r *RunFigures) float64 { return r.Overlap }, fmtRatio), 0},
+	{"efficiency", "efficiency", stageCell(func(r *RunFigures) float64 { return r.Efficiency }, fmtRatio), 0},
 	{"peak memory", "peak_bytes", func(r *RunFigures, human bool) string {
 		if r.PeakBytes == nil {
 			return ""
 		}
 		return fmtBytes(*r.PeakBytes, human)
-	}},
+	}, 0},
 	{"p99 memory", "p99_peak_bytes", func(r *RunFigures, human bool) string {
 		if r.P99PeakBytes == nil {
 			return ""
 		}
 		return fmtBytes(*r.P99PeakBytes, human)
-	}},
+	}, 0},
 	{"OOMs", "ooms", func(r *RunFigures, _ bool) string {
 		if !r.HasFigures() {
 			return ""
 		}
 		return strconv.FormatInt(r.OOMs, 10)
-	}},
+	}, 0},
 	{"staleness mean", "staleness_mean", func(r *RunFigures, _ bool) string {
 		if r.StaleMean == nil {
 			return ""
 		}
 		return fmtStale(*r.StaleMean)
-	}},
+	}, 0},
 	{"staleness max", "staleness_max", func(r *RunFigures, _ bool) string {
 		if r.StaleMax == nil {
 			return ""
 		}
 		return fmtStale(*r.StaleMax)
-	}},
+	}, 0},
 	{"history rel. error", "history_rel_err", func(r *RunFigures, _ bool) string {
 		if r.HistoryRelErr == nil {
 			return ""
 		}
 		return fmtAcc(*r.HistoryRelErr)
-	}},
+	}, 0},
 	{"history memory", "history_bytes", func(r *RunFigures, human bool) string {
 		if r.HistoryBytes == nil {
 			return ""
 		}
 		return fmtBytes(*r.HistoryBytes, human)
-	}},
+	}, 0},
 	{"test accuracy", "test_acc", func(r *RunFigures, _ bool) string {
 		if r.TestAcc == nil {
 			return ""
 		}
 		return fmtAcc(*r.TestAcc)
-	}},
+	}, 0},
 	{"test accuracy uncut", "test_acc_uncut", func(r *RunFigures, _ bool) string {
 		if r.TestAccUncut == nil {
 			return ""
 		}
 		return fmtAcc(*r.TestAccUncut)
-	}},
+	}, 0},
+	{"variant median (s)", "variant_median_s", func(r *RunFigures, _ bool) string {
+		return optCell(r.VariantMedianS > 0, fmtSec(r.VariantMedianS))
+	}, 0},
 	{"speedup", "speedup", func(r *RunFigures, human bool) string {
-		if r.Speedup <= 0 {
-			return ""
-		}
 		if human {
-			return fmtRatio(r.Speedup) + "x"
+			return FormatSpeedup(r, 3)
 		}
-		return fmtRatio(r.Speedup)
-	}},
+		return optCell(r.Speedup > 0, fmtRatio(r.Speedup))
+	}, 0},
+	{"", "speedup_lo", func(r *RunFigures, _ bool) string {
+		return optCell(r.Speedup > 0 && r.SpeedupMethod != "", fmtRatio(r.SpeedupLo))
+	}, onlyCSV},
+	{"", "speedup_hi", func(r *RunFigures, _ bool) string {
+		return optCell(r.Speedup > 0 && r.SpeedupMethod != "", fmtRatio(r.SpeedupHi))
+	}, onlyCSV},
+	{"", "speedup_method", func(r *RunFigures, _ bool) string { return r.SpeedupMethod }, onlyCSV},
+	{"", "single_run", func(r *RunFigures, _ bool) string {
+		return optCell(r.Speedup > 0, strconv.FormatBool(r.SingleRun))
+	}, onlyCSV},
+	{"per-repeat speedups", "speedup_ratios", func(r *RunFigures, human bool) string {
+		if human {
+			return optCell(r.SpeedupRepeats > 1, FormatRatios(r, 2, " "))
+		}
+		return FormatRatios(r, 3, ";")
+	}, 0},
+	{"host", "host_busy", func(r *RunFigures, human bool) string {
+		if human {
+			return optCell(r.HostBusy != "", "busy")
+		}
+		return strconv.FormatBool(r.HostBusy != "")
+	}, 0},
 }
 
 // grid returns the transposed table: a header (the run labels), then one
@@ -205,6 +256,9 @@ func (c *Comparison) grid(human bool) (header []string, rows [][]string, configR
 		rows = append(rows, row)
 	}
 	for _, fr := range figureRows {
+		if !fr.shown(human) {
+			continue
+		}
 		row := []string{fr.label}
 		for i := range c.Runs {
 			row = append(row, fr.cell(&c.Runs[i], human))
@@ -219,7 +273,7 @@ func (c *Comparison) grid(human bool) (header []string, rows [][]string, configR
 func (c *Comparison) notes() []string {
 	var out []string
 	if c.Baseline != "" {
-		out = append(out, fmt.Sprintf("speedup: mean epoch time of %s over each run's", c.Baseline))
+		out = append(out, SpeedupNote(c.Baseline, c.Runs))
 	}
 	for _, r := range c.Runs {
 		if r.Ranks > 1 {
@@ -233,6 +287,12 @@ func (c *Comparison) notes() []string {
 		}
 		if r.Error != "" {
 			out = append(out, fmt.Sprintf("%s: %s: %s", r.Label, r.Status, r.Error))
+		}
+		if r.Partial {
+			out = append(out, fmt.Sprintf("%s: partial figures (the run stopped: %s); no speedup", r.Label, r.Status))
+		}
+		if r.HostBusy != "" {
+			out = append(out, fmt.Sprintf("%s: %s (%s)", r.Label, HostBusyLabel, r.HostBusy))
 		}
 	}
 	return out
@@ -301,7 +361,9 @@ func (c *Comparison) csvColumns() []string {
 	cols := []string{"session", "run", "variant"}
 	fixed := slices.Clone(cols)
 	for _, fr := range figureRows {
-		fixed = append(fixed, fr.column)
+		if fr.shown(false) {
+			fixed = append(fixed, fr.column)
+		}
 	}
 	for _, k := range c.ConfigKeys {
 		name := k
@@ -311,7 +373,9 @@ func (c *Comparison) csvColumns() []string {
 		cols = append(cols, name)
 	}
 	for _, fr := range figureRows {
-		cols = append(cols, fr.column)
+		if fr.shown(false) {
+			cols = append(cols, fr.column)
+		}
 	}
 	return cols
 }
@@ -331,7 +395,9 @@ func (c *Comparison) CSV(w io.Writer) error {
 			rec = append(rec, r.Config[k])
 		}
 		for _, fr := range figureRows {
-			rec = append(rec, fr.cell(r, false))
+			if fr.shown(false) {
+				rec = append(rec, fr.cell(r, false))
+			}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -403,7 +469,8 @@ func (c *Comparison) JSON(w io.Writer) error {
 // sanitize replaces non-finite floats by 0 and drops non-finite pointers.
 func (r *RunFigures) sanitize() {
 	for _, p := range []*float64{&r.EpochMeanS, &r.EpochStdS, &r.EpochMinS, &r.EpochMedianS, &r.EpochMaxS,
-		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup, &r.Straggler} {
+		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup, &r.Straggler,
+		&r.SpeedupLo, &r.SpeedupHi, &r.VariantMedianS} {
 		if math.IsNaN(*p) || math.IsInf(*p, 0) {
 			*p = 0
 		}
@@ -413,4 +480,58 @@ func (r *RunFigures) sanitize() {
 			*pp = nil
 		}
 	}
+	if len(r.SpeedupRatios) > 0 {
+		ratios := make([]float64, len(r.SpeedupRatios))
+		for i, v := range r.SpeedupRatios {
+			if finite(v) {
+				ratios[i] = v
+			}
+		}
+		r.SpeedupRatios = ratios
+	}
+}
+
+// MarshalJSON writes the figures with Config's values in their JSON
+// types: a number is a JSON number, a list a JSON list; text that did not
+// come from a journal (Config set by hand) is written as strings.
+func (r RunFigures) MarshalJSON() ([]byte, error) {
+	type plain RunFigures
+	var cfg map[string]json.RawMessage
+	if len(r.Config) > 0 {
+		cfg = make(map[string]json.RawMessage, len(r.Config))
+		for k, v := range r.Config {
+			if raw, ok := r.configJSON[k]; ok && json.Valid(raw) {
+				cfg[k] = raw
+			} else {
+				cfg[k], _ = json.Marshal(v)
+			}
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		Config map[string]json.RawMessage `json:"config,omitempty"`
+	}{plain(r), cfg})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: Config's values back to
+// their text (see flattenTyped).
+func (r *RunFigures) UnmarshalJSON(b []byte) error {
+	type plain RunFigures
+	var v struct {
+		*plain
+		Config map[string]json.RawMessage `json:"config,omitempty"`
+	}
+	v.plain = (*plain)(r)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	r.Config, r.configJSON = nil, nil
+	if len(v.Config) > 0 {
+		r.Config = make(map[string]string, len(v.Config))
+		r.configJSON = make(map[string]json.RawMessage, len(v.Config))
+		for k, raw := range v.Config {
+			r.Config[k], r.configJSON[k] = configText(raw), typedValue(raw)
+		}
+	}
+	return nil
 }

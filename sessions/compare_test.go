@@ -31,11 +31,17 @@ type handRun struct {
 	testMetrics   []float64    // test_acc metrics, in order
 	summary       string       // run_end summary; "" for no run_end
 	status        string
+	host          *profile.Host  // run_start's host (default: 2 cores)
+	usage         *profile.Usage // run_end's usage
 }
 
 func (h handRun) events(session string) []profile.Event {
+	host := h.host
+	if host == nil {
+		host = &profile.Host{Cores: 2}
+	}
 	evs := []profile.Event{{T: profile.TypeRunStart, V: 1, Run: h.name, Session: session, Variant: h.variant,
-		Config: json.RawMessage(h.config), Host: &profile.Host{Cores: 2}}}
+		Config: json.RawMessage(h.config), Host: host}}
 	var at int64
 	for i, s := range h.epochS {
 		d := int64(s * 1e9)
@@ -68,7 +74,7 @@ func (h handRun) events(session string) []profile.Event {
 		if h.summary != "" {
 			sum = json.RawMessage(h.summary)
 		}
-		evs = append(evs, profile.Event{T: profile.TypeRunEnd, Status: st, Summary: sum})
+		evs = append(evs, profile.Event{T: profile.TypeRunEnd, Status: st, Summary: sum, Usage: h.usage})
 	}
 	return evs
 }
@@ -186,7 +192,7 @@ func TestCompareFigures(t *testing.T) {
 	}
 
 	// no variant named baseline: the first run
-	other := handRun{name: "workers", variant: "workers", config: optCfg, epochS: []float64{4}}
+	other := handRun{name: "workers", variant: "workers", config: optCfg, epochS: []float64{4}, status: profile.StatusOK}
 	s2 := handSession(t, st, "other", `{"data":"synth-small"}`, other)
 	c, err = Compare([]RunRef{{Session: s2, Run: "workers"}, {Session: s, Run: "optimized"}}, CompareOptions{})
 	if err != nil {
@@ -359,7 +365,12 @@ func TestCompareMarkdown(t *testing.T) {
 			table = append(table, l)
 		}
 	}
-	want := 2 + len(c.ConfigKeys) + len(figureRows)
+	want := 2 + len(c.ConfigKeys)
+	for _, fr := range figureRows {
+		if fr.shown(true) {
+			want++
+		}
+	}
 	if len(table) != want {
 		t.Fatalf("%d table lines, want %d:\n%s", len(table), want, text)
 	}
@@ -375,8 +386,8 @@ func TestCompareMarkdown(t *testing.T) {
 		t.Errorf("config row: %s", table[2])
 	}
 	for _, want := range []string{"| sampler_workers | 0 | 2 |", "| peak memory |  | 100.0 MiB |", "| p99 memory |  | 99.0 MiB |",
-		"| speedup | 1.000x | 2.000x |", "| test accuracy | 0.5000 | 0.8000 |", "| epoch mean (s) | 2.000 | 1.000 |",
-		"| OOMs | 0 | 3 |", "| staleness max |  | 7.00 |", "speedup: mean epoch time of baseline"} {
+		"| speedup | 1.000x | 2.000x [1.000, 3.000] (single run) |", "| test accuracy | 0.5000 | 0.8000 |", "| epoch mean (s) | 2.000 | 1.000 |",
+		"| OOMs | 0 | 3 |", "| staleness max |  | 7.00 |", "speedup: median epoch time of baseline"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, text)
 		}
@@ -460,7 +471,7 @@ func TestCompareLaTeX(t *testing.T) {
 	if !strings.Contains(text, want) {
 		t.Errorf("escaping: want\n%s\nin\n%s", want, text)
 	}
-	for _, want := range []string{`sampler\_workers & 0 & 2 \\`, `peak memory &  & 100.0 MiB \\`, `speedup & 1.000x & 2.000x \\`} {
+	for _, want := range []string{`sampler\_workers & 0 & 2 \\`, `peak memory &  & 100.0 MiB \\`, `speedup & 1.000x & 2.000x [1.000, 3.000] (single run) \\`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("latex lacks %q:\n%s", want, text)
 		}
@@ -481,6 +492,9 @@ func TestCompareJSONRoundTrip(t *testing.T) {
 	}
 	if dec.More() {
 		t.Error("more than one JSON value")
+	}
+	for i := range c.Runs {
+		c.Runs[i].epochTimes = nil // not part of the JSON
 	}
 	if !reflect.DeepEqual(&back, c) {
 		t.Errorf("round trip:\n%+v\n%+v", back, *c)

@@ -60,7 +60,21 @@ then, per run:
                                       the last refresh, largest over layers
                                       (hist_err events), and host bytes
   test accuracy                       the run's result, else its last test_acc
-  speedup                             the baseline's mean epoch time over the run's
+  status                              ", partial" for a run that failed, was
+                                      aborted by an OOM, crashed or was canceled
+  variant median (s)                  median over the variant's repeats of each
+                                      repeat's median epoch time
+  speedup                             the baseline variant's over the run
+                                      variant's, with its 95 % interval: a
+                                      bootstrap over the per-repeat ratios (3+
+                                      repeats NAME.rK; the speedup is then
+                                      their median) or else over epochs, marked
+                                      "single run" for one run a side; none for
+                                      a run that stopped early
+  per-repeat speedups                 baseline repeat k over the run's repeat k
+  host                                busy when the load average exceeded the
+                                      CPUs or the run waited for a CPU over a
+                                      third of its CPU time: timing unreliable
 
 The baseline is --baseline (a run name or SESSION/RUN, which is added to
 the comparison if it is not already in it), else the run of variant

@@ -271,7 +271,18 @@ crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
 beside the engine's variants in one session.
 
 --repeats N runs every variant N times, named NAME.r1 ... NAME.rN, the
-repeats interleaved (every variant once, then again).
+repeats interleaved ABBA-style (odd repeats in the order given, even ones
+reversed: A B, B A, A B ...) so that drift hits every variant alike. Each
+variant's epoch time is then the median over its repeats of each repeat's
+median epoch. Each speedup is the median of the per-repeat ratios (the
+baseline's repeat k over the variant's repeat k) with a 95 % interval by
+bootstrap over those ratios (2000 resamples, fixed seed) when there are at
+least 3 repeats; with fewer, the ratio of the epoch medians with a bootstrap
+over epochs, marked "single run" for one run a variant. A run that failed,
+was aborted by an OOM, crashed or was canceled gets no speedup; its figures
+are marked partial. A run whose host was busy (load average above its CPUs,
+or its threads waiting for a CPU over a third of their CPU time) is flagged
+"host busy: timing unreliable".
 
 Runs start one after the other by default, so they do not distort each
 other's timings; --parallel starts them all at once. They run detached from

@@ -125,15 +125,24 @@ type Entry struct {
 	Imported bool      `json:"imported,omitempty"`
 	Dir      string    `json:"dir"`
 
-	// Key figures: the baseline, the best other run (highest speedup) and
-	// the speedup of the best over the baseline.
-	Baseline       string   `json:"baseline,omitempty"`
-	BaselineEpochS float64  `json:"baseline_epoch_s,omitempty"`
-	BaselineAcc    *float64 `json:"baseline_test_acc,omitempty"`
-	Best           string   `json:"best,omitempty"`
-	BestEpochS     float64  `json:"best_epoch_s,omitempty"`
-	BestAcc        *float64 `json:"best_test_acc,omitempty"`
-	Speedup        float64  `json:"speedup,omitempty"`
+	// Key figures: the baseline, the best other run (highest speedup;
+	// never a run that failed, was aborted by an OOM, crashed or was
+	// canceled; a variant's name when its runs are repeats) and the
+	// speedup of the best over the baseline with its 95 % interval and
+	// per-repeat ratios (see sessions.RunFigures). Epoch times are the
+	// variants' medians.
+	Baseline       string    `json:"baseline,omitempty"`
+	BaselineEpochS float64   `json:"baseline_epoch_s,omitempty"`
+	BaselineAcc    *float64  `json:"baseline_test_acc,omitempty"`
+	Best           string    `json:"best,omitempty"`
+	BestEpochS     float64   `json:"best_epoch_s,omitempty"`
+	BestAcc        *float64  `json:"best_test_acc,omitempty"`
+	Speedup        float64   `json:"speedup,omitempty"`
+	SpeedupLo      float64   `json:"speedup_lo,omitempty"`
+	SpeedupHi      float64   `json:"speedup_hi,omitempty"`
+	SpeedupMethod  string    `json:"speedup_method,omitempty"`
+	SpeedupRatios  []float64 `json:"speedup_ratios,omitempty"`
+	SingleRun      bool      `json:"single_run,omitempty"`
 
 	Runs  []sessions.RunFigures `json:"runs"`
 	Error string                `json:"error,omitempty"`
@@ -170,21 +179,32 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) Entry {
 	}
 	e.Status = runner.SessionStatus(statuses)
 	e.Baseline = t.Baseline
-	best := -1
-	for i, r := range t.Runs {
+	for _, r := range t.Runs {
 		if r.Run == t.Baseline {
-			e.BaselineEpochS, e.BaselineAcc = r.EpochMeanS, r.TestAcc
-			continue
-		}
-		if r.Speedup > 0 && (best < 0 || r.Speedup > t.Runs[best].Speedup) {
-			best = i
+			e.BaselineEpochS, e.BaselineAcc = r.VariantMedianS, r.TestAcc
 		}
 	}
-	if best >= 0 {
+	c := sessions.Comparison{Baseline: t.Baseline, Runs: t.Runs}
+	if best := c.BestRun(); best >= 0 {
 		r := t.Runs[best]
-		e.Best, e.BestEpochS, e.BestAcc, e.Speedup = r.Run, r.EpochMeanS, r.TestAcc, r.Speedup
+		e.Best, e.BestEpochS, e.BestAcc = r.Run, r.VariantMedianS, r.TestAcc
+		if r.Repeat > 0 {
+			e.Best = r.Variant
+		}
+		e.Speedup, e.SpeedupLo, e.SpeedupHi, e.SpeedupMethod = r.Speedup, r.SpeedupLo, r.SpeedupHi, r.SpeedupMethod
+		e.SpeedupRatios, e.SingleRun = r.SpeedupRatios, r.SingleRun
 	}
 	return e
+}
+
+// speedupCell formats the best run's speedup over the baseline with its
+// interval and the best's name ("-" without one).
+func (e *Entry) speedupCell() string {
+	if e.Speedup <= 0 {
+		return "-"
+	}
+	r := sessions.RunFigures{Speedup: e.Speedup, SpeedupLo: e.SpeedupLo, SpeedupHi: e.SpeedupHi, SpeedupMethod: e.SpeedupMethod, SingleRun: e.SingleRun}
+	return sessions.FormatSpeedup(&r, 2) + " " + e.Best
 }
 
 func listRun(opts *ListOptions) error {
@@ -220,11 +240,7 @@ func listRun(opts *ListOptions) error {
 		}
 		cells := []string{e.ID, localTime(e.Created, "2006-01-02 15:04"), status, cmdutil.Dash(strings.Join(e.Variants, ",")), cmdutil.Dash(e.Data), cmdutil.Dash(e.Model)}
 		cells = append(cells, secOrDash(e.BaselineEpochS), secOrDash(e.BestEpochS))
-		if e.Speedup > 0 {
-			cells = append(cells, fmt.Sprintf("%.2fx %s", e.Speedup, e.Best))
-		} else {
-			cells = append(cells, "-")
-		}
+		cells = append(cells, e.speedupCell())
 		acc := accOrDash(e.BaselineAcc)
 		if e.Best != "" {
 			acc += "/" + accOrDash(e.BestAcc)

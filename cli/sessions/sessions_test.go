@@ -36,7 +36,7 @@ func TestSessionsAndReplayOfARealRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{id, " ok ", "baseline,optimized", "synth-tiny", "sage", "x optimized", "SPEEDUP"} {
+	for _, want := range []string{id, " ok ", "baseline,optimized", "synth-tiny", "sage", "(single run) optimized", "SPEEDUP"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ls lacks %q:\n%s", want, out)
 		}
@@ -48,6 +48,20 @@ func TestSessionsAndReplayOfARealRun(t *testing.T) {
 	var list []clisessions.Entry
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
 		t.Fatalf("ls --json: %v\n%s", err, out)
+	}
+	var raw []map[string]any // typed JSON: numbers are numbers
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"speedup", "speedup_lo", "speedup_hi", "baseline_epoch_s", "best_epoch_s", "baseline_test_acc"} {
+		if _, ok := raw[0][k].(float64); !ok {
+			t.Errorf("ls --json: %s = %#v, want a number", k, raw[0][k])
+		}
+	}
+	if r, ok := raw[0]["speedup_ratios"].([]any); !ok || len(r) != 1 {
+		t.Errorf("ls --json: speedup_ratios = %#v", raw[0]["speedup_ratios"])
+	} else if _, ok := r[0].(float64); !ok {
+		t.Errorf("ls --json: ratio %#v", r[0])
 	}
 	e := list[0]
 	if e.ID != id || e.Status != profile.StatusOK || e.Data != "synth-tiny" || e.Model != "sage" || e.Baseline != "baseline" ||

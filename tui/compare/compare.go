@@ -258,6 +258,8 @@ func opt(p *float64, digits int) string {
 	return strconv.FormatFloat(*p, 'f', digits, 64)
 }
 
+func ratio2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
 func bytesCell(p *int64) string {
 	if p == nil {
 		return "-"
@@ -268,7 +270,12 @@ func bytesCell(p *int64) string {
 // figures are the table's rows after the configuration differences:
 // the headline figures first, so they show without scrolling.
 var figures = []figure{
-	{"status", func(r *sessions.RunFigures) string { return r.Status }},
+	{"status", func(r *sessions.RunFigures) string {
+		if r.Partial {
+			return r.Status + ", partial"
+		}
+		return r.Status
+	}},
 	{"epochs", func(r *sessions.RunFigures) string {
 		if r.Epochs == 0 {
 			return "-"
@@ -281,6 +288,29 @@ var figures = []figure{
 			return "-"
 		}
 		return strconv.FormatFloat(r.Speedup, 'f', 2, 64) + "x"
+	}},
+	{"95% interval", func(r *sessions.RunFigures) string {
+		if r.Speedup == 0 || r.SpeedupMethod == "" {
+			return "-"
+		}
+		return "[" + ratio2(r.SpeedupLo) + ", " + ratio2(r.SpeedupHi) + "]"
+	}},
+	{"per repeat", func(r *sessions.RunFigures) string {
+		switch {
+		case r.Speedup == 0:
+			return "-"
+		case r.SingleRun:
+			return "single run"
+		case r.SpeedupRepeats < 2:
+			return "-"
+		}
+		return sessions.FormatRatios(r, 2, " ")
+	}},
+	{"host", func(r *sessions.RunFigures) string {
+		if r.HostBusy != "" {
+			return "busy"
+		}
+		return "-"
 	}},
 	{"straggler", func(r *sessions.RunFigures) string {
 		if r.Ranks < 2 {
@@ -360,11 +390,17 @@ func (m *Model) notes() []string {
 	st := m.c.Styles
 	var out []string
 	if m.cmp.Baseline != "" {
-		out = append(out, st.Muted.Render("speedup: mean epoch time of "+m.cmp.Baseline+" over each run's"))
+		out = append(out, st.Muted.Render("speedup: median epoch time of "+m.cmp.Baseline+"'s variant over each run's; 95 % bootstrap interval"))
 	}
 	for _, r := range m.cmp.Runs {
 		if r.Error != "" {
 			out = append(out, st.Error.Render(r.Label+": "+r.Status+": "+r.Error))
+		}
+		if r.Partial {
+			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+r.Status+"); no speedup"))
+		}
+		if r.HostBusy != "" {
+			out = append(out, st.Error.Render(r.Label+": "+sessions.HostBusyLabel+" ("+r.HostBusy+")"))
 		}
 	}
 	return out

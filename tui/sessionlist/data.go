@@ -11,19 +11,25 @@ import (
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/stats"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // Run is one run of a session as the list shows it.
 type Run struct {
-	Name   string
-	Status string
-	Error  string
-	// EpochS is the mean epoch wall time (0 while unknown).
-	EpochS float64
-	// Speedup is the baseline's mean epoch time over this run's.
-	Speedup float64
+	Name    string
+	Variant string // "" while unknown: the run's name stands for it
+	Status  string
+	Error   string
+	// EpochS is the median epoch wall time of the run's variant (over its
+	// repeats; 0 while unknown), Epochs the run's epoch times.
+	EpochS    float64
+	EpochList []float64
+	// Speedup is its variant's speedup over the baseline's with its 95 %
+	// interval (sessions.Speedups); zero Ratio for none (a run that
+	// stopped early has none).
+	Speedup stats.Speedup
 	TestAcc *float64
 	// Epoch and Epochs are the progress of a running run: the last epoch
 	// with a loss and the configured number of epochs (0 when unknown).
@@ -43,14 +49,16 @@ type Entry struct {
 	Runs     []Run
 
 	// Key figures: the baseline run, the best other run (highest
-	// speedup) and the speedup of the best over the baseline.
+	// speedup, never one that stopped early; its variant's name for
+	// repeats) and the speedup of the best over the baseline with its
+	// interval. Epoch times are the variants' medians.
 	Baseline   string
 	BaseEpochS float64
 	BaseAcc    *float64
 	Best       string
 	BestEpochS float64
 	BestAcc    *float64
-	Speedup    float64
+	Speedup    stats.Speedup
 
 	// Err is set when the session could not be read (fully).
 	Err string
@@ -158,7 +166,7 @@ func describe(store *sessions.Store, id string) Entry {
 	}
 	e.external(cmds, len(t.Runs))
 	for _, r := range t.Runs {
-		run := Run{Name: r.Run, Status: r.Status, Error: r.Error, EpochS: r.EpochMeanS, Speedup: r.Speedup, TestAcc: r.TestAcc}
+		run := Run{Name: r.Run, Variant: r.Variant, Status: r.Status, Error: r.Error, EpochList: r.EpochTimes(), TestAcc: r.TestAcc}
 		e.Runs = append(e.Runs, run)
 		if len(s.Meta.Variants) == 0 {
 			e.Variants = append(e.Variants, r.Run)
@@ -189,30 +197,32 @@ func (e *Entry) finish() {
 		}
 	}
 	e.BaseEpochS, e.BaseAcc = 0, nil
-	e.Best, e.BestEpochS, e.BestAcc, e.Speedup = "", 0, nil, 0
+	e.Best, e.BestEpochS, e.BestAcc, e.Speedup = "", 0, nil, stats.Speedup{}
 	base := -1
+	runs := make([]sessions.RunTiming, len(e.Runs))
 	for i, r := range e.Runs {
 		if r.Name == e.Baseline {
 			base = i
-			e.BaseEpochS, e.BaseAcc = r.EpochS, r.TestAcc
 		}
+		v := r.Variant
+		if v == "" {
+			v = r.Name
+		}
+		runs[i] = sessions.RunTiming{Group: v, Repeat: sessions.RepeatNumber(r.Name, v), Status: r.Status, Epochs: r.EpochList}
 	}
-	best := -1
-	for i := range e.Runs {
-		r := &e.Runs[i]
-		if base >= 0 && e.BaseEpochS > 0 && r.EpochS > 0 {
-			r.Speedup = e.BaseEpochS / r.EpochS
-		}
-		if i == base {
-			continue
-		}
-		if r.Speedup > 0 && (best < 0 || r.Speedup > e.Runs[best].Speedup) {
-			best = i
-		}
+	timings := sessions.Speedups(runs, base, true)
+	for i, t := range timings {
+		e.Runs[i].EpochS, e.Runs[i].Speedup = t.VariantMedianS, t.Speedup
 	}
-	if best >= 0 {
+	if base >= 0 {
+		e.BaseEpochS, e.BaseAcc = e.Runs[base].EpochS, e.Runs[base].TestAcc
+	}
+	if best := sessions.Best(runs, timings, base); best >= 0 {
 		r := e.Runs[best]
 		e.Best, e.BestEpochS, e.BestAcc, e.Speedup = r.Name, r.EpochS, r.TestAcc, r.Speedup
+		if runs[best].Repeat > 0 {
+			e.Best = runs[best].Group
+		}
 	}
 }
 
@@ -261,11 +271,12 @@ type poller struct {
 
 // liveRun is a running run's tail and what it has shown so far.
 type liveRun struct {
-	tail   *sessions.RunTailer // the run's journals, a distributed run's ranks merged
-	agg    *profile.Aggregator
-	epochs int // configured, from run_start
-	epoch  int // last epoch with a loss
-	acc    *float64
+	tail    *sessions.RunTailer // the run's journals, a distributed run's ranks merged
+	agg     *profile.Aggregator
+	epochs  int // configured, from run_start
+	epoch   int // last epoch with a loss
+	acc     *float64
+	variant string // from run_start
 }
 
 func newPoller(store *sessions.Store) *poller {
@@ -359,8 +370,11 @@ func (p *poller) refresh(old Entry) Entry {
 			}
 			lr.add(evs)
 			sum := lr.agg.Summary()
-			r.EpochS = sum.EpochStats.MeanS
-			r.Epoch, r.Epochs, r.TestAcc = lr.epoch, lr.epochs, lr.acc
+			r.EpochList = make([]float64, len(sum.Epochs))
+			for i, ep := range sum.Epochs {
+				r.EpochList[i] = ep.WallS
+			}
+			r.Variant, r.Epoch, r.Epochs, r.TestAcc = lr.variant, lr.epoch, lr.epochs, lr.acc
 		}
 		e.Runs = append(e.Runs, r)
 	}
@@ -375,6 +389,7 @@ func (lr *liveRun) add(evs []profile.Event) {
 		ev := &evs[i]
 		switch ev.T {
 		case profile.TypeRunStart:
+			lr.variant = ev.Variant
 			var cfg struct {
 				Epochs int `json:"epochs"`
 			}

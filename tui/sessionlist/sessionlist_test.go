@@ -119,8 +119,8 @@ func TestFigures(t *testing.T) {
 	}
 	// baseline epochs: 2 batches of 10+5+10 ms, then 10 ms of eval: 60 ms;
 	// optimized: 2×(5+2+6)+4 = 30 ms
-	if !near(done.BaseEpochS, 0.060) || !near(done.BestEpochS, 0.030) || !near(done.Speedup, 2) || done.Best != "optimized" {
-		t.Errorf("figures: base %.4f best %.4f (%s) speedup %.3f, want 0.060, 0.030 (optimized), 2", done.BaseEpochS, done.BestEpochS, done.Best, done.Speedup)
+	if !near(done.BaseEpochS, 0.060) || !near(done.BestEpochS, 0.030) || !near(done.Speedup.Ratio, 2) || done.Best != "optimized" {
+		t.Errorf("figures: base %.4f best %.4f (%s) speedup %.3f, want 0.060, 0.030 (optimized), 2", done.BaseEpochS, done.BestEpochS, done.Best, done.Speedup.Ratio)
 	}
 	if done.BaseAcc == nil || *done.BaseAcc != 0.8125 {
 		t.Errorf("baseline accuracy %v, want 0.8125", done.BaseAcc)
@@ -405,7 +405,7 @@ func TestProgressiveLoad(t *testing.T) {
 	}
 	m, cmd := m.Update(loadedMsg{entries: entries})
 	for _, e := range m.Entries() {
-		if !e.Partial || e.Speedup != 0 {
+		if !e.Partial || e.Speedup.Ratio != 0 {
 			t.Errorf("%s after the glance: partial %v speedup %v", e.ID, e.Partial, e.Speedup)
 		}
 	}
@@ -421,7 +421,7 @@ func TestProgressiveLoad(t *testing.T) {
 			t.Errorf("%s still partial", e.ID)
 		}
 	}
-	if got := m.Entries()[2].Speedup; !near(got, 2) {
+	if got := m.Entries()[2].Speedup.Ratio; !near(got, 2) {
 		t.Errorf("speedup after the describe: %v", got)
 	}
 	// figures of an older load are dropped

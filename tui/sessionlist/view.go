@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/stats"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
@@ -181,12 +182,7 @@ func (m *Model) columns() []column {
 		{"VARIANTS", 18, 8, false, func(e *Entry) string { return dash(strings.Join(e.Variants, ",")) }},
 		{"BASE s", 6, 5, true, partial(func(e *Entry) string { return sec(e.BaseEpochS) })},
 		{"BEST s", 6, 7, true, partial(func(e *Entry) string { return sec(e.BestEpochS) })},
-		{"SPEEDUP", 7, 2, true, partial(func(e *Entry) string {
-			if e.Speedup <= 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.2fx", e.Speedup)
-		})},
+		{"SPEEDUP", 17, 2, true, partial(func(e *Entry) string { return speedupCell(e.Speedup) })},
 		{"TEST ACC", 8, 6, true, partial(func(e *Entry) string {
 			if e.Best != "" {
 				return acc(e.BestAcc)
@@ -319,8 +315,14 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}
-		if run.Speedup > 0 {
-			parts = append(parts, fmt.Sprintf("%.2fx", run.Speedup))
+		if sessions.PartialStatus(run.Status) && len(run.EpochList) > 0 {
+			parts = append(parts, "partial figures, no speedup")
+		}
+		if run.Speedup.Ratio > 0 {
+			parts = append(parts, speedup(run.Speedup))
+			if run.Speedup.Repeats > 1 {
+				parts = append(parts, "per repeat "+ratios(run.Speedup.Ratios))
+			}
 		}
 		if run.TestAcc != nil {
 			parts = append(parts, fmt.Sprintf("test acc %.4f", *run.TestAcc))
@@ -332,4 +334,38 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 		line = st.Selected.Render(draw.PadRight(ansi.Strip(line), w))
 	}
 	return draw.Cut(line, w, "")
+}
+
+// speedup formats a speedup with its 95 % interval, "1.31x [1.24,1.38]",
+// and "1 run" when a side is a single run; "-" for none.
+func speedup(s stats.Speedup) string {
+	if s.Ratio <= 0 {
+		return "-"
+	}
+	out := fmt.Sprintf("%.2fx", s.Ratio)
+	if s.HasInterval() {
+		out += fmt.Sprintf(" [%.2f,%.2f]", s.Lo, s.Hi)
+	}
+	if s.Single {
+		out += " 1 run"
+	}
+	return out
+}
+
+// speedupCell is speedup for the list's column: a single run's speedup
+// as "2.00x (1 run)", without its interval over epochs.
+func speedupCell(s stats.Speedup) string {
+	if s.Ratio > 0 && s.Single {
+		return fmt.Sprintf("%.2fx (1 run)", s.Ratio)
+	}
+	return speedup(s)
+}
+
+// ratios formats per-repeat speedups, "1.29 1.33 1.31".
+func ratios(rs []float64) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%.2f", r)
+	}
+	return strings.Join(parts, " ")
 }

@@ -25,7 +25,7 @@ type Row struct {
 	Total     int     // configured epochs (0: unknown)
 	ETA       float64 // seconds of run time left (0: unknown or done)
 	EpochS    float64 // mean epoch wall time
-	Speedup   float64 // baseline's mean epoch time over this run's (0: unknown)
+	Speedup   float64 // its variant's speedup over the baseline's (sessions.Speedups; 0: unknown, or the run stopped early)
 	Straggler float64 // a distributed run's slowest rank over its median rank (0: one process)
 	TestAcc   float64 // NaN: unknown
 	Overlap   float64
@@ -60,14 +60,24 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 		row.TestAcc = testAcc(r, s)
 		rows[i] = row
 	}
-	if base >= 0 {
-		if b := rows[base].EpochS; b > 0 {
-			for i := range rows {
-				if rows[i].EpochS > 0 {
-					rows[i].Speedup = b / rows[i].EpochS
-				}
-			}
+	timing := make([]sessions.RunTiming, len(runs))
+	for i, r := range runs {
+		v := r.Variant
+		if v == "" {
+			v = r.Name
 		}
+		st := rows[i].Status
+		if st == "replaying" {
+			st = sessions.StatusRunning // a replay is timed as the run was
+		}
+		w := make([]float64, len(sums[i].Epochs))
+		for j, ep := range sums[i].Epochs {
+			w[j] = ep.WallS
+		}
+		timing[i] = sessions.RunTiming{Group: v, Repeat: sessions.RepeatNumber(r.Name, v), Status: st, Epochs: w}
+	}
+	for i, t := range sessions.Speedups(timing, base, false) {
+		rows[i].Speedup = t.Speedup.Ratio
 	}
 	return rows
 }
