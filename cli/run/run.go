@@ -112,6 +112,9 @@ func runRun(opts *RunOptions) error {
 		if s != nil {
 			return fmt.Errorf("session %s (%s): %w", s.ID(), s.Dir(), err)
 		}
+		if opts.Spec != "" {
+			return fmt.Errorf("%s: %w", opts.Spec, err)
+		}
 		return err
 	}
 	if opts.Wait {
