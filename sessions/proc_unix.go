@@ -18,3 +18,7 @@ func processExists(pid int) (exists, known bool) {
 	}
 	return false, false
 }
+
+// nonblockFlag opens files without blocking: a FIFO's open returns at
+// once (and is then refused as not regular); regular files ignore it.
+const nonblockFlag = syscall.O_NONBLOCK

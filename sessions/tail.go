@@ -85,7 +85,7 @@ func (t *Tailer) Ended() bool { return t.ended }
 // the bytes appended: each byte is searched for a newline once.
 func (t *Tailer) Poll() ([]profile.Event, error) {
 	if t.f == nil {
-		f, err := os.Open(t.path)
+		f, err := OpenRegular(t.path)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, nil // not created yet
