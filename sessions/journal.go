@@ -245,7 +245,8 @@ func (jr *journalReader) reset(r io.Reader) {
 }
 
 // next decodes the next event into e; it returns false at the end of the
-// input, and an error only when reading fails.
+// input, and an error when reading fails or a run_start declares a newer
+// schema than this gnnscope reads (SchemaError).
 func (jr *journalReader) next(e *profile.Event) (bool, error) {
 	st := &jr.st
 	for !jr.eof {
@@ -287,6 +288,9 @@ func (jr *journalReader) next(e *profile.Event) (bool, error) {
 		}
 		jr.long, jr.longN, jr.inLong = jr.long[:0], 0, false
 		if ok {
+			if err := checkSchema(e, ""); err != nil {
+				return false, err
+			}
 			return true, nil
 		}
 	}
