@@ -539,7 +539,7 @@ func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 		case canceled(s):
 			rs.Status, rs.Error = profile.StatusCanceled, errCanceledBeforeStart.Error()
 		case !starterAlive(s, st):
-			rs.Status, rs.Error = sessions.StatusCrashed, "not started: the process that was to start it is gone"
+			rs.Status, rs.Error = sessions.StatusCrashed, notStarted(s)
 		case imported(s):
 			rs.Status, rs.Error = sessions.StatusCrashed, NotStartedBeforeExport
 		}
@@ -551,6 +551,18 @@ func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 		}
 	}
 	return out, nil
+}
+
+// notStarted is the error of a launched run that never started and never
+// will: the process that was to start it is gone. When the runs folder
+// cannot be written (a read-only session folder), which is why, that
+// error comes first, naming the folder.
+func notStarted(s *sessions.Session) string {
+	const gone = "the process that was to start it is gone"
+	if err := sessions.CheckWritable(s.RunsDir()); err != nil {
+		return fmt.Sprintf("not started: %v (%s)", err, gone)
+	}
+	return "not started: " + gone
 }
 
 // starterAlive reports whether the process that starts the session's runs

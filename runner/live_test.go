@@ -29,7 +29,9 @@ const asWorkerEnv = "GNNSCOPE_RUNNER_TEST_AS_WORKER"
 const failRunEndEnv = "GNNSCOPE_RUNNER_TEST_FAIL_RUN_END"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(asWorkerEnv) == "1" {
+	// Only a worker's command line: the fuzzer's workers are test
+	// binaries too.
+	if os.Getenv(asWorkerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == workerCommand {
 		os.Exit(actAsWorker(os.Args[1:]))
 	}
 	os.Setenv(asWorkerEnv, "1") // for the processes the tests start
@@ -258,5 +260,43 @@ func TestParseWorkerArgs(t *testing.T) {
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("%v: %+v, %v", tc.args, got, ok)
 		}
+	}
+}
+
+// TestNotStartedReadOnly: a run that never started because the session
+// folder was made read-only says so, naming the folder, rather than only
+// that its starter is gone. (Root may write anywhere: skipped.)
+func TestNotStartedReadOnly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes in read-only folders")
+	}
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	ls := launchState{Mode: ModeParallel, Runs: []string{"a"}, Launcher: thisProc(gone.Process.Pid), Started: time.Now()}
+	if err := writeLaunch(s, ls); err != nil {
+		t.Fatal(err)
+	}
+	states, err := RunStates(s)
+	if err != nil || len(states) != 1 || states[0].Error != "not started: the process that was to start it is gone" {
+		t.Fatalf("writable: %+v, %v", states, err)
+	}
+	if err := os.Chmod(s.RunsDir(), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(s.RunsDir(), 0o700)
+	states, err = RunStates(s)
+	if err != nil || len(states) != 1 || states[0].Status != sessions.StatusCrashed ||
+		!strings.Contains(states[0].Error, s.RunsDir()+": permission denied") {
+		t.Errorf("read-only: %+v, %v", states, err)
 	}
 }
