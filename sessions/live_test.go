@@ -45,7 +45,26 @@ func TestLockedRunWithoutPidFile(t *testing.T) {
 	if _, err := os.Stat(s.Dir()); err != nil {
 		t.Fatalf("session deleted: %v", err)
 	}
+	// the lock wins over a pid file naming a process that is gone
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePid("live", gone.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := s.TailRun("live", TailOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := s.RunState("live"); rs.Status != StatusRunning || !tl.opts.Alive() {
+		t.Errorf("locked run with a stale pid file: %+v, tail alive %v", rs, tl.opts.Alive())
+	}
 	f.Close()
+	if rs, _ := s.RunState("live"); rs.Status != StatusCrashed || tl.opts.Alive() {
+		t.Errorf("after the writer let go, stale pid file: %+v, tail alive %v", rs, tl.opts.Alive())
+	}
+	os.Remove(s.PidPath("live"))
 	if rs, _ := s.RunState("live"); rs.Status != StatusUnknown {
 		t.Errorf("after the writer let go: %+v", rs)
 	}

@@ -273,15 +273,18 @@ func Tail(ctx context.Context, path string, opts TailOptions, fn func([]profile.
 }
 
 // TailRun returns a Tailer on a run's journal whose Alive (unless set in
-// opts) checks the run's pid file, so Next stops with ErrWriterGone when the
-// writer died without run_end.
+// opts) checks the journal's lock and the run's pid file, so Next stops
+// with ErrWriterGone when the writer died without run_end.
 func (s *Session) TailRun(run string, opts TailOptions) (*Tailer, error) {
 	if err := ValidName(run); err != nil {
 		return nil, fmt.Errorf("tail run: %w", err)
 	}
 	if opts.Alive == nil {
-		pidPath := s.PidPath(run)
+		pidPath, journal := s.PidPath(run), s.JournalPath(run)
 		opts.Alive = func() bool {
+			if locked, known := Locked(journal); known && locked {
+				return true // its writer holds it, pid file or not
+			}
 			pf, err := ReadPidFile(pidPath)
 			if err != nil {
 				return true // no pid file (yet): cannot tell
