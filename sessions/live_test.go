@@ -213,4 +213,13 @@ func TestFIFOJournalRefused(t *testing.T) {
 	if !errors.Is(check2, ErrNotRegular) || !strings.Contains(check2.Error(), pid) {
 		t.Errorf("ReadPidFile: %v", check2)
 	}
+	// the other runs are still listed, and the session can go
+	ev := sampleEvents()
+	appendRaw(t, s.JournalPath("good"), line(ev[0])+line(ev[1])+line(profile.Event{T: profile.TypeRunEnd}))
+	if states, err := s.RunStates(); len(states) != 1 || states[0].Run != "good" || !errors.Is(err, ErrNotRegular) {
+		t.Errorf("states beside a FIFO: %+v, %v", states, err)
+	}
+	if err := within(t, "Delete", func() error { return st.Delete(s.ID()) }); err != nil {
+		t.Errorf("delete of a session with a FIFO: %v", err)
+	}
 }

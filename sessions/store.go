@@ -277,7 +277,7 @@ func (st *Store) Delete(id string) error {
 	}
 	defer lock.Close()
 	runs, err := s.RunStates()
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotRegular) { // a FIFO in runs/ may go
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	for _, r := range runs {
@@ -348,21 +348,25 @@ func (s *Session) Runs() ([]string, error) {
 	return names, nil
 }
 
-// RunStates returns the state of every run of the session.
+// RunStates returns the state of every run of the session. A run whose
+// state cannot be read is left out and its error joined to the others',
+// so one bad journal does not hide the other runs.
 func (s *Session) RunStates() ([]RunState, error) {
 	names, err := s.Runs()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]RunState, 0, len(names))
+	var errs []error
 	for _, n := range names {
 		st, err := s.RunState(n)
 		if err != nil {
-			return out, err
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // OpenJournal opens the run's journal for appending (see OpenJournal).
