@@ -100,10 +100,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// launchTiny launches runs a and b of synth-tiny (epochs each) with the
-// test binary as gnnscope, in a store of its own; what is left running
-// at the end of the test is killed.
-func launchTiny(t *testing.T, epochs int, parallel bool) (*sessions.Store, *sessions.Session) {
+// launchTiny launches runs a and b of synth-tiny (epochs each), or the
+// variants given, with the test binary as gnnscope, in a store of its
+// own; what is left running at the end of the test is killed.
+func launchTiny(t *testing.T, epochs int, parallel bool, variants ...Variant) (*sessions.Store, *sessions.Session) {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
@@ -113,7 +113,10 @@ func launchTiny(t *testing.T, epochs int, parallel bool) (*sessions.Store, *sess
 	}
 	exp := NewExperiment("synth-tiny", "sage")
 	exp.Train.Epochs, exp.Train.Threads = epochs, 1
-	s, err := Launch(st, exp, []Variant{{Name: "a"}, {Name: "b"}}, LaunchOptions{Executable: os.Args[0], Parallel: parallel})
+	if len(variants) == 0 {
+		variants = []Variant{{Name: "a"}, {Name: "b"}}
+	}
+	s, err := Launch(st, exp, variants, LaunchOptions{Executable: os.Args[0], Parallel: parallel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,12 +219,26 @@ func TestRunEndNotWritten(t *testing.T) {
 func TestLaunchPrivateUnderUmask(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
+	ext := &External{Cmd: "sh -c ...", Argv: []string{"sh", "-c", "echo out; echo err >&2"}}
 	for _, parallel := range []bool{false, true} {
-		st, s := launchTiny(t, 1, parallel)
+		var variants []Variant
+		if parallel { // and a command's run: the Python client, its log
+			variants = []Variant{{Name: "a"}, {Name: "ext", External: ext}}
+		}
+		st, s := launchTiny(t, 1, parallel, variants...)
 		waitFor(t, "the runs to end", func() bool {
 			states, err := RunStates(s)
 			return err == nil && !Active(states)
 		})
+		states, _ := RunStates(s)
+		for _, r := range states {
+			if r.Status != profile.StatusOK {
+				t.Errorf("run %s: %s %s", r.Run, r.Status, r.Error)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(s.Dir(), pyclientDir)); parallel && err != nil {
+			t.Errorf("no Python client: %v", err)
+		}
 		if _, err := Cancel(st, s.ID()); err != nil { // writes the canceled marker too
 			t.Fatal(err)
 		}
