@@ -42,7 +42,15 @@ func Cancel(store *sessions.Store, ref string) (*CancelReport, error) {
 // the session canceled all the same.
 func writeCanceled(s *sessions.Session) error {
 	stamp := []byte(time.Now().UTC().Format(time.RFC3339Nano) + "\n")
-	return os.WriteFile(filepath.Join(s.Dir(), canceledFile), stamp, 0o600)
+	f, err := sessions.OpenRegularFile(filepath.Join(s.Dir(), canceledFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(stamp)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // cancelSession is Cancel with the function that writes the canceled

@@ -41,7 +41,7 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	if canceled(s) {
 		return endExternal(s, run, v, started, profile.StatusCanceled, errCanceledBeforeStart.Error())
 	}
-	logFile, err := os.OpenFile(filepath.Join(s.RunsDir(), run+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logFile, err := sessions.OpenRegularFile(filepath.Join(s.RunsDir(), run+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return endExternal(s, run, v, started, profile.StatusFailed, err.Error())
 	}

@@ -335,7 +335,7 @@ func startWorker(s *sessions.Session, root, exe, run string) (cmd *exec.Cmd, war
 // startDetached starts exe with args in a new process session, stdin from
 // /dev/null and output appended to logPath.
 func startDetached(exe, logPath string, args ...string) (*exec.Cmd, error) {
-	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	log, err := sessions.OpenRegularFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

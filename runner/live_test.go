@@ -317,3 +317,35 @@ func TestNotStartedReadOnly(t *testing.T) {
 		t.Errorf("read-only: %+v, %v", states, err)
 	}
 }
+
+// TestFIFOsRefused: a FIFO in place of the canceled marker or of a run's
+// log is refused, naming it, rather than waited on.
+func TestFIFOsRefused(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker, log := filepath.Join(s.Dir(), canceledFile), filepath.Join(s.RunsDir(), "a.log")
+	for _, p := range []string{marker, log} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 2)
+	go func() { _, err := Cancel(st, s.ID()); done <- err }()
+	go func() { _, _, err := startWorker(s, st.Root(), "/bin/true", "a"); done <- err }()
+	for range 2 {
+		select {
+		case err := <-done:
+			if !errors.Is(err, sessions.ErrNotRegular) || !(strings.Contains(err.Error(), marker) || strings.Contains(err.Error(), log)) {
+				t.Errorf("FIFO: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("blocked on a FIFO")
+		}
+	}
+}

@@ -22,6 +22,14 @@ func OpenRegular(path string) (*os.File, error) {
 	return openRegular(path, os.O_RDONLY, 0)
 }
 
+// OpenRegularFile opens path with flag (os.O_WRONLY|os.O_APPEND|
+// os.O_CREATE, say) and perm, when it creates the file, like os.OpenFile,
+// but without blocking on a FIFO and refusing anything but a regular file
+// (see OpenRegular).
+func OpenRegularFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	return openRegular(path, flag, perm)
+}
+
 // openRegular opens path with flag (and perm, when it creates the file)
 // and refuses it unless it is a regular file (see OpenRegular).
 func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
