@@ -41,7 +41,7 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	if canceled(s) {
 		return endExternal(s, run, v, started, profile.StatusCanceled, errCanceledBeforeStart.Error())
 	}
-	logFile, err := os.OpenFile(filepath.Join(s.RunsDir(), run+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	logFile, err := sessions.OpenRegularFile(filepath.Join(s.RunsDir(), run+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return endExternal(s, run, v, started, profile.StatusFailed, err.Error())
 	}
@@ -156,7 +156,8 @@ func endExternal(s *sessions.Session, run string, v Resolved, started time.Time,
 	}
 	jw, err := sessions.OpenJournal(path)
 	if err != nil {
-		return profile.StatusFailed, err
+		recordExit(s, run, status, text, err)
+		return status, fmt.Errorf("run %s: journal: %w", run, err)
 	}
 	var evs []profile.Event
 	if !hasStart {
@@ -170,9 +171,21 @@ func endExternal(s *sessions.Session, run string, v Resolved, started time.Time,
 		err = cerr
 	}
 	if err != nil {
+		recordExit(s, run, status, text, err)
 		return status, fmt.Errorf("run %s: journal: %w", run, err)
 	}
 	return status, outcomeErr(run, status, text)
+}
+
+// recordExit records in the run's pid file the status of an external run
+// whose journal could not be ended (see sessions.Session.RecordExit), so
+// it does not read as crashed; the error text is the command's.
+func recordExit(s *sessions.Session, run, status, text string, journalErr error) {
+	var runErr error
+	if text != "" {
+		runErr = errors.New(text)
+	}
+	s.RecordExit(run, os.Getpid(), status, runErr, journalErr)
 }
 
 // outcomeErr is RunWorker's error for a run that ended with status.

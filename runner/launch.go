@@ -137,7 +137,12 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 	if err := writeLaunch(s, st); err != nil {
 		return s, err
 	}
-	root := store.Root()
+	// Workers are found by their command line when their pid files are
+	// missing (Cancel): give them the store's absolute path.
+	root, err := filepath.Abs(store.Root())
+	if err != nil {
+		return s, fmt.Errorf("launch: %w", err)
+	}
 	if !opts.Parallel {
 		cmd, err := startDetached(exe, filepath.Join(s.Dir(), sequencerLog), workerCommand, "--store", root, "--session", s.ID(), "--all")
 		if err != nil {
@@ -150,6 +155,12 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 			return s, fmt.Errorf("launch: %w", perr)
 		}
 		return s, nil
+	}
+	// launch.json's lock tells that this launcher may start runs yet.
+	release, err := lockLaunch(s)
+	defer release()
+	if err != nil && opts.Warn != nil {
+		fmt.Fprintf(opts.Warn, "gnnscope: %v\n", err)
 	}
 	for i, run := range st.Runs {
 		if canceled(s) {
@@ -289,7 +300,7 @@ func writeLaunch(s *sessions.Session, st launchState) error {
 	if err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
-	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o644, func(w io.Writer) error {
+	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o600, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})
@@ -297,6 +308,22 @@ func writeLaunch(s *sessions.Session, st launchState) error {
 		return fmt.Errorf("launch: %w", err)
 	}
 	return nil
+}
+
+// lockLaunch takes the lock of the session's launch.json, which the
+// process that starts the session's runs (the sequencer, or a parallel
+// launch's launcher) holds while it may start one (see starterAlive).
+// release, never nil, drops it.
+func lockLaunch(s *sessions.Session) (release func(), err error) {
+	f, err := sessions.OpenRegular(filepath.Join(s.Dir(), launchFile))
+	if err != nil {
+		return func() {}, fmt.Errorf("lock launch file: %w", err)
+	}
+	release = func() { f.Close() }
+	if err := sessions.LockFile(f); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		return release, err
+	}
+	return release, nil
 }
 
 // startWorker starts the worker of one run and records its pid. A pid
@@ -314,7 +341,7 @@ func startWorker(s *sessions.Session, root, exe, run string) (cmd *exec.Cmd, war
 // startDetached starts exe with args in a new process session, stdin from
 // /dev/null and output appended to logPath.
 func startDetached(exe, logPath string, args ...string) (*exec.Cmd, error) {
-	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	log, err := sessions.OpenRegularFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +371,7 @@ func failNotStarted(s *sessions.Session, runs []string, err error) {
 // them exclusively, so a run is either started or marked, never both.
 func markNotStarted(s *sessions.Session, run, status string, cause error) (bool, error) {
 	path := s.JournalPath(run)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return false, nil
@@ -416,7 +443,7 @@ func readLaunch(s *sessions.Session) (launchState, error) {
 // checks its names (launchState.checkNames).
 func readLaunchFile(dir string) (launchState, error) {
 	var st launchState
-	b, err := os.ReadFile(filepath.Join(dir, launchFile))
+	b, err := sessions.ReadRegular(filepath.Join(dir, launchFile), sessions.MaxMetaSize)
 	if err != nil {
 		return st, err
 	}
@@ -518,7 +545,7 @@ func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 		case canceled(s):
 			rs.Status, rs.Error = profile.StatusCanceled, errCanceledBeforeStart.Error()
 		case !starterAlive(s, st):
-			rs.Status, rs.Error = sessions.StatusCrashed, "not started: the process that was to start it is gone"
+			rs.Status, rs.Error = sessions.StatusCrashed, notStarted(s)
 		case imported(s):
 			rs.Status, rs.Error = sessions.StatusCrashed, NotStartedBeforeExport
 		}
@@ -532,11 +559,26 @@ func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 	return out, nil
 }
 
+// notStarted is the error of a launched run that never started and never
+// will: the process that was to start it is gone. When the runs folder
+// cannot be written (a read-only session folder), which is why, that
+// error comes first, naming the folder.
+func notStarted(s *sessions.Session) string {
+	const gone = "the process that was to start it is gone"
+	if err := sessions.CheckWritable(s.RunsDir()); err != nil {
+		return fmt.Sprintf("not started: %v (%s)", err, gone)
+	}
+	return "not started: " + gone
+}
+
 // starterAlive reports whether the process that starts the session's runs
 // may still start one: the sequencer, or the launcher until it has
 // recorded the sequencer or (parallel) started every run. Unknown counts
 // as alive.
 func starterAlive(s *sessions.Session, st launchState) bool {
+	if locked, known := sessions.Locked(filepath.Join(s.Dir(), launchFile)); known && locked {
+		return true
+	}
 	if st.Mode == ModeSequential {
 		p, err := readProc(filepath.Join(s.Dir(), sequencerPid))
 		if err == nil {

@@ -19,7 +19,12 @@ func detach(cmd *exec.Cmd) {
 
 // terminate sends SIGTERM to the process group that pid leads (workers and
 // the sequencer lead their own), or to the process alone if it leads none.
+// It refuses pids below 2: kill(-1) would signal every process the user
+// owns, and init is never a worker.
 func terminate(pid int) error {
+	if pid <= 1 {
+		return fmt.Errorf("refusing to signal pid %d", pid)
+	}
 	err := syscall.Kill(-pid, syscall.SIGTERM)
 	if errors.Is(err, syscall.ESRCH) {
 		err = syscall.Kill(pid, syscall.SIGTERM)
@@ -40,8 +45,12 @@ func ownGroup(cmd *exec.Cmd) {
 	setPdeathsig(cmd.SysProcAttr)
 }
 
-// signalGroup sends sig to the process group pid leads.
+// signalGroup sends sig to the process group pid leads (pids below 2
+// refused, as terminate does).
 func signalGroup(pid int, sig syscall.Signal) error {
+	if pid <= 1 {
+		return fmt.Errorf("refusing to signal group %d", pid)
+	}
 	return syscall.Kill(-pid, sig)
 }
 

@@ -62,12 +62,31 @@ func RunStatus(ctx context.Context, err error) string {
 // it, canceled when ctx was canceled or the session canceled (SIGINT to
 // the command's group, then SIGTERM and SIGKILL 5 s apart).
 func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer) (string, error) {
+	return runWorker(ctx, store, id, run, log, openJournalSink)
+}
+
+// journalSink is the journal a worker records its run into.
+type journalSink interface {
+	profile.Sink
+	Close() error
+}
+
+// openJournalSink opens a run's journal file (sessions.OpenJournal).
+func openJournalSink(path string) (journalSink, error) { return sessions.OpenJournal(path) }
+
+// runWorker is RunWorker with the function that opens the journal.
+func runWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer, open func(string) (journalSink, error)) (string, error) {
 	if err := checkRunName(run); err != nil {
 		return profile.StatusFailed, fmt.Errorf("session %s: %w", id, err)
 	}
 	s, err := store.Get(id)
 	if err != nil {
 		return profile.StatusFailed, err
+	}
+	hold, err := s.Hold()
+	defer hold.Release()
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		fmt.Fprintf(log, "warning: %v\n", err)
 	}
 	exp, resolved, err := LoadSession(s)
 	if err != nil {
@@ -79,20 +98,30 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 		return profile.StatusFailed, fmt.Errorf("session %s has no variant %q", id, variant)
 	}
 	v := resolved[i]
-	if err := claimRun(s, run); err != nil {
+	claim, err := claimRun(s, run, log)
+	if err != nil {
 		return profile.StatusFailed, err
 	}
+	defer claim.Close() // holds the journal's lock: the run is alive
 	if err := s.WritePid(run, os.Getpid()); err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
 	}
 	if v.External != nil {
 		return runExternal(ctx, s, run, v, log)
 	}
-	jw, err := sessions.OpenJournal(s.JournalPath(run))
+	jw, err := open(s.JournalPath(run))
 	if err != nil {
 		return profile.StatusFailed, err
 	}
 	defer jw.Close()
+	return trainRun(ctx, s, run, exp, v, jw, log)
+}
+
+// trainRun trains variant v of exp as run of session s, recording into
+// the journal jw, which it closes. A journal that could not be ended has
+// the run's exit recorded in its pid file (Session.RecordExit), so the run
+// does not read as crashed.
+func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experiment, v Resolved, jw journalSink, log io.Writer) (string, error) {
 	if v.Config.Threads > 0 {
 		runtime.GOMAXPROCS(v.Config.Threads)
 	}
@@ -111,8 +140,8 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	if err != nil {
 		cfgJSON = nil
 	}
-	rec.RunStart(run, id, v.Name, cfgJSON, &host)
-	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, id, os.Getpid())
+	rec.RunStart(run, s.ID(), v.Name, cfgJSON, &host)
+	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, s.ID(), os.Getpid())
 
 	var res *train.Result
 	switch {
@@ -138,10 +167,17 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	if jerr := jw.Close(); cerr == nil {
 		cerr = jerr
 	}
+	incomplete := ""
+	if cerr != nil {
+		incomplete = fmt.Sprintf(" (journal incomplete: %v)", cerr)
+		if rerr := s.RecordExit(run, os.Getpid(), status, err, cerr); rerr != nil {
+			logf(log, "%v", rerr)
+		}
+	}
 	if err == nil {
-		logf(log, "done: %s (test accuracy %.4f, %.3fs per epoch)", status, res.TestAcc, res.EpochS)
+		logf(log, "done: %s%s (test accuracy %.4f, %.3fs per epoch)", status, incomplete, res.TestAcc, res.EpochS)
 	} else {
-		logf(log, "done: %s: %v", status, err)
+		logf(log, "done: %s%s: %v", status, incomplete, err)
 	}
 	if cerr != nil {
 		return status, fmt.Errorf("run %s: journal: %w", run, cerr)
@@ -152,18 +188,23 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	return status, nil
 }
 
-// claimRun creates the run's journal file exclusively: a run is started
-// once, and a journal that exists means it started or was canceled
-// before.
-func claimRun(s *sessions.Session, run string) error {
-	f, err := os.OpenFile(s.JournalPath(run), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// claimRun creates the run's journal file exclusively (mode 0600): a run
+// is started once, and a journal that exists means it started or was
+// canceled before. The file it returns holds the journal's lock
+// (sessions.LockFile), the sign that the run is alive, until it is
+// closed; a lock that cannot be taken is a warning on log.
+func claimRun(s *sessions.Session, run string, log io.Writer) (*os.File, error) {
+	f, err := os.OpenFile(s.JournalPath(run), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("run %s of session %s already has a journal (it was started or canceled before)", run, s.ID())
+			return nil, fmt.Errorf("run %s of session %s already has a journal (it was started or canceled before)", run, s.ID())
 		}
-		return err
+		return nil, err
 	}
-	return f.Close()
+	if err := sessions.LockFile(f); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		fmt.Fprintf(log, "warning: %v\n", err)
+	}
+	return f, nil
 }
 
 // executeRun trains variant v of exp on dev with Execute, recording into
@@ -208,6 +249,18 @@ func RunSequence(ctx context.Context, store *sessions.Store, id, exe string, log
 		if exe, err = os.Executable(); err != nil {
 			return fmt.Errorf("sequencer: find the gnnscope executable: %w", err)
 		}
+	}
+	// The session's hold and launch.json's lock tell that the sequencer
+	// is alive, with or without its pid file.
+	hold, err := s.Hold()
+	defer hold.Release()
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		logf(log, "warning: %v", err)
+	}
+	release, err := lockLaunch(s)
+	defer release()
+	if err != nil {
+		logf(log, "warning: %v", err)
 	}
 	if err := writeProc(filepath.Join(s.Dir(), sequencerPid), os.Getpid()); err != nil {
 		logf(log, "warning: %v", err)

@@ -5,7 +5,7 @@
 //
 //	sessions/<id>/session.json      SessionMeta: name, created, host, spec, variants
 //	sessions/<id>/runs/<run>.jsonl  the run's journal: profile events, JSON Lines
-//	sessions/<id>/runs/<run>.pid    the writer's pid (JSON; see WritePid)
+//	sessions/<id>/runs/<run>.pid    the writer's pid (JSON padded to PidFileSize; see WritePid)
 //	sessions/<id>/runs/<run>.rank<R>.jsonl  rank R > 0 of a distributed run
 //
 // A distributed run (torchrun, DDP) is one run whose ranks write a journal
@@ -35,7 +35,19 @@
 // scanner) is linear in the journal's size and skips a line longer than
 // MaxEventSize (16 MiB) as malformed without holding it, naming its offset.
 // A run's status comes from its run_end event; without one, from whether
-// the process in its pid file is still alive (running) or gone (crashed).
+// its writer is still alive (running) or gone (crashed): a writer holds a
+// lock on its journal for as long as it runs (LockFile), so a run reads as
+// running even when its pid file is missing; without the lock, the process
+// in the pid file tells. A writer that could not end its journal (a full
+// disk) records its exit in the pid file, in place (Session.RecordExit).
+// Every process working for a session holds the session folder
+// (Session.Hold), and Store.Delete refuses a held session.
+//
+// Journals, pid files and session.json are opened only if they are regular
+// files (OpenRegular): a FIFO in their place is refused, never waited on.
+// Everything in a store is private: folders 0700, files 0600 (less the
+// umask); WriteFileAtomic never makes a file more open than the umask
+// allows.
 //
 // This package imports only profile of gnnscope.
 package sessions

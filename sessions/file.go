@@ -1,6 +1,9 @@
 package sessions
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,12 +12,17 @@ import (
 )
 
 // WriteFileAtomic writes the file at path through a temporary file in the
-// same folder: write fills it, then it is synced, given mode perm and
-// renamed over path. Readers see the old content or the new, never a
-// part, and a failed write leaves path as it was and no temporary file
-// behind. Errors name path.
+// same folder: write fills it, then it is synced and renamed over path.
+// Readers see the old content or the new, never a part, and a failed
+// write leaves path as it was and no temporary file behind. Errors name
+// path.
+//
+// The file is created with mode perm less the umask, as os.OpenFile
+// creates files, and never changed after: it is never more open than the
+// umask allows. The store's own files use 0600; a file the user writes to
+// a path of their choice (an export) uses 0666, so the umask decides.
 func WriteFileAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp", perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -27,9 +35,6 @@ func WriteFileAtomic(path string, perm fs.FileMode, write func(io.Writer) error)
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, perm)
-	}
-	if err == nil {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
@@ -39,9 +44,25 @@ func WriteFileAtomic(path string, perm fs.FileMode, write func(io.Writer) error)
 	return nil
 }
 
-// writeFileAtomic writes data to path with WriteFileAtomic, mode 0644.
+// createTemp creates a new file named prefix and random digits in dir,
+// with mode perm less the umask (os.CreateTemp would force 0600).
+func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
+	for try := 0; ; try++ {
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(r[:]))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm.Perm())
+		if err == nil || !errors.Is(err, fs.ErrExist) || try >= 100 {
+			return f, err
+		}
+	}
+}
+
+// writeFileAtomic writes data to path with WriteFileAtomic, mode 0600.
 func writeFileAtomic(path string, data []byte) error {
-	return WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+	return WriteFileAtomic(path, 0o600, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

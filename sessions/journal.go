@@ -31,12 +31,14 @@ const journalBuffer = 64 << 10
 // OpenJournal opens (O_APPEND|O_CREATE) the journal at path for writing,
 // creating its folder if needed. If the file ends with an incomplete line
 // (a writer died mid-line), a newline is written first so that line stays
-// a single malformed line and the new events are intact.
+// a single malformed line and the new events are intact. A new journal is
+// private (mode 0600, folder 0700); a path that is not a regular file (a
+// FIFO, say) is refused with ErrNotRegular.
 func OpenJournal(path string) (*JournalWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
@@ -54,7 +56,7 @@ func OpenJournal(path string) (*JournalWriter, error) {
 
 // endsMidLine reports whether a non-empty file does not end with '\n'.
 func endsMidLine(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return false, err
 	}
@@ -251,7 +253,8 @@ func (jr *journalReader) reset(r io.Reader) {
 }
 
 // next decodes the next event into e; it returns false at the end of the
-// input, and an error only when reading fails.
+// input, and an error when reading fails or a run_start declares a newer
+// schema than this gnnscope reads (SchemaError).
 func (jr *journalReader) next(e *profile.Event) (bool, error) {
 	st := &jr.st
 	for !jr.eof {
@@ -293,6 +296,9 @@ func (jr *journalReader) next(e *profile.Event) (bool, error) {
 		}
 		jr.long, jr.longN, jr.inLong = jr.long[:0], 0, false
 		if ok {
+			if err := checkSchema(e, ""); err != nil {
+				return false, err
+			}
 			return true, nil
 		}
 	}
@@ -376,7 +382,7 @@ func estimateEvents(f *os.File, size int64) int {
 // 400 bytes each): to aggregate a journal use SummarizeJournal, to replay
 // it OpenReplay, which do not.
 func ReadJournal(path string) ([]profile.Event, ReadStats, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, ReadStats{}, fmt.Errorf("read journal %s: %w", path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -123,7 +122,7 @@ func SummarizeReader(r io.Reader) (JournalSummary, error) {
 // are skipped and counted in Read, as ReadJournal does; only failing to
 // read the file is an error.
 func SummarizeJournal(path string) (JournalSummary, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return JournalSummary{}, fmt.Errorf("read journal %s: %w", path, err)
 	}

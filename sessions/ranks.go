@@ -160,7 +160,7 @@ type runReader struct {
 func openRunReader(js []RankJournal, sizes []int64) (*runReader, error) {
 	rr := &runReader{}
 	for i, j := range js {
-		f, err := os.Open(j.Path)
+		f, err := OpenRegular(j.Path)
 		if err != nil {
 			if i > 0 && errors.Is(err, os.ErrNotExist) {
 				continue // a rank journal removed since it was listed

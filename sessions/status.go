@@ -2,13 +2,10 @@ package sessions
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -44,11 +41,14 @@ func (r RunState) Finished() bool {
 }
 
 // RunStatus returns a run's status: run_end's status (ok, oom, failed,
-// canceled) when the journal ends with one; otherwise "running" if the pid
-// in runs/<run>.pid is alive, "crashed" if that process is gone, "unknown"
-// if there is no pid file or it names a process on another host. In a
-// session imported from an archive (which has no pid files), a run without
-// run_end is "crashed".
+// canceled) when the journal ends with one; otherwise "running" if a
+// process holds the journal's lock (see LockFile) or the pid in
+// runs/<run>.pid is alive, "crashed" if that process is gone, "unknown"
+// if there is no pid file or it names a process on another host. A writer
+// that could not end its journal (a full disk) but recorded its exit in
+// the pid file (Session.RecordExit) gets the status it recorded, with an
+// error saying the journal is incomplete. In a session imported from an
+// archive (which has no pid files), a run without run_end is "crashed".
 func RunStatus(s *Session, run string) (string, error) {
 	st, err := s.RunState(run)
 	return st.Status, err
@@ -81,14 +81,20 @@ func (s *Session) RunState(run string) (RunState, error) {
 		}
 		return st, nil
 	}
+	if locked, known := Locked(st.Journal); hasJournal && known && locked {
+		st.Status = StatusRunning // its writer holds the journal
+		return st, nil
+	}
 	switch {
 	case perr == nil:
 		alive, known := pf.Alive()
 		switch {
-		case !known:
-			st.Status = StatusUnknown
 		case alive:
 			st.Status = StatusRunning
+		case pf.Exit != "":
+			st.Status, st.Error = pf.Exit, pf.exitText()
+		case !known:
+			st.Status = StatusUnknown
 		default:
 			st.Status = StatusCrashed
 		}
@@ -109,7 +115,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 // lastEvent decodes the journal's last complete line that decodes (nil if
 // none), reading only the end of the file (see lastDecoded).
 func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,107 +211,4 @@ func (b *backReader) slice(start, end int64, buf *[]byte) ([]byte, error) {
 		return nil, err
 	}
 	return (*buf)[:n], nil
-}
-
-// PidFile is the content of runs/<run>.pid.
-type PidFile struct {
-	Pid   int    `json:"pid"`
-	Start uint64 `json:"start,omitempty"` // process start time in clock ticks since boot (Linux), guards against pid reuse
-	Host  string `json:"host,omitempty"`  // host name of the machine the process runs on
-}
-
-// WritePid records the pid of the process writing a run's journal, so
-// readers can tell a running run from a crashed one. It also records the
-// host name and, on Linux, the process start time, so a reused pid or a
-// store shared between machines is not mistaken for the writer. The file
-// is JSON; a plain decimal pid is accepted too.
-func (s *Session) WritePid(run string, pid int) error {
-	if err := ValidName(run); err != nil {
-		return fmt.Errorf("write pid: %w", err)
-	}
-	return WritePidFile(s.PidPath(run), pid)
-}
-
-// ThisHostProcess describes process pid as a pid file records it: its pid,
-// this host's name and, on Linux, its start time.
-func ThisHostProcess(pid int) PidFile {
-	pf := PidFile{Pid: pid}
-	pf.Host, _ = os.Hostname()
-	if start, _, ok := procStat(pid); ok {
-		pf.Start = start
-	}
-	return pf
-}
-
-// WritePidFile atomically writes a pid file for process pid (see
-// ThisHostProcess); ReadPidFile reads it back and PidFile.Alive checks it.
-func WritePidFile(path string, pid int) error {
-	b, err := json.Marshal(ThisHostProcess(pid))
-	if err != nil {
-		return fmt.Errorf("write pid file %s: %w", path, err)
-	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// ReadPidFile reads a pid file written by WritePidFile (a plain decimal
-// pid is accepted too).
-func ReadPidFile(path string) (PidFile, error) {
-	var pf PidFile
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return pf, err
-	}
-	text := strings.TrimSpace(string(b))
-	if n, err := strconv.Atoi(text); err == nil {
-		pf.Pid = n
-	} else if err := json.Unmarshal([]byte(text), &pf); err != nil {
-		return pf, fmt.Errorf("pid file %s: %w", path, err)
-	}
-	if pf.Pid <= 0 {
-		return pf, fmt.Errorf("pid file %s: bad pid %d", path, pf.Pid)
-	}
-	return pf, nil
-}
-
-// Alive reports whether the recorded process still runs; known is false
-// when that cannot be checked from here.
-func (pf PidFile) Alive() (alive, known bool) {
-	if pf.Host != "" {
-		if h, err := os.Hostname(); err == nil && h != pf.Host {
-			return false, false
-		}
-	}
-	exists, known := processExists(pf.Pid)
-	if !known || !exists {
-		return false, known
-	}
-	if start, zombie, ok := procStat(pf.Pid); ok {
-		if zombie || (pf.Start != 0 && start != pf.Start) {
-			return false, true // exited but not reaped, or the pid was reused
-		}
-	}
-	return true, true
-}
-
-// procStat reads a process's start time and whether it is a zombie from
-// /proc/<pid>/stat (Linux); ok is false where that is unavailable.
-func procStat(pid int) (start uint64, zombie bool, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false, false
-	}
-	// pid (comm) state ppid ... ; comm may contain spaces and parentheses
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false, false
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 20 {
-		return 0, false, false
-	}
-	start, err = strconv.ParseUint(fields[19], 10, 64) // field 22: starttime
-	if err != nil {
-		return 0, false, false
-	}
-	return start, fields[0] == "Z" || fields[0] == "X", true
 }

@@ -18,6 +18,10 @@ import (
 // FormatVersion is the version of session.json's layout.
 const FormatVersion = 1
 
+// MaxMetaSize bounds session.json: 64 MiB, far above what an experiment
+// and its variants take.
+const MaxMetaSize = 64 << 20
+
 // Store is a root folder holding sessions.
 type Store struct {
 	root string
@@ -41,7 +45,8 @@ func DefaultRoot() (string, error) {
 }
 
 // Open opens the store at root (DefaultRoot if empty), creating its
-// sessions folder if needed.
+// sessions folder if needed. Folders it creates are private (mode 0700),
+// as is everything a store holds: session folders 0700, their files 0600.
 func Open(root string) (*Store, error) {
 	if root == "" {
 		var err error
@@ -49,7 +54,13 @@ func Open(root string) (*Store, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(root, "sessions"), 0o755); err != nil {
+	dir := filepath.Join(root, "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		// MkdirAll reports a folder it cannot reach as one it cannot
+		// make: name the folder that stops it.
+		if _, serr := os.Stat(dir); serr != nil && !errors.Is(serr, os.ErrNotExist) {
+			err = serr
+		}
 		return nil, fmt.Errorf("open store %s: %w", root, err)
 	}
 	return &Store{root: root}, nil
@@ -139,10 +150,10 @@ func (st *Store) Create(meta SessionMeta) (*Session, error) {
 			meta.ID = NewID(meta.Created)
 		}
 		dir := filepath.Join(st.root, "sessions", meta.ID)
-		err := os.Mkdir(dir, 0o755)
+		err := os.Mkdir(dir, 0o700)
 		if err == nil {
 			s := &Session{Meta: meta, dir: dir}
-			if err := os.Mkdir(s.RunsDir(), 0o755); err != nil {
+			if err := os.Mkdir(s.RunsDir(), 0o700); err != nil {
 				return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
 			}
 			if err := s.Save(); err != nil {
@@ -171,7 +182,7 @@ func (st *Store) Get(id string) (*Session, error) {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	dir := filepath.Join(st.root, "sessions", id)
-	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	b, err := ReadRegular(filepath.Join(dir, metaFile), MaxMetaSize)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
@@ -241,29 +252,65 @@ func (st *Store) List() ([]SessionInfo, error) {
 	return out, nil
 }
 
-// Delete removes a session folder. It refuses while a run is running.
+// Delete removes a session folder. It refuses while a process holds the
+// session (Session.Hold: a run's writer or the sequencer, with or without
+// its pid file) or a run is running, and holds the session itself while it
+// deletes, so no process starts working in it meanwhile.
 func (st *Store) Delete(id string) error {
 	s, err := st.Get(id)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && ValidName(id) == nil {
 			// no session.json: remove what is there
-			return os.RemoveAll(filepath.Join(st.root, "sessions", id))
+			dir := filepath.Join(st.root, "sessions", id)
+			lock, err := lockForDelete(id, dir)
+			if err != nil {
+				return err
+			}
+			defer lock.Close()
+			return os.RemoveAll(dir)
 		}
 		return fmt.Errorf("delete: %w", err)
 	}
-	runs, err := s.RunStates()
+	lock, err := lockForDelete(id, s.dir)
 	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	runs, err := s.RunStates()
+	if err != nil && !errors.Is(err, ErrNotRegular) { // a FIFO in runs/ may go
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	for _, r := range runs {
 		if r.Status == StatusRunning {
-			return fmt.Errorf("delete session %s: run %s is still running (pid %d)", id, r.Run, r.Pid)
+			if r.Pid > 0 {
+				return fmt.Errorf("delete session %s: run %s is still running (pid %d)", id, r.Run, r.Pid)
+			}
+			return fmt.Errorf("delete session %s: run %s is still running", id, r.Run)
 		}
 	}
 	if err := os.RemoveAll(s.dir); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil
+}
+
+// lockForDelete takes the session folder dir exclusively (see
+// Session.Hold), refusing while a process holds it; where locks are not
+// available it goes on without. The caller closes the file.
+func lockForDelete(id, dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	switch err := tryLock(f, true); {
+	case errors.Is(err, ErrLocked):
+		f.Close()
+		return nil, fmt.Errorf("delete session %s: a running process holds it (a run or the sequencer); cancel it first", id)
+	case err != nil && !errors.Is(err, errors.ErrUnsupported):
+		f.Close()
+		return nil, fmt.Errorf("delete session %s: lock %s: %w", id, dir, err)
+	}
+	return f, nil
 }
 
 // Runs returns the names of the session's runs (those with a journal or a
@@ -301,21 +348,25 @@ func (s *Session) Runs() ([]string, error) {
 	return names, nil
 }
 
-// RunStates returns the state of every run of the session.
+// RunStates returns the state of every run of the session. A run whose
+// state cannot be read is left out and its error joined to the others',
+// so one bad journal does not hide the other runs.
 func (s *Session) RunStates() ([]RunState, error) {
 	names, err := s.Runs()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]RunState, 0, len(names))
+	var errs []error
 	for _, n := range names {
 		st, err := s.RunState(n)
 		if err != nil {
-			return out, err
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // OpenJournal opens the run's journal for appending (see OpenJournal).

@@ -47,6 +47,7 @@ type Tailer struct {
 	skip   bool   // the line at offset is longer than MaxEventSize: drop it up to its newline
 	chunk  []byte
 	stats  ReadStats
+	err    error // a journal of a newer schema (SchemaError)
 	ended  bool  // run_end returned
 	eof    bool  // io.EOF reported
 	seen   int64 // bytes searched for a newline, each once (linear work)
@@ -82,10 +83,15 @@ func (t *Tailer) Ended() bool { return t.ended }
 // skipped and counted in Stats, and so are lines longer than MaxEventSize,
 // which are never held whole (Stats' FirstError names the journal and the
 // line's offset if it is the first line skipped). Its work is linear in
-// the bytes appended: each byte is searched for a newline once.
+// the bytes appended: each byte is searched for a newline once. A
+// run_start of a newer schema than this gnnscope reads stops the tail
+// with a SchemaError.
 func (t *Tailer) Poll() ([]profile.Event, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	if t.f == nil {
-		f, err := os.Open(t.path)
+		f, err := OpenRegular(t.path)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, nil // not created yet
@@ -122,6 +128,9 @@ func (t *Tailer) Poll() ([]profile.Event, error) {
 			}
 			return evs, fmt.Errorf("tail journal %s: %w", t.path, err)
 		}
+	}
+	if t.err != nil {
+		return nil, t.err
 	}
 	return evs, nil
 }
@@ -183,6 +192,9 @@ func (t *Tailer) decode(line []byte, evs []profile.Event) []profile.Event {
 	}
 	var e profile.Event
 	if t.stats.line(line, &e) {
+		if err := checkSchema(&e, t.path); err != nil && t.err == nil {
+			t.err = err
+		}
 		if e.T == profile.TypeRunEnd {
 			t.ended = true
 		}
@@ -261,15 +273,18 @@ func Tail(ctx context.Context, path string, opts TailOptions, fn func([]profile.
 }
 
 // TailRun returns a Tailer on a run's journal whose Alive (unless set in
-// opts) checks the run's pid file, so Next stops with ErrWriterGone when the
-// writer died without run_end.
+// opts) checks the journal's lock and the run's pid file, so Next stops
+// with ErrWriterGone when the writer died without run_end.
 func (s *Session) TailRun(run string, opts TailOptions) (*Tailer, error) {
 	if err := ValidName(run); err != nil {
 		return nil, fmt.Errorf("tail run: %w", err)
 	}
 	if opts.Alive == nil {
-		pidPath := s.PidPath(run)
+		pidPath, journal := s.PidPath(run), s.JournalPath(run)
 		opts.Alive = func() bool {
+			if locked, known := Locked(journal); known && locked {
+				return true // its writer holds it, pid file or not
+			}
 			pf, err := ReadPidFile(pidPath)
 			if err != nil {
 				return true // no pid file (yet): cannot tell

@@ -75,7 +75,7 @@ func traceRun(tr *profile.Trace, ref RunRef, refIdx int, st *TraceStats) ([]trac
 	}
 	var procs []traceProc
 	for _, j := range js {
-		f, err := os.Open(j.Path)
+		f, err := OpenRegular(j.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			if j.Rank == 0 {
 				st.Missing = append(st.Missing, ref.Label())

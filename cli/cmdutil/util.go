@@ -83,7 +83,7 @@ func WriteOutput(stdout io.Writer, path string, write func(io.Writer) error) err
 	if path == "" || path == "-" {
 		return write(stdout)
 	}
-	return sessions.WriteFileAtomic(path, 0o644, write)
+	return sessions.WriteFileAtomic(path, 0o666, write)
 }
 
 // Dash returns s, or "-" when s is empty (a table cell with nothing in it).

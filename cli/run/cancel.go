@@ -39,7 +39,8 @@ func cancelRun(opts *RunOptions, store *sessions.Store) error {
 	for {
 		var serr error
 		states, serr = runner.RunStates(s)
-		if serr != nil || !runner.Active(states) || time.Now().After(deadline) || ctx.Err() != nil {
+		busy, _ := s.InUse() // the sequencer may outlive the runs by a moment
+		if serr != nil || (!runner.Active(states) && !busy) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

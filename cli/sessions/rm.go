@@ -70,10 +70,11 @@ func rmRun(opts *RmOptions) error {
 			continue
 		}
 		if s, err := store.Get(id); err == nil {
-			// A launch.json with a bad name still leaves the states of
-			// the runs that have files: a session made that way can go.
+			// A launch.json with a bad name, or a FIFO in place of a
+			// journal, still leaves the states of the other runs: a
+			// session made that way can go.
 			states, err := runner.RunStates(s)
-			if err != nil && !errors.Is(err, sessions.ErrInvalidName) {
+			if err != nil && !errors.Is(err, sessions.ErrInvalidName) && !errors.Is(err, sessions.ErrNotRegular) {
 				return fmt.Errorf("session %s: %w", id, err)
 			}
 			if runner.Active(states) {

@@ -40,7 +40,7 @@ func Extract(dir string) error {
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if d.IsDir() {
-			if err := os.MkdirAll(dst, 0o755); err != nil {
+			if err := os.MkdirAll(dst, 0o700); err != nil {
 				return fmt.Errorf("extract python client: %w", err)
 			}
 			return nil
@@ -77,10 +77,7 @@ func writeAtomic(dst string, b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
+	if err == nil { // CreateTemp made it 0600: private, as the session is
 		err = os.Rename(f.Name(), dst)
 	}
 	if err != nil {

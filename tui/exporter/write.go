@@ -166,7 +166,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	return sessions.WriteFileAtomic(path, 0o644, write)
+	return sessions.WriteFileAtomic(path, 0o666, write)
 }
 
 // writeTrace writes the runs' journals as one Chrome trace, every run

@@ -62,10 +62,10 @@ func LastingExecutable(exe, root string) (string, error) {
 	if _, err := os.Stat(dst); err == nil {
 		return dst, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return "", fmt.Errorf("copy the gnnscope executable: %w", err)
 	}
-	err = sessions.WriteFileAtomic(dst, 0o755, func(w io.Writer) error {
+	err = sessions.WriteFileAtomic(dst, 0o700, func(w io.Writer) error {
 		if _, err := src.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func (l Launcher) Cmd(exp runner.Experiment, variants []runner.Variant, spec []b
 		msg := common.LaunchedMsg{Session: s.ID(), Dir: s.Dir()}
 		if len(bytes.TrimSpace(spec)) > 0 {
 			p := filepath.Join(s.Dir(), SpecFile)
-			if err := os.WriteFile(p, spec, 0o644); err != nil {
+			if err := os.WriteFile(p, spec, 0o600); err != nil {
 				msg.Err = fmt.Errorf("session %s launched, but its spec was not saved: %w", s.ID(), err)
 			}
 		}

@@ -133,8 +133,8 @@ class Journal:
         background flusher."""
         d = os.path.dirname(self.path)
         if d:
-            os.makedirs(d, exist_ok=True)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.makedirs(d, mode=0o700, exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._write_bytes((_encode.encode(run_start) + "\n").encode("utf-8"))
         self._last = self.clock()
         if thread:
