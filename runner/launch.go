@@ -226,6 +226,9 @@ func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, 
 	if repeats < 0 {
 		return nil, nil, fmt.Errorf("repeats must be at least 1, got %d", repeats)
 	}
+	if n := int64(len(resolved)) * int64(max(repeats, 1)); n > MaxRuns {
+		return nil, nil, fmt.Errorf("%d variants repeated %d times make %d runs: at most %d run in one session", len(resolved), repeats, n, MaxRuns)
+	}
 	var runs []string
 	if repeats <= 1 {
 		for _, r := range resolved {
@@ -456,10 +459,19 @@ func readLaunchFile(dir string) (launchState, error) {
 	return st, nil
 }
 
-// checkNames checks the run and variant names of launch.json, which
+// MaxRuns is the most runs one session holds (variants times repeats). A
+// launch.json listing more is refused: reading the state of 100,000 runs
+// took 18 s.
+const MaxRuns = 4096
+
+// checkNames checks the number of runs and the run and variant names of
+// launch.json, which
 // become file names (runs/<run>.jsonl, .pid, .log): a session folder
 // edited by hand or imported must not lead a run outside the store.
 func (st launchState) checkNames() error {
+	if len(st.Runs) > MaxRuns {
+		return fmt.Errorf("%d runs: at most %d run in one session", len(st.Runs), MaxRuns)
+	}
 	for i, run := range st.Runs {
 		if err := checkRunName(run); err != nil {
 			return fmt.Errorf("runs[%d]: %w", i, err)

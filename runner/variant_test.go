@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,5 +168,21 @@ func TestResolveRefusesHostileSizes(t *testing.T) {
 	}
 	if _, err := Resolve(NewExperiment("synth-tiny", "sage"), many); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("too many variants: %v", err)
+	}
+}
+
+// TestMaxRuns: a launch.json of more than MaxRuns runs is refused (100,000
+// runs took 18 s to list), and so is a launch that would make as many.
+func TestMaxRuns(t *testing.T) {
+	st := launchState{Runs: make([]string, MaxRuns+1)}
+	for i := range st.Runs {
+		st.Runs[i] = "r" + strconv.Itoa(i)
+	}
+	if err := st.checkNames(); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("too many runs in launch.json: %v", err)
+	}
+	resolved := make([]Resolved, 100)
+	if _, _, err := repeatRuns(resolved, MaxRuns/50); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("too many repeats: %v", err)
 	}
 }
