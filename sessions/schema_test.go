@@ -48,6 +48,13 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if _, err := ScanJournal(f, func(*profile.Event) error { return nil }); !errors.Is(err, ErrNewerSchema) {
 		t.Errorf("ScanJournal: %v", err)
 	}
+	// The state of a run comes from the journal's last event, but not for
+	// a journal of a newer schema: its run_end cannot be trusted either.
+	_, _, err = lastEvent(future)
+	check("lastEvent", err)
+	if e, _, err := lastEvent(current); err != nil || e == nil || e.T != profile.TypeRunEnd {
+		t.Errorf("last event of the current schema: %v, %v", e, err)
+	}
 	if evs, _, err := ReadJournal(current); err != nil || len(evs) != 2 {
 		t.Errorf("current schema: %d events, %v", len(evs), err)
 	}

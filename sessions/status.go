@@ -124,8 +124,31 @@ func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := firstSchema(f, fi.Size(), path); err != nil {
+		return nil, fi, err
+	}
 	e, err := lastDecoded(f, fi.Size(), MaxEventSize)
 	return e, fi, err
+}
+
+// firstSchema checks the schema version of the journal's first line (its
+// run_start) when the line is complete within its first 64 KiB: the state
+// of a journal of a newer schema is not read from its last event.
+func firstSchema(r io.ReaderAt, size int64, path string) error {
+	buf := make([]byte, min(size, 64<<10))
+	n, err := r.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	line, _, ok := bytes.Cut(buf[:n], []byte{'\n'})
+	if !ok {
+		return nil
+	}
+	var e profile.Event
+	if profile.DecodeEvent(line, &e) != nil {
+		return nil
+	}
+	return checkSchema(&e, path)
 }
 
 // lastDecoded walks the complete lines of the first size bytes of r
