@@ -147,8 +147,9 @@ while IFS=$'\t' read -r id setup args expect names what; do
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$o/time.txt" 2>/dev/null)
   outside=$(find "$scratch" -path "$scratch/home" -prune -o -newer "$scratch/.marker" -print 2>/dev/null |
     grep -v -x -e "$scratch" -e "$scratch/.marker" | sed "s|^$scratch/||" | head -3 | paste -sd, -)
-  errline=$(grep -m1 -E '^(gnnscope: |Error: )' "$o/stderr" | cut -c1-160)
-  [ -z "$errline" ] && errline=$(head -1 "$o/stderr" | cut -c1-160)
+  errline=$(grep -m1 -E '^(gnnscope: |Error: )' "$o/stderr" | cut -c1-400)
+  [ -z "$errline" ] && errline=$(head -1 "$o/stderr" | cut -c1-400)
+  errline=${errline//$scratch\//}   # paths relative to the case's scratch folder
   want=$names
   [ "$want" = "{in}" ] && want=$(basename "$input")
   [ "$want" = "{sid}" ] && want=$sid
@@ -177,7 +178,7 @@ while IFS=$'\t' read -r id setup args expect names what; do
   fi
   verdict=ok
   [ -n "$why" ] && { verdict=FAIL; failed=$((failed + 1)); errline="$why | $errline"; }
-  printf '%-30s %4s  %-5s %8s  %-7s  %s\n' "$id" "$rc" "$verdict" "${rss:--}" "$([ -n "$outside" ] && echo yes || echo no)" "$errline"
+  printf '%-30s %4s  %-5s %8s  %-7s  %s\n' "$id" "$rc" "$verdict" "${rss:--}" "$([ -n "$outside" ] && echo yes || echo no)" "${errline:0:160}"
 done <"$corpus/cases.tsv"
 echo
 printf 'cases %d, failed %d: crashes %d, hangs %d, writes outside the store %d, unexpected outcomes %d, errors not naming their file %d\n' \
