@@ -3,6 +3,7 @@ package sessions
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"reflect"
 	"strings"
@@ -44,6 +45,9 @@ func FuzzScanJournal(f *testing.F) {
 			evs = append(evs, *e)
 			return nil
 		})
+		if errors.Is(err, ErrNewerSchema) {
+			return // refused by design: a run_start of a newer schema version
+		}
 		if err != nil {
 			t.Fatalf("error on content: %v", err)
 		}
