@@ -111,7 +111,7 @@ func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 	if err != nil {
 		cfgJSON = nil
 	}
-	rec.RunStart(run, id, v.Name, cfgJSON, &host)
+	rec.RunStart(run, id, v.Name, cfgJSON, &host, v.Adjusted...)
 	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, id, os.Getpid())
 
 	var res *train.Result
