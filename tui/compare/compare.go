@@ -270,12 +270,7 @@ func bytesCell(p *int64) string {
 // figures are the table's rows after the configuration differences:
 // the headline figures first, so they show without scrolling.
 var figures = []figure{
-	{"status", func(r *sessions.RunFigures) string {
-		if r.Partial {
-			return r.Status + ", partial"
-		}
-		return r.Status
-	}},
+	{"status", func(r *sessions.RunFigures) string { return r.StatusText() }},
 	{"epochs", func(r *sessions.RunFigures) string {
 		if r.Epochs == 0 {
 			return "-"
@@ -398,6 +393,9 @@ func (m *Model) notes() []string {
 		}
 		if r.Partial {
 			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+r.Status+"); no speedup"))
+		}
+		for _, n := range r.OutcomeNotes(r.Label) {
+			out = append(out, st.Muted.Render(n))
 		}
 		if r.HostBusy != "" {
 			out = append(out, st.Error.Render(r.Label+": "+sessions.HostBusyLabel+" ("+r.HostBusy+")"))
