@@ -448,6 +448,11 @@ func (m *Model) View() string {
 			colW[j] = max(colW[j], len([]rune(r[j])))
 		}
 		colW[j] = min(colW[j], 28)
+		for _, r := range rows {
+			if r[0] == "status" { // whole: "ok, skipped N of M batches (x %)"
+				colW[j] = max(colW[j], min(len([]rune(r[j])), 40))
+			}
+		}
 	}
 	// the run columns that fit from m.col on
 	first := min(max(m.col, 0), max(len(header)-2, 0)) + 1
