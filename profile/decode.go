@@ -235,6 +235,8 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.Usage, err = d.usage()
 	case "attrs":
 		e.Attrs, err = d.raw()
+	case "adjusted":
+		e.Adjusted, err = d.strs()
 	default:
 		_, err = d.skip(0)
 	}

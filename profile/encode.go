@@ -85,6 +85,16 @@ func AppendEvent(dst []byte, e *Event) []byte {
 		dst = append(dst, `,"config":`...)
 		dst = appendRaw(dst, e.Config)
 	}
+	if e.Adjusted != nil {
+		dst = append(dst, `,"adjusted":[`...)
+		for i, a := range e.Adjusted {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, a)
+		}
+		dst = append(dst, ']')
+	}
 	dst = appendStrField(dst, `,"name":`, e.Name)
 	dst = appendStrField(dst, `,"lane":`, e.Lane)
 	dst = appendIntField(dst, m&fEpoch, `,"epoch":`, int64(e.Epoch))

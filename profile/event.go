@@ -225,6 +225,10 @@ type Event struct {
 	Wall    string          `json:"wall,omitempty"`  // wall-clock start, RFC 3339 with nanoseconds
 	Rank    int             `json:"rank,omitempty"`  // this process's rank in a distributed run (RANK)
 	World   int             `json:"world,omitempty"` // ranks in a distributed run (WORLD_SIZE); 0 or 1: not distributed
+	// Adjusted lists what the launcher changed in the variant's config
+	// before the run so that its optimizations fit the user's constraints
+	// (e.g. a memory budget), one line each: what changed, and why.
+	Adjusted []string `json:"adjusted,omitempty"`
 
 	// span (also: epoch, batch)
 	Name  string          `json:"name,omitempty"` // stage or metric name

@@ -22,6 +22,9 @@ func allTypes() []Event {
 			Config: json.RawMessage(`{"cmd":["python3","train.py"],"external":true,"client":"python"}`),
 			Wall:   "2026-11-22T15:30:45.2Z"},
 		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", World: 2},
+		{T: TypeRunStart, V: SchemaVersion, Run: "optimized", Variant: "optimized",
+			Adjusted: []string{"mem_guard split: memory budget 18.3MiB", `a "quoted" one`}},
+		{T: TypeRunStart, V: SchemaVersion, Run: "empty", Adjusted: []string{}},
 		{T: TypeSpan, Name: StageSample, Lane: SamplerLane(0)}, // epoch 0, batch 0, start 0, dur 0
 		{T: TypeSpan, Name: StageTrain, Lane: LaneCompute, Epoch: 3, Batch: 17, Start: 123456789012, Dur: 4567,
 			Attrs: json.RawMessage(`{"nodes":1024,"rule":"degree-sum"}`)},
@@ -212,6 +215,8 @@ func TestDecodeRejects(t *testing.T) {
 		`{"t":"span","attrs":{"a" 1}}`, `{"t":"span","attrs":[1,2`, `{"t":"span","value":tru}`,
 		`{"t":"span","x":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`,
 		`{"t":"span","start":12` /* torn */, `{"t":"spa`,
+		`{"t":"run_start","adjusted":[1]}`, `{"t":"run_start","adjusted":["a"`, `{"t":"run_start","adjusted":"a"}`,
+		`{"t":"run_start","adjusted":["a",]}`,
 	} {
 		var e Event
 		err := DecodeEvent([]byte(in), &e)

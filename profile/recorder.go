@@ -221,14 +221,15 @@ func (r *Recorder) Emit(e Event) {
 }
 
 // RunStart records the run_start event: schema version, the wall-clock time
-// of the recorder's start, and what the run is.
-func (r *Recorder) RunStart(run, session, variant string, config json.RawMessage, host *Host) {
+// of the recorder's start, and what the run is; adjusted lists what the
+// launcher changed in its config (Event.Adjusted).
+func (r *Recorder) RunStart(run, session, variant string, config json.RawMessage, host *Host, adjusted ...string) {
 	if r == nil {
 		return
 	}
 	r.Emit(Event{
 		T: TypeRunStart, V: SchemaVersion, Run: run, Session: session, Variant: variant,
-		Config: config, Host: host, Wall: r.start.UTC().Format(time.RFC3339Nano),
+		Config: config, Host: host, Wall: r.start.UTC().Format(time.RFC3339Nano), Adjusted: adjusted,
 	})
 }
 

@@ -84,12 +84,9 @@ func (t Table) Render(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range t.Runs {
-		name, status := r.Variant, r.Status
+		name, status := r.Variant, r.StatusText()
 		if r.Repeat > 0 {
 			name = r.Run
-		}
-		if r.Partial {
-			status += ", partial"
 		}
 		cells := []string{name, status}
 		if r.Epochs > 0 {
@@ -160,6 +157,7 @@ func (t Table) notes() []string {
 		if r.Partial {
 			notes = append(notes, fmt.Sprintf("%s: partial figures (the run stopped: %s); no speedup", name, r.Status))
 		}
+		notes = append(notes, r.OutcomeNotes(name)...)
 		if r.HostBusy != "" {
 			notes = append(notes, fmt.Sprintf("%s: %s (%s)", name, sessions.HostBusyLabel, r.HostBusy))
 		}

@@ -78,6 +78,7 @@ type variantSpec struct {
 	// {"cmd": [...], "external": true}.
 	Config   json.RawMessage `json:"config"`
 	External *External       `json:"external,omitempty"`
+	Adjusted []string        `json:"adjusted,omitempty"` // Resolved.Adjusted
 }
 
 // Launch checks the experiment and its variants (nothing starts if any is
@@ -269,7 +270,7 @@ func createSession(store *sessions.Store, exp Experiment, resolved []Resolved) (
 		return nil, fmt.Errorf("launch: encode experiment: %w", err)
 	}
 	for _, r := range resolved {
-		vs := variantSpec{Overrides: r.Overrides, External: r.External}
+		vs := variantSpec{Overrides: r.Overrides, External: r.External, Adjusted: r.Adjusted}
 		if r.External != nil {
 			vs.Config = r.External.config()
 		} else if vs.Config, err = json.Marshal(r.Config); err != nil {
@@ -388,6 +389,7 @@ func markNotStarted(s *sessions.Session, run, status string, cause error) (bool,
 	}
 	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
 	variant, cfg := variantOf(s, run), json.RawMessage(nil)
+	var adjusted []string
 	if _, resolved, err := LoadSession(s); err == nil {
 		if i := slices.IndexFunc(resolved, func(r Resolved) bool { return r.Name == variant }); i >= 0 {
 			if ext := resolved[i].External; ext != nil {
@@ -395,9 +397,10 @@ func markNotStarted(s *sessions.Session, run, status string, cause error) (bool,
 			} else {
 				cfg, _ = json.Marshal(resolved[i].Config)
 			}
+			adjusted = resolved[i].Adjusted
 		}
 	}
-	rec.RunStart(run, s.ID(), variant, cfg, nil)
+	rec.RunStart(run, s.ID(), variant, cfg, nil, adjusted...)
 	err = rec.Close(status, cause, nil)
 	if cerr := jw.Close(); err == nil {
 		err = cerr
@@ -514,7 +517,7 @@ func LoadSession(s *sessions.Session) (Experiment, []Resolved, error) {
 		if err := json.Unmarshal(v.Spec, &vs); err != nil {
 			return exp, nil, fmt.Errorf("session %s: variant %s: %w", s.ID(), v.Name, err)
 		}
-		r := Resolved{Variant: Variant{Name: v.Name, Overrides: vs.Overrides, External: vs.External}}
+		r := Resolved{Variant: Variant{Name: v.Name, Overrides: vs.Overrides, External: vs.External}, Adjusted: vs.Adjusted}
 		if vs.External == nil && len(vs.Config) > 0 {
 			if err := json.Unmarshal(vs.Config, &r.Config); err != nil {
 				return exp, nil, fmt.Errorf("session %s: variant %s: %w", s.ID(), v.Name, err)

@@ -223,6 +223,24 @@ func pick(m map[string]any, keys ...string) map[string]any {
 type Resolved struct {
 	Variant
 	Config train.Config `json:"config"`
+	// Adjusted lists what Resolve changed in the optimized variant's
+	// config to fit the user's constraints (train.FitBudget), one line
+	// each; run_start records it.
+	Adjusted []string `json:"adjusted,omitempty"`
+}
+
+// fitConstraints adjusts the config of the optimized variant, which
+// stands for the best configuration under the user's constraints, to its
+// memory budget (train.FitBudget), unless the variant sets the memory
+// guard itself. Other variants run as configured.
+func fitConstraints(v Variant, cfg train.Config) (train.Config, []string) {
+	if v.Name != string(Optimized) {
+		return cfg, nil
+	}
+	if _, ok := v.Overrides["mem_guard"]; ok {
+		return cfg, nil
+	}
+	return train.FitBudget(cfg)
 }
 
 // MaxVariants is the most variants one session runs.
@@ -275,7 +293,8 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 			errs = append(errs, fmt.Errorf("variant %q: %w", v.Name, err))
 			continue
 		}
-		out = append(out, Resolved{Variant: v, Config: cfg})
+		cfg, adjusted := fitConstraints(v, cfg)
+		out = append(out, Resolved{Variant: v, Config: cfg, Adjusted: adjusted})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -140,7 +140,7 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 	if err != nil {
 		cfgJSON = nil
 	}
-	rec.RunStart(run, s.ID(), v.Name, cfgJSON, &host)
+	rec.RunStart(run, s.ID(), v.Name, cfgJSON, &host, v.Adjusted...)
 	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, s.ID(), os.Getpid())
 
 	var res *train.Result

@@ -122,6 +122,15 @@ type RunFigures struct {
 	// crashed or was canceled (PartialStatus) and has figures: they cover
 	// what it did before it stopped. Such a run has no speedup.
 	Partial bool `json:"partial,omitempty"`
+	// SkippedBatches and TotalBatches say how many training batches a
+	// run that skipped some (on_oom skip) skipped, of how many (trained
+	// plus skipped; SkipCounts); zeros when none was skipped. Its epoch
+	// times and accuracy cover the trained batches only.
+	SkippedBatches int `json:"skipped_batches,omitempty"`
+	TotalBatches   int `json:"total_batches,omitempty"`
+	// Adjusted is run_start's adjusted: what the launcher changed in the
+	// variant's config to fit the user's constraints.
+	Adjusted []string `json:"adjusted,omitempty"`
 	// Repeat is K for a launch's repeat NAME.rK, 0 for a run that is not
 	// a repeat.
 	Repeat int `json:"repeat,omitempty"`
@@ -316,6 +325,9 @@ func (f *RunFigures) fill(js *JournalSummary) {
 	if js.Start != nil && js.Start.Variant != "" {
 		f.Variant = js.Start.Variant
 	}
+	if js.Start != nil {
+		f.Adjusted = js.Start.Adjusted
+	}
 	f.Spans = sum.Counts[profile.TypeSpan]
 	if f.Spans > 0 {
 		f.StageSource = "spans"
@@ -359,6 +371,7 @@ func (f *RunFigures) fill(js *JournalSummary) {
 	var usage *profile.Usage
 	if js.End != nil {
 		f.fromResult(js.End.Summary)
+		f.SkippedBatches, f.TotalBatches = SkipCounts(js.End.Summary)
 		usage = js.End.Usage
 	}
 	var host *profile.Host

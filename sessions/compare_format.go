@@ -119,12 +119,18 @@ func stageCell(get func(r *RunFigures) float64, format func(float64) string) fun
 // figureRows are the figures after the configuration differences.
 var figureRows = []figureRow{
 	{"status", "status", func(r *RunFigures, human bool) string {
-		if human && r.Partial {
-			return r.Status + ", partial"
+		if human {
+			return r.StatusText()
 		}
 		return r.Status
 	}, 0},
 	{"partial", "partial", func(r *RunFigures, _ bool) string { return strconv.FormatBool(r.Partial) }, onlyCSV},
+	{"", "skipped_batches", func(r *RunFigures, _ bool) string {
+		return optCell(r.TotalBatches > 0, strconv.Itoa(r.SkippedBatches))
+	}, onlyCSV},
+	{"", "total_batches", func(r *RunFigures, _ bool) string {
+		return optCell(r.TotalBatches > 0, strconv.Itoa(r.TotalBatches))
+	}, onlyCSV},
 	{"repeat", "repeat", func(r *RunFigures, _ bool) string {
 		return optCell(r.Repeat > 0, strconv.Itoa(r.Repeat))
 	}, 0},
@@ -291,6 +297,7 @@ func (c *Comparison) notes() []string {
 		if r.Partial {
 			out = append(out, fmt.Sprintf("%s: partial figures (the run stopped: %s); no speedup", r.Label, r.Status))
 		}
+		out = append(out, r.OutcomeNotes(r.Label)...)
 		if r.HostBusy != "" {
 			out = append(out, fmt.Sprintf("%s: %s (%s)", r.Label, HostBusyLabel, r.HostBusy))
 		}

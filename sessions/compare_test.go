@@ -33,6 +33,7 @@ type handRun struct {
 	status        string
 	host          *profile.Host  // run_start's host (default: 2 cores)
 	usage         *profile.Usage // run_end's usage
+	adjusted      []string       // run_start's adjusted
 }
 
 func (h handRun) events(session string) []profile.Event {
@@ -41,7 +42,7 @@ func (h handRun) events(session string) []profile.Event {
 		host = &profile.Host{Cores: 2}
 	}
 	evs := []profile.Event{{T: profile.TypeRunStart, V: 1, Run: h.name, Session: session, Variant: h.variant,
-		Config: json.RawMessage(h.config), Host: host}}
+		Config: json.RawMessage(h.config), Host: host, Adjusted: h.adjusted}}
 	var at int64
 	for i, s := range h.epochS {
 		d := int64(s * 1e9)

@@ -255,7 +255,12 @@ new-experiment form offers the same):
 A spec may define its own in [variants.NAME] tables (any train config key,
 JSON names); --variants picks among them and the built-in ones (default:
 the spec's variants, else baseline,optimized). Each variant becomes one run
-of the same name.
+of the same name. Optimized stands for the best configuration under your
+constraints: with --mem-budget (and neighbor sampling) it runs with the
+memory guard (mem_guard = split, unless it sets mem_guard itself), so that
+its prefetched batches wait sampled, not gathered, and its overlapped
+evaluation shares the budget; the run's run_start lists that under
+"adjusted", and the table's notes repeat it.
 
 External runs profile a trainer of your own: --cmd NAME='COMMAND' (may
 repeat) is one run named NAME; a command without NAME= is named "` + runner.DefaultExternalName + `".

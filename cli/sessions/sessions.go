@@ -197,6 +197,25 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) Entry {
 	return e
 }
 
+// skips says which runs skipped training batches (on_oom skip), "" when
+// none did: "RUN skipped N of M batches (x %)" for one run, "skips in K
+// runs" for more (their figures cover the trained batches only).
+func (e *Entry) skips() string {
+	var which []string
+	for i := range e.Runs {
+		if t := sessions.SkipText(e.Runs[i].SkippedBatches, e.Runs[i].TotalBatches); t != "" {
+			which = append(which, e.Runs[i].Run+" "+t)
+		}
+	}
+	switch len(which) {
+	case 0:
+		return ""
+	case 1:
+		return which[0]
+	}
+	return fmt.Sprintf("skips in %d runs", len(which))
+}
+
 // speedupCell formats the best run's speedup over the baseline with its
 // interval and the best's name ("-" without one).
 func (e *Entry) speedupCell() string {
@@ -237,6 +256,9 @@ func listRun(opts *ListOptions) error {
 		status := e.Status
 		if e.Imported {
 			status += " (imported)"
+		}
+		if skips := e.skips(); skips != "" {
+			status += ", " + skips
 		}
 		cells := []string{e.ID, localTime(e.Created, "2006-01-02 15:04"), status, cmdutil.Dash(strings.Join(e.Variants, ",")), cmdutil.Dash(e.Data), cmdutil.Dash(e.Model)}
 		cells = append(cells, secOrDash(e.BaselineEpochS), secOrDash(e.BestEpochS))

@@ -54,6 +54,8 @@ type oomPolicy struct {
 	mu        sync.Mutex
 	ooms      int // allocations refused (batches skipped, or the abort)
 	guardActs int // batches the guard reshaped
+	skipped   int // training batches dropped by OOMSkip
+	lastSkip  error
 }
 
 func newOOMPolicy(cfg Config, rec *profile.Recorder) *oomPolicy {
@@ -72,9 +74,20 @@ func (p *oomPolicy) guarded() bool { return p.guard != "" }
 // (nil); any other error, and every error with OOMAbort, is returned.
 func (p *oomPolicy) batchFailed(err error, epoch, batch int) error {
 	if p.record(err, epoch, batch, p.onOOM) == OOMSkip {
+		p.mu.Lock()
+		p.skipped++
+		p.lastSkip = err
+		p.mu.Unlock()
 		return nil
 	}
 	return err
+}
+
+// skips returns the training batches skipped and the error of the last.
+func (p *oomPolicy) skips() (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.skipped, p.lastSkip
 }
 
 // abort records err, if it is out of memory, as an oom event that ends the

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -89,6 +90,10 @@ func (t *trainer) epochs(ctx context.Context, lp *epochLoop) (int, error) {
 		}
 		st.TrainS = time.Since(t0).Seconds()
 		ran = epoch
+		lp.res.Batches += st.Batches
+		if err := t.checkTrained(lp.res, epoch); err != nil {
+			return ran, err
+		}
 		if rss, err := memory.HostRSS(); err == nil {
 			t.rec.Metric("host_rss", epoch, -1, float64(rss))
 		}
@@ -100,6 +105,27 @@ func (t *trainer) epochs(ctx context.Context, lp *epochLoop) (int, error) {
 		}
 	}
 	return ran, nil
+}
+
+// ErrNothingTrained is the error of a run whose every training batch ran
+// out of memory and was skipped (Config.OnOOM skip): it trained nothing,
+// so it failed, whatever its loss and accuracies would say. The error
+// wraps it with the counts and the last batch's out-of-memory error, as
+// text: the run failed, it was not aborted by an OOM.
+var ErrNothingTrained = errors.New("every training batch ran out of memory")
+
+// checkTrained fails the run once an epoch has ended without a single
+// batch trained since the start and with batches skipped: the next epochs
+// would skip theirs alike, under the same budget.
+func (t *trainer) checkTrained(res *Result, epoch int) error {
+	if res.Batches > 0 {
+		return nil
+	}
+	n, last := t.policy.skips()
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d of %d batches skipped by epoch %d; the last: %v", ErrNothingTrained, n, n, epoch, last)
 }
 
 // endEpoch reports a trained epoch: as it is when it is not evaluated,
@@ -165,6 +191,7 @@ func (t *trainer) finish(res *Result) error {
 	res.PeakBytes = t.dev.Mem().Stats().Peak
 	t.mem.result(res)
 	res.OOMCount, res.GuardActions = t.policy.counts()
+	res.SkippedBatches, _ = t.policy.skips()
 	res.EvalCutEdges = t.inf.cut()
 	// After the peak is read: the reference evaluation is not the run's.
 	if err := t.uncutEval(res); err != nil {

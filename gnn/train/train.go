@@ -58,6 +58,11 @@ type Result struct {
 	P99BatchPeakBytes int64 `json:"p99_batch_peak_bytes"`
 	OOMCount          int   `json:"oom_count"`     // allocations refused by the budget (batches skipped)
 	GuardActions      int   `json:"guard_actions"` // batches the memory guard re-sampled, split or cut
+	// Batches is the training batches trained over the run (parts of a
+	// split batch count one each); SkippedBatches those OOMSkip dropped.
+	// The run trained Batches of Batches+SkippedBatches.
+	Batches        int `json:"batches"`
+	SkippedBatches int `json:"skipped_batches"`
 	// PredictorMAPE is the mean absolute percentage error (a fraction) of
 	// the peak predictor's predictions made after calibration, absent when
 	// none was made.

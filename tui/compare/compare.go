@@ -270,12 +270,7 @@ func bytesCell(p *int64) string {
 // figures are the table's rows after the configuration differences:
 // the headline figures first, so they show without scrolling.
 var figures = []figure{
-	{"status", func(r *sessions.RunFigures) string {
-		if r.Partial {
-			return r.Status + ", partial"
-		}
-		return r.Status
-	}},
+	{"status", func(r *sessions.RunFigures) string { return r.StatusText() }},
 	{"epochs", func(r *sessions.RunFigures) string {
 		if r.Epochs == 0 {
 			return "-"
@@ -399,6 +394,9 @@ func (m *Model) notes() []string {
 		if r.Partial {
 			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+r.Status+"); no speedup"))
 		}
+		for _, n := range r.OutcomeNotes(r.Label) {
+			out = append(out, st.Muted.Render(n))
+		}
 		if r.HostBusy != "" {
 			out = append(out, st.Error.Render(r.Label+": "+sessions.HostBusyLabel+" ("+r.HostBusy+")"))
 		}
@@ -450,6 +448,11 @@ func (m *Model) View() string {
 			colW[j] = max(colW[j], len([]rune(r[j])))
 		}
 		colW[j] = min(colW[j], 28)
+		for _, r := range rows {
+			if r[0] == "status" { // whole: "ok, skipped N of M batches (x %)"
+				colW[j] = max(colW[j], min(len([]rune(r[j])), 40))
+			}
+		}
 	}
 	// the run columns that fit from m.col on
 	first := min(max(m.col, 0), max(len(header)-2, 0)) + 1

@@ -116,9 +116,12 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	if r.Variant != "" && r.Variant != r.Name {
 		title += " (" + r.Variant + ")"
 	}
-	info := "  " + summary.Status(r, m.live) + "  " + strconv.FormatInt(r.Events, 10) + " events"
+	info := "  " + summary.StatusText(r, m.live) + "  " + strconv.FormatInt(r.Events, 10) + " events"
 	if r.Err != nil {
 		info += "  " + r.Err.Error()
+	}
+	for _, a := range r.Adjusted {
+		info += "  adjusted: " + a
 	}
 	head := st.Title.Render(title) + st.Muted.Render(info)
 	if i == m.focus && len(m.names) > 1 {

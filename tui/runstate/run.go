@@ -204,6 +204,9 @@ type Run struct {
 	// the largest, and their metric values of one batch one value, the
 	// mean.
 	World int
+	// Adjusted is what the launcher changed in the run's config to fit
+	// the user's constraints (run_start's adjusted).
+	Adjusted []string
 
 	// From run_end.
 	Ended      bool
@@ -329,6 +332,7 @@ func (r *Run) Add(e *profile.Event) {
 		}
 		r.Epochs = configEpochs(e.Config)
 		r.World = e.World
+		r.Adjusted = e.Adjusted
 	case profile.TypeRunEnd:
 		r.Ended = true
 		r.Status, r.Error, r.EndSummary = e.Status, e.Error, e.Summary

@@ -34,6 +34,9 @@ type Run struct {
 	// Epoch and Epochs are the progress of a running run: the last epoch
 	// with a loss and the configured number of epochs (0 when unknown).
 	Epoch, Epochs int
+	// Skipped of Batches training batches were skipped (on_oom skip;
+	// sessions.SkipCounts; zeros when none was).
+	Skipped, Batches int
 }
 
 // Entry is one session of the list.
@@ -64,6 +67,9 @@ type Entry struct {
 	Err string
 	// Partial: the journals have not been read yet (no figures).
 	Partial bool
+	// Skips is set when a run of the session skipped training batches:
+	// its figures cover the trained ones only.
+	Skips bool
 }
 
 // Running reports whether a run of the session may still change.
@@ -166,7 +172,8 @@ func describe(store *sessions.Store, id string) Entry {
 	}
 	e.external(cmds, len(t.Runs))
 	for _, r := range t.Runs {
-		run := Run{Name: r.Run, Variant: r.Variant, Status: r.Status, Error: r.Error, EpochList: r.EpochTimes(), TestAcc: r.TestAcc}
+		run := Run{Name: r.Run, Variant: r.Variant, Status: r.Status, Error: r.Error, EpochList: r.EpochTimes(), TestAcc: r.TestAcc,
+			Skipped: r.SkippedBatches, Batches: r.TotalBatches}
 		e.Runs = append(e.Runs, run)
 		if len(s.Meta.Variants) == 0 {
 			e.Variants = append(e.Variants, r.Run)
@@ -196,6 +203,7 @@ func (e *Entry) finish() {
 			e.Baseline = e.Runs[0].Name
 		}
 	}
+	e.Skips = slices.ContainsFunc(e.Runs, func(r Run) bool { return r.Skipped > 0 })
 	e.BaseEpochS, e.BaseAcc = 0, nil
 	e.Best, e.BestEpochS, e.BestAcc, e.Speedup = "", 0, nil, stats.Speedup{}
 	base := -1

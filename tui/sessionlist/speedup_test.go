@@ -48,3 +48,21 @@ func TestPartialRunLine(t *testing.T) {
 		t.Errorf("expanded OOM run:\n%s", view)
 	}
 }
+
+// TestSkippedRunLine: a session whose run skipped batches says so in its
+// status, and the run's expanded line says how many of how many.
+func TestSkippedRunLine(t *testing.T) {
+	st := fixture.Store(t)
+	skipped := fixture.Baseline
+	skipped.Summary = map[string]any{"batches": 9, "skipped_batches": 3}
+	fixture.Add(t, st, fixture.Session{ID: "20260102-030400-aaaa", Name: "skips",
+		Variants: []string{"baseline", "optimized"}, Runs: []fixture.Run{skipped, fixture.Optimized}})
+	hs := newHarness(t, st, 120, 22)
+	if view := hs.m.View(); !strings.Contains(view, "ok, skips") {
+		t.Errorf("list:\n%s", view)
+	}
+	hs.press("right")
+	if view := hs.m.View(); !strings.Contains(view, "ok, skipped 3 of 12 batches (25.0 %)") {
+		t.Errorf("expanded session:\n%s", view)
+	}
+}

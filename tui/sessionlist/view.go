@@ -175,6 +175,9 @@ func (m *Model) columns() []column {
 			if e.Imported {
 				s += "*"
 			}
+			if e.Skips && e.Status == profile.StatusOK {
+				s += ", skips" // the run lines say how many
+			}
 			return m.sessionStatusText(s, progress(e))
 		}},
 		{"DATA", 10, 3, false, func(e *Entry) string { return dash(e.Data) }},
@@ -311,7 +314,11 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 				branch = "`-"
 			}
 		}
-		parts := []string{"  " + branch + draw.PadRight(run.Name, 16), draw.PadRight(m.statusText(run.Status, run), 18)}
+		status := draw.PadRight(m.statusText(run.Status, run), 18)
+		if skip := sessions.SkipText(run.Skipped, run.Batches); skip != "" {
+			status = m.statusStyle(run.Status).Render(run.Status + ", " + skip) // longer: not cut
+		}
+		parts := []string{"  " + branch + draw.PadRight(run.Name, 16), status}
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}

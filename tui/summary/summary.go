@@ -37,6 +37,18 @@ type Row struct {
 	EvalS     float64
 	PeakBytes int64
 	OOMs      int64
+	// Partial marks the figures of a run that stopped early (failed,
+	// aborted by an OOM, crashed, canceled: sessions.PartialStatus);
+	// Skipped of Batches training batches were skipped by a run with
+	// on_oom skip (sessions.SkipCounts; zeros when none was).
+	Partial          bool
+	Skipped, Batches int
+}
+
+// StatusText is the status as the table shows it, with the partial mark
+// or the skipped batches (sessions.OutcomeText).
+func (r *Row) StatusText() string {
+	return sessions.OutcomeText(r.Status, r.Partial, r.Skipped, r.Batches)
 }
 
 // Figures computes the rows of runs; the baseline is the run named
@@ -58,6 +70,8 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 		}
 		row.ETA = eta(r, s, row.Done, row.Total)
 		row.TestAcc = testAcc(r, s)
+		row.Partial = r.Started && sessions.PartialStatus(row.Status)
+		row.Skipped, row.Batches = sessions.SkipCounts(r.EndSummary)
 		rows[i] = row
 	}
 	timing := make([]sessions.RunTiming, len(runs))
@@ -118,6 +132,15 @@ func Status(r *runstate.Run, live bool) string {
 		return "running"
 	}
 	return "replaying"
+}
+
+// StatusText is Status with the partial mark of a run that stopped early
+// or the batches a run skipped (sessions.OutcomeText), as the table's
+// status column shows it.
+func StatusText(r *runstate.Run, live bool) string {
+	st := Status(r, live)
+	skipped, total := sessions.SkipCounts(r.EndSummary)
+	return sessions.OutcomeText(st, r.Started && sessions.PartialStatus(st), skipped, total)
 }
 
 // eta estimates the run time left: the epochs left at the mean time of
@@ -243,9 +266,13 @@ func (m *Model) columns() []column {
 		nameW = max(nameW, len(r.Run))
 	}
 	nameW = min(nameW, 14) + 2
+	statusW := 9
+	for i := range m.Rows {
+		statusW = max(statusW, min(draw.Width(m.Rows[i].StatusText()), 40))
+	}
 	cols := []column{
 		{"run", nameW, 0, false, nil},
-		{"status", 9, 1, false, func(r *Row) string { return r.Status }},
+		{"status", statusW, 1, false, func(r *Row) string { return r.StatusText() }},
 		{"progress", 0, 2, false, nil}, // width decided last
 		{"epoch s", 8, 3, true, func(r *Row) string { return secs(r.EpochS) }},
 		{"speedup", 8, 4, true, func(r *Row) string {
@@ -360,7 +387,8 @@ func (m *Model) render(focus int) []string {
 				}
 				b.WriteString(name)
 			case "status":
-				b.WriteString(m.statusStyle(r.Status).Render(draw.PadRight(r.Status, c.width)))
+				text := draw.Cut(r.StatusText(), c.width, m.styles.Glyphs.Ellipsis)
+				b.WriteString(m.statusStyle(r.Status).Render(draw.PadRight(text, c.width)))
 			case "progress":
 				b.WriteString(m.progress(r, c.width))
 			default:

@@ -1,0 +1,23 @@
+package sessions
+
+import (
+	"testing"
+
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// TestEntrySkips: the list's status names the run that skipped batches,
+// or counts the runs when several did.
+func TestEntrySkips(t *testing.T) {
+	e := Entry{Runs: []sessions.RunFigures{{Run: "baseline"}, {Run: "optimized", SkippedBatches: 3, TotalBatches: 12}}}
+	if got := e.skips(); got != "optimized skipped 3 of 12 batches (25.0 %)" {
+		t.Errorf("one run: %q", got)
+	}
+	e.Runs[0].SkippedBatches, e.Runs[0].TotalBatches = 1, 4
+	if got := e.skips(); got != "skips in 2 runs" {
+		t.Errorf("two runs: %q", got)
+	}
+	if got := (&Entry{Runs: []sessions.RunFigures{{Run: "baseline"}}}).skips(); got != "" {
+		t.Errorf("none: %q", got)
+	}
+}

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
+)
+
+// TestRunTableOutcomes: the run table of run --wait shows a run that
+// skipped batches as "ok, skipped N of M batches (x %)" with a note, a run
+// that trained nothing as failed with its partial figures and its reason,
+// and the adjustments the launcher made to a variant's config.
+func TestRunTableOutcomes(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: "outcomes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, &train.Result{TestAcc: 0.5, BestEpoch: 1, Batches: 9, SkippedBatches: 3})
+
+	jw, err := s.OpenJournal("optimized")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
+	rec.RunStart("optimized", s.ID(), "optimized", json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2},
+		"mem_guard off->split: memory budget 18.3MiB")
+	rec.Span(profile.StageTrain, profile.LaneCompute, 1, 0, 0, 5e8)
+	cause := errors.New("every training batch ran out of memory: 12 of 12 batches skipped by epoch 1")
+	if err := rec.Close(profile.StatusFailed, cause, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := jw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	tab, err := Compare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := tab.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ok, skipped 3 of 12 batches (25.0 %)",
+		"baseline: skipped 3 of 12 batches (25.0 %): its epoch times and accuracy cover the trained batches only",
+		"failed, partial",
+		"optimized: failed: every training batch ran out of memory: 12 of 12 batches skipped by epoch 1",
+		"optimized: partial figures (the run stopped: failed); no speedup",
+		"optimized: adjusted: mem_guard off->split: memory budget 18.3MiB",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
