@@ -28,6 +28,7 @@ func TestGoldenGuarded(t *testing.T) {
 	m, _ := replayModel(t, common.Options{NoColor: true, ASCII: true}, 130, 34, tracks, sessions.ReplayOptions{Paused: true})
 	m.replay.Seek(m.replay.Duration())
 	waitEvents(t, m, total(tracks))
+	waitDrained(t, m)
 	out := ansi.Strip(m.View())
 	golden.Check(t, "guarded_ascii_130x34", out)
 	if row := m.table.Rows[0]; row.OOMs != 0 || row.Guards != 20 {
@@ -60,6 +61,7 @@ func TestGoldenOOMAborted(t *testing.T) {
 	m, _ := replayModel(t, common.Options{NoColor: true, ASCII: true}, 80, 24, tracks, sessions.ReplayOptions{Paused: true})
 	m.replay.Seek(m.replay.Duration())
 	waitEvents(t, m, total(tracks))
+	waitDrained(t, m)
 	out := ansi.Strip(m.View())
 	golden.Check(t, "oom_abort_ascii_80x24", out)
 	if !strings.Contains(out, "baseline  oom") || !strings.Contains(out, "budget 3.0 MiB") || !strings.Contains(out, "X 1 OOM") {

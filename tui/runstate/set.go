@@ -198,15 +198,19 @@ func (s *Set) feedReplay(r *sessions.Replay) {
 // drained marks every run as fully replayed (a backward seek's restart
 // clears it).
 func (s *Set) drained() {
+	changed := false
 	s.mu.Lock()
 	for _, r := range s.runs {
 		if !r.Drained {
 			r.Drained = true
 			r.version++
+			changed = true
 		}
 	}
 	s.mu.Unlock()
-	s.version.Add(1)
+	if changed { // a replay poked at its end changes nothing
+		s.version.Add(1)
+	}
 }
 
 // Poke wakes a replay feeder that reached the replay's end, after a
