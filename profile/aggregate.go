@@ -65,7 +65,7 @@ type Summary struct {
 	Cores   int    `json:"cores"` // C: from run_start's host, 1 if absent
 
 	Events int64            `json:"events"` // events added
-	Counts map[string]int64 `json:"counts"` // events by type
+	Counts map[string]int64 `json:"counts"` // events by type (Event.Kind: a guard action is never an oom)
 
 	Stages map[string]float64 `json:"stages_s"` // total seconds per span name (all names, all lanes; children separately)
 	Lanes  map[string]float64 `json:"lanes_s"`  // busy seconds per lane: top-level stage spans on it
@@ -200,7 +200,7 @@ func (a *Aggregator) AddAll(evs []Event) {
 
 func (a *Aggregator) add(e *Event) {
 	a.events++
-	a.counts[e.T]++
+	a.counts[e.Kind()]++
 	switch e.T {
 	case TypeSpan:
 		a.span(e)

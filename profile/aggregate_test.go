@@ -182,7 +182,8 @@ func TestSummaryOverlappedEval(t *testing.T) {
 func TestAggregatorIncremental(t *testing.T) {
 	evs := append(pipelined(2),
 		Event{T: TypeStale, Mean: 1, Max: 3}, Event{T: TypeStale, Mean: 2, Max: 5},
-		Event{T: TypeOOM, Action: ActionSplit}, Event{T: TypeRunEnd, Status: StatusOOM, Error: "x"})
+		Event{T: TypeGuard, Action: ActionSplit}, Event{T: TypeGuard, Action: ActionCut},
+		Event{T: TypeOOM, Action: ActionAbort}, Event{T: TypeRunEnd, Status: StatusOOM, Error: "x"})
 	a := NewAggregator()
 	for i, e := range evs {
 		a.Add(e)
@@ -194,7 +195,7 @@ func TestAggregatorIncremental(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("incremental differs:\n%+v\n%+v", got, want)
 	}
-	if got.StaleMean != 1.5 || got.StaleMax != 5 || got.Counts[TypeOOM] != 1 || got.Status != StatusOOM || got.Error != "x" {
+	if got.StaleMean != 1.5 || got.StaleMax != 5 || got.Counts[TypeOOM] != 1 || got.Counts[TypeGuard] != 2 || got.Status != StatusOOM || got.Error != "x" {
 		t.Errorf("summary %+v", got)
 	}
 	// JSON round trip of the summary

@@ -215,6 +215,8 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.Requested, err = d.int()
 	case "action":
 		e.Action, err = d.str()
+	case "actual":
+		e.Actual, err = d.int()
 	case "mean":
 		e.Mean, err = d.float()
 	case "max":

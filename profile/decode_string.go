@@ -155,7 +155,7 @@ func intern(b []byte) string {
 		return StageHistoryPush
 	case StageCache:
 		return StageCache
-	case StageGuard:
+	case StageGuard: // also TypeGuard
 		return StageGuard
 	case StageWait:
 		return StageWait

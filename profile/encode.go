@@ -27,6 +27,7 @@ const (
 	fTotal
 	fUtil
 	fRequested
+	fActual
 	fMean
 	fMax
 	fRelErr
@@ -46,6 +47,8 @@ func always(t string) uint64 {
 		return fTs | fUsed | fTotal | fUtil
 	case TypeOOM:
 		return fEpoch | fBatch | fRequested | fLive | fBudget
+	case TypeGuard:
+		return fEpoch | fBatch | fPredicted | fActual | fBudget
 	case TypeStale:
 		return fEpoch | fBatch | fLayer | fMean | fMax
 	case TypeHistErr:
@@ -113,6 +116,7 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	dst = appendFloatField(dst, m&fUtil, `,"util":`, e.Util)
 	dst = appendIntField(dst, m&fRequested, `,"requested":`, e.Requested)
 	dst = appendStrField(dst, `,"action":`, e.Action)
+	dst = appendIntField(dst, m&fActual, `,"actual":`, e.Actual)
 	dst = appendFloatField(dst, m&fMean, `,"mean":`, e.Mean)
 	dst = appendFloatField(dst, m&fMax, `,"max":`, e.Max)
 	if e.Hist != nil {

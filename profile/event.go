@@ -16,6 +16,7 @@ const (
 	TypeMem      = "mem"       // per-batch device memory
 	TypeGPU      = "gpu"       // device sample (NVML)
 	TypeOOM      = "oom"       // an allocation exceeded the budget
+	TypeGuard    = "guard"     // the memory guard reshaped a batch so that nothing failed
 	TypeStale    = "stale"     // staleness of pulled history rows
 	TypeHistErr  = "hist_err"  // error of histories against exact embeddings
 	TypeMetric   = "metric"    // loss, accuracy, learning rate, throughput
@@ -161,7 +162,10 @@ const (
 	StatusCanceled = "canceled" // the run was canceled by the user
 )
 
-// OOM actions (oom's "action"): what the engine did about it.
+// Actions: what the engine did about a batch that did not fit. An oom
+// event's action is ActionAbort or ActionSkip (an allocation failed); a
+// guard event's is ActionResampled, ActionSplit or ActionCut (the memory
+// guard reshaped a batch predicted not to fit, and nothing failed).
 const (
 	ActionAbort     = "abort"     // the run stops
 	ActionSkip      = "skip"      // the batch was skipped
@@ -256,6 +260,12 @@ type Event struct {
 	Requested int64  `json:"requested"`
 	Action    string `json:"action,omitempty"`
 
+	// guard (also: epoch, batch, predicted, budget, action): Predicted is
+	// the peak predicted for the batch as drawn, Actual the largest peak
+	// measured for what the guard trained in its place (0: nothing
+	// trained).
+	Actual int64 `json:"actual"`
+
 	// stale, hist_err
 	Layer  int     `json:"layer"`
 	Mean   float64 `json:"mean"`
@@ -276,6 +286,20 @@ type Event struct {
 // Distributed reports whether a run_start belongs to a run of more than
 // one rank.
 func (e *Event) Distributed() bool { return e.World > 1 }
+
+// Kind returns e's type as readers count it: T, except that an oom event
+// whose action is one of the memory guard's (split, cut, resampled) is a
+// guard event. Journals written before the guard event recorded the
+// guard's actions so; nothing failed in them.
+func (e *Event) Kind() string {
+	if e.T == TypeOOM {
+		switch e.Action {
+		case ActionSplit, ActionCut, ActionResampled:
+			return TypeGuard
+		}
+	}
+	return e.T
+}
 
 // End returns Start+Dur, the end of a span.
 func (e *Event) End() int64 { return e.Start + e.Dur }

@@ -34,7 +34,9 @@ func allTypes() []Event {
 		{T: TypeGPU},
 		{T: TypeGPU, Ts: 200000000, Used: 1 << 35, Total: 80 << 30, Util: 0.87},
 		{T: TypeOOM, Action: ActionAbort},
-		{T: TypeOOM, Epoch: 1, Batch: 44, Requested: 1 << 31, Live: 12345, Budget: 1 << 32, Action: ActionSplit},
+		{T: TypeOOM, Epoch: 1, Batch: 44, Requested: 1 << 31, Live: 12345, Budget: 1 << 32, Action: ActionSkip},
+		{T: TypeGuard, Action: ActionCut},
+		{T: TypeGuard, Epoch: 1, Batch: 44, Predicted: 1 << 31, Actual: 1 << 30, Budget: 1 << 32, Action: ActionSplit},
 		{T: TypeStale, Hist: []int64{}},
 		{T: TypeStale, Epoch: 4, Batch: 2, Layer: 1, Mean: 2.75, Max: 9, Hist: []int64{10, 0, 5, 3, 1}},
 		{T: TypeHistErr},
@@ -352,5 +354,32 @@ func TestRankAndWorld(t *testing.T) {
 	}
 	if got := string(AppendEvent(nil, &Event{T: TypeRunStart, V: 1})); strings.Contains(got, "rank") || strings.Contains(got, "world") {
 		t.Errorf("a run that is not distributed writes rank or world: %s", got)
+	}
+}
+
+// A guard action is never counted as an OOM, also in journals written
+// before the guard event, where it was an oom event with the guard's
+// action.
+func TestKindGuardIsNotOOM(t *testing.T) {
+	for _, c := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{T: TypeOOM, Action: ActionAbort}, TypeOOM},
+		{Event{T: TypeOOM, Action: ActionSkip}, TypeOOM},
+		{Event{T: TypeOOM}, TypeOOM},
+		{Event{T: TypeOOM, Action: ActionSplit}, TypeGuard},
+		{Event{T: TypeOOM, Action: ActionCut}, TypeGuard},
+		{Event{T: TypeOOM, Action: ActionResampled}, TypeGuard},
+		{Event{T: TypeGuard, Action: ActionSplit}, TypeGuard},
+		{Event{T: TypeSpan, Action: ActionSplit}, TypeSpan},
+	} {
+		if got := c.e.Kind(); got != c.want {
+			t.Errorf("%s/%s: kind %q, want %q", c.e.T, c.e.Action, got, c.want)
+		}
+	}
+	s := Summarize([]Event{{T: TypeOOM, Action: ActionSplit}, {T: TypeGuard, Action: ActionCut}, {T: TypeOOM, Action: ActionSkip}})
+	if s.Counts[TypeOOM] != 1 || s.Counts[TypeGuard] != 2 {
+		t.Errorf("counts %v: want 1 oom, 2 guard", s.Counts)
 	}
 }

@@ -23,7 +23,9 @@ import (
 //     nanosecond precision, epoch, batch and attrs as args;
 //   - mem, gpu, stale and hist_err samples and metrics as counter events
 //     ("ph":"C"), each series in time order;
-//   - oom events, and the run's end, as instant events ("ph":"i").
+//   - oom events (failed allocations), guard events (batches the memory
+//     guard reshaped so that nothing failed: "guard (split)") and the
+//     run's end, as instant events ("ph":"i").
 //
 // Viewers mis-render slices that overlap on one thread without nesting
 // (Perfetto drops them), so the spans of each lane are spread over tracks
@@ -33,8 +35,8 @@ import (
 // overlapped evaluation or prefetched sampling that crosses them gets
 // "compute #2".
 //
-// Events without a time of their own (mem, metric, oom, stale, hist_err,
-// run_end) are placed at the latest end of the run's spans recorded
+// Events without a time of their own (mem, metric, oom, guard, stale,
+// hist_err, run_end) are placed at the latest end of the run's spans recorded
 // before them: the recorder writes spans when they end and events in
 // recording order, so that is when they were recorded.
 
@@ -161,6 +163,28 @@ func (r *TraceRun) Add(e *Event) {
 		args = appendString(args, e.Action)
 		args = append(args, '}')
 		name := "OOM"
+		if e.Kind() == TypeGuard { // an older journal's guard action
+			name = "guard"
+		}
+		if e.Action != "" {
+			name += " (" + e.Action + ")"
+		}
+		r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
+	case TypeGuard:
+		args := []byte(`{"epoch":`)
+		args = strconv.AppendInt(args, int64(e.Epoch), 10)
+		args = append(args, `,"batch":`...)
+		args = strconv.AppendInt(args, int64(e.Batch), 10)
+		args = append(args, `,"predicted":`...)
+		args = strconv.AppendInt(args, e.Predicted, 10)
+		args = append(args, `,"actual":`...)
+		args = strconv.AppendInt(args, e.Actual, 10)
+		args = append(args, `,"budget":`...)
+		args = strconv.AppendInt(args, e.Budget, 10)
+		args = append(args, `,"action":`...)
+		args = appendString(args, e.Action)
+		args = append(args, '}')
+		name := "guard"
 		if e.Action != "" {
 			name += " (" + e.Action + ")"
 		}

@@ -77,7 +77,8 @@ func traceRunEvents(run string) []Event {
 		Event{T: TypeSpan, Name: StageEval, Lane: LaneCompute, Epoch: 1, Batch: -1, Start: 25 * ms, Dur: 20 * ms},
 		Event{T: TypeMetric, Name: "val_acc", Epoch: 1, Batch: -1, Value: 0.75},
 		Event{T: TypeMetric, Name: "loss", Epoch: 1, Batch: -1, Value: math.NaN()}, // not a counter value: skipped
-		Event{T: TypeOOM, Epoch: 1, Batch: 5, Requested: 9 << 20, Live: 5 << 20, Budget: 8 << 20, Action: ActionSplit},
+		Event{T: TypeGuard, Epoch: 1, Batch: 5, Predicted: 9 << 20, Actual: 5 << 20, Budget: 8 << 20, Action: ActionSplit},
+		Event{T: TypeOOM, Epoch: 1, Batch: 5, Requested: 9 << 20, Live: 5 << 20, Budget: 8 << 20, Action: ActionSkip},
 		Event{T: TypeStale, Epoch: 1, Batch: 5, Layer: 1, Mean: 1.5, Max: 3},
 		Event{T: TypeHistErr, Epoch: 1, Layer: 1, RelErr: 0.01},
 		Event{T: TypeRunEnd, Status: StatusOK},
@@ -248,8 +249,12 @@ func TestTraceStructure(t *testing.T) {
 			t.Errorf("counter %q: %d samples, want %d", name, counters[name], n)
 		}
 	}
-	if !slices.Equal(instants, []string{"OOM (split)", "run end: ok"}) {
+	// a guard action is not an OOM: its own instant, with its figures
+	if !slices.Equal(instants, []string{"guard (split)", "OOM (skip)", "run end: ok"}) {
 		t.Errorf("instants %q", instants)
+	}
+	if !strings.Contains(buf.String(), `"predicted":9437184,"actual":5242880,"budget":8388608,"action":"split"`) {
+		t.Error("guard instant without its predicted and actual bytes")
 	}
 	// ts and dur in microseconds with nanosecond precision
 	if !strings.Contains(buf.String(), `"ts":6000.007,"dur":2000`) {

@@ -92,8 +92,11 @@ type RunFigures struct {
 	MemEvents    int64  `json:"mem_events"`
 	PeakBytes    *int64 `json:"peak_bytes,omitempty"`
 	P99PeakBytes *int64 `json:"p99_peak_bytes,omitempty"`
-	// OOMs counts oom events.
+	// OOMs counts oom events: allocations that failed against the budget.
 	OOMs int64 `json:"ooms"`
+	// GuardActions counts guard events: batches the memory guard split,
+	// cut or re-drew so that nothing failed (never counted as OOMs).
+	GuardActions int64 `json:"guard_actions"`
 	// Staleness of pulled history rows (stale events): the mean of the
 	// events' means and the largest max, in optimizer steps.
 	StaleEvents int64    `json:"stale_events"`
@@ -352,7 +355,7 @@ func (f *RunFigures) fill(js *JournalSummary) {
 		peak, p99 := js.Mem.PeakMax, js.Mem.PeakP99
 		f.PeakBytes, f.P99PeakBytes = &peak, &p99
 	}
-	f.OOMs = sum.Counts[profile.TypeOOM]
+	f.OOMs, f.GuardActions = sum.Counts[profile.TypeOOM], sum.Counts[profile.TypeGuard]
 	if n := sum.Counts[profile.TypeStale]; n > 0 {
 		f.StaleEvents = n
 		mean, mx := sum.StaleMean, sum.StaleMax

@@ -176,6 +176,12 @@ var figureRows = []figureRow{
 		}
 		return strconv.FormatInt(r.OOMs, 10)
 	}, 0},
+	{"guard actions", "guard_actions", func(r *RunFigures, _ bool) string {
+		if !r.HasFigures() {
+			return ""
+		}
+		return strconv.FormatInt(r.GuardActions, 10)
+	}, 0},
 	{"staleness mean", "staleness_mean", func(r *RunFigures, _ bool) string {
 		if r.StaleMean == nil {
 			return ""

@@ -26,6 +26,7 @@ type handRun struct {
 	epochS        []float64 // one train span per epoch, back to back
 	peaksMiB      []int64   // one mem event per value
 	ooms          int
+	guards        int          // guard events; every second one as an older journal wrote it (an oom event with action split)
 	stale         [][2]float64 // (mean, max) per stale event
 	histErr       [][2]float64 // (layer, rel_err) per hist_err event
 	testMetrics   []float64    // test_acc metrics, in order
@@ -56,6 +57,13 @@ func (h handRun) events(session string) []profile.Event {
 	}
 	for i := range h.ooms {
 		evs = append(evs, profile.Event{T: profile.TypeOOM, Batch: i, Requested: 2 << 30, Budget: 1 << 30, Action: profile.ActionSkip})
+	}
+	for i := range h.guards {
+		e := profile.Event{T: profile.TypeGuard, Batch: i, Predicted: 2 << 30, Actual: 1 << 29, Budget: 1 << 30, Action: profile.ActionSplit}
+		if i%2 == 1 {
+			e = profile.Event{T: profile.TypeOOM, Batch: i, Requested: 2 << 30, Budget: 1 << 30, Action: profile.ActionSplit}
+		}
+		evs = append(evs, e)
 	}
 	for _, s := range h.stale {
 		evs = append(evs, profile.Event{T: profile.TypeStale, Layer: 1, Mean: s[0], Max: s[1]})
@@ -110,7 +118,7 @@ func handRuns() (handRun, handRun) {
 		peaks[i] = int64(100 - i) // 100..1 MiB, out of order
 	}
 	opt := handRun{name: "optimized", variant: "optimized", config: optCfg, epochS: []float64{1, 1, 1},
-		peaksMiB: peaks, ooms: 3, stale: [][2]float64{{1, 4}, {3, 7}}, histErr: [][2]float64{{0, 0.5}, {1, 0.3}, {0, 0.2}},
+		peaksMiB: peaks, ooms: 3, guards: 4, stale: [][2]float64{{1, 4}, {3, 7}}, histErr: [][2]float64{{0, 0.5}, {1, 0.3}, {0, 0.2}},
 		testMetrics: []float64{0.7, 0.8}, summary: `{"best_epoch":-1,"history_rel_err":0.9,"history_bytes":4096}`}
 	return base, opt
 }
@@ -158,6 +166,10 @@ func TestCompareFigures(t *testing.T) {
 	}
 	if b.PeakBytes != nil || b.P99PeakBytes != nil || b.OOMs != 0 || o.OOMs != 3 {
 		t.Errorf("baseline memory %v %v, ooms %d %d", b.PeakBytes, b.P99PeakBytes, b.OOMs, o.OOMs)
+	}
+	// guard actions are counted apart from OOMs, also an older journal's
+	if b.GuardActions != 0 || o.GuardActions != 4 {
+		t.Errorf("guard actions %d %d, want 0 4", b.GuardActions, o.GuardActions)
 	}
 	if o.StaleMean == nil || !near(*o.StaleMean, 2) || !near(*o.StaleMax, 7) || b.StaleMean != nil || b.StaleMax != nil {
 		t.Errorf("staleness %v %v / %v", o.StaleMean, o.StaleMax, b.StaleMean)
@@ -388,7 +400,7 @@ func TestCompareMarkdown(t *testing.T) {
 	}
 	for _, want := range []string{"| sampler_workers | 0 | 2 |", "| peak memory |  | 100.0 MiB |", "| p99 memory |  | 99.0 MiB |",
 		"| speedup | 1.000x | 2.000x [1.000, 3.000] (single run) |", "| test accuracy | 0.5000 | 0.8000 |", "| epoch mean (s) | 2.000 | 1.000 |",
-		"| OOMs | 0 | 3 |", "| staleness max |  | 7.00 |", "speedup: median epoch time of baseline"} {
+		"| OOMs | 0 | 3 |", "| guard actions | 0 | 4 |", "| staleness max |  | 7.00 |", "speedup: median epoch time of baseline"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, text)
 		}
@@ -429,6 +441,7 @@ func TestCompareCSV(t *testing.T) {
 		"test_acc":       {"0.5000", "0.8000"},
 		"test_acc_uncut": {"0.5200", ""},
 		"ooms":           {"0", "3"},
+		"guard_actions":  {"0", "4"},
 		"staleness_mean": {"", "2.00"},
 		"history_bytes":  {"", "4096"},
 	} {
@@ -472,7 +485,7 @@ func TestCompareLaTeX(t *testing.T) {
 	if !strings.Contains(text, want) {
 		t.Errorf("escaping: want\n%s\nin\n%s", want, text)
 	}
-	for _, want := range []string{`sampler\_workers & 0 & 2 \\`, `peak memory &  & 100.0 MiB \\`, `speedup & 1.000x & 2.000x [1.000, 3.000] (single run) \\`} {
+	for _, want := range []string{`sampler\_workers & 0 & 2 \\`, `peak memory &  & 100.0 MiB \\`, `OOMs & 0 & 3 \\`, `guard actions & 0 & 4 \\`, `speedup & 1.000x & 2.000x [1.000, 3.000] (single run) \\`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("latex lacks %q:\n%s", want, text)
 		}
@@ -499,6 +512,12 @@ func TestCompareJSONRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(&back, c) {
 		t.Errorf("round trip:\n%+v\n%+v", back, *c)
+	}
+	// OOMs and guard actions apart, as JSON numbers
+	for _, want := range []string{`"ooms": 3,`, `"guard_actions": 4,`, `"ooms": 0,`, `"guard_actions": 0,`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("JSON lacks %s", want)
+		}
 	}
 }
 

@@ -53,7 +53,10 @@ then, per run:
   peak memory, p99 memory             largest per-batch peak and the 99th
                                       percentile of per-batch peaks (mem events;
                                       blank without them)
-  OOMs                                oom events
+  OOMs                                oom events: allocations that failed
+  guard actions                       guard events: batches the memory guard
+                                      split, cut or re-drew so that nothing
+                                      failed (not OOMs)
   staleness mean, max                 age of pulled history rows in optimizer
                                       steps (stale events; blank without them)
   history rel. error, history memory  GNNAutoScale histories: relative error at

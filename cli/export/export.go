@@ -64,7 +64,8 @@ chrome://tracing (Load). In it:
   - counters: memory (peak, live, budget, predicted), gpu used and
     utilization, staleness, history error and every metric (loss,
     batch_loss, val_acc, ...);
-  - instant events for OOMs and the end of the run.
+  - instant events for OOMs (failed allocations), the memory guard's
+    actions ("guard (split)": nothing failed) and the end of the run.
 
 Runs all start at time zero so they line up; --wall-clock places them at
 their wall-clock start instead (runs launched one after the other then

@@ -292,6 +292,12 @@ func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 		kv("live", units.Bytes(e.Live))
 		kv("budget", units.Bytes(e.Budget))
 		kv("action", e.Action)
+	case profile.TypeGuard:
+		at()
+		kv("predicted", units.Bytes(e.Predicted))
+		kv("actual", units.Bytes(e.Actual))
+		kv("budget", units.Bytes(e.Budget))
+		kv("action", e.Action)
 	case profile.TypeStale:
 		at()
 		kv("layer", e.Layer)

@@ -2,7 +2,11 @@ package replay
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/sessions"
 )
 
 func TestParseSpeed(t *testing.T) {
@@ -15,5 +19,21 @@ func TestParseSpeed(t *testing.T) {
 		if _, err := parseSpeed(in); err == nil {
 			t.Errorf("parseSpeed(%q): no error", in)
 		}
+	}
+}
+
+// A guard event prints its predicted and actual peaks and its action; it
+// is no OOM.
+func TestFormatReplayLineGuard(t *testing.T) {
+	ev := sessions.ReplayEvent{Run: "base", Event: profile.Event{T: profile.TypeGuard, Epoch: 1, Batch: 3,
+		Predicted: 5 << 20, Actual: 3 << 20, Budget: 4 << 20, Action: profile.ActionSplit}}
+	got := formatReplayLine(ev, 4)
+	for _, want := range []string{"guard ", "epoch=1 batch=3", "predicted=5", "actual=3", "budget=4", "action=split"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("line %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "oom") || strings.Contains(got, "requested") {
+		t.Errorf("line %q reads as an OOM", got)
 	}
 }

@@ -138,23 +138,32 @@ func (g *memGuard) deferLoad(b *sample.Batch) bool {
 	return ok && !lm.Fits(pred, g.mem.budget-g.mem.resident)
 }
 
+// guardAct is what the guard did to one batch: its action and the peak
+// predicted for the batch as drawn. The guard event that reports it is
+// recorded once the batches trained in its place have measured their
+// peaks (guardActed).
+type guardAct struct {
+	action    GuardAction
+	predicted int64
+}
+
 // guard returns the batches to train in place of p: p itself when the
-// guard is off or p is predicted to fit, otherwise p re-drawn, cut or split
-// (not yet loaded: trainOne loads them one at a time), recording an oom
-// event with the action and a guard span. It tries the actions of the OOM
-// policy's plan in turn (see the package documentation).
-func (g *memGuard) guard(p *prepared) ([]*prepared, error) {
+// guard is off or p is predicted to fit (act nil), otherwise p re-drawn,
+// cut or split (not yet loaded: trainOne loads them one at a time) and
+// what the guard did, recording a guard span. It tries the actions of the
+// OOM policy's plan in turn (see the package documentation).
+func (g *memGuard) guard(p *prepared) (parts []*prepared, act *guardAct, err error) {
 	if g == nil || p.raw == nil || (p.err != nil && !device.IsOOM(p.err)) {
-		return []*prepared{p}, nil
+		return []*prepared{p}, nil, nil
 	}
 	lm, ok := g.mem.pred.Model()
 	if !ok {
-		return []*prepared{p}, nil
+		return []*prepared{p}, nil, nil
 	}
 	pred, _ := lm.Predict(shapeOf(p.raw))
 	if p.err == nil && lm.Fits(pred, g.room(p.inBytes())) {
 		p.predicted, p.need = pred, lm.Need(pred)
-		return []*prepared{p}, nil
+		return []*prepared{p}, nil, nil
 	}
 	rec := g.rec
 	t0 := rec.Now()
@@ -174,7 +183,7 @@ func (g *memGuard) guard(p *prepared) ([]*prepared, error) {
 			for a := 1; a <= maxResample && out == nil; a++ {
 				b, err := w.SampleAttempt(epoch, index, a, targets)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if bp, _ := lm.Predict(shapeOf(b)); lm.Fits(bp, room) {
 					out = lazy(b, bp)
@@ -183,7 +192,7 @@ func (g *memGuard) guard(p *prepared) ([]*prepared, error) {
 		case ActionCut:
 			b, bp, err := g.cutBatch(lm, raw, pred, room)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if b != nil {
 				out = lazy(b, bp)
@@ -192,16 +201,15 @@ func (g *memGuard) guard(p *prepared) ([]*prepared, error) {
 			next := 0
 			var err error
 			if out, err = g.splitBatch(w, lm, epoch, index, targets, pred, room, &next, nil); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if out != nil || action == ActionSplit { // a split always stands
-			g.policy.guardActed(epoch, index, pred, g.dev.Mem().Stats().Live, g.mem.budget, action)
 			rec.Span(profile.StageGuard, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
-			return out, nil
+			return out, &guardAct{action: action, predicted: g.mem.resident + pred}, nil
 		}
 	}
-	return nil, errors.New("memory guard: no action planned")
+	return nil, nil, errors.New("memory guard: no action planned")
 }
 
 // splitBatch splits targets, whose batch is predicted to need pred bytes,

@@ -74,11 +74,10 @@ func TestGuardKeepsBatchesUnderBudget(t *testing.T) {
 					t.Fatalf("%s/%s: %s batch %d/%d peak %d live %d over the budget %d", model, mode, e.Phase, e.Epoch, e.Batch, e.Peak, e.Live, budget)
 				}
 			}
-			for _, e := range eventsOf(evs, profile.TypeOOM, "") {
-				if e.Action == profile.ActionSkip || e.Action == profile.ActionAbort {
-					t.Fatalf("%s/%s: oom event %+v", model, mode, e)
-				}
+			if o := eventsOf(evs, profile.TypeOOM, ""); len(o) != 0 {
+				t.Fatalf("%s/%s: oom events %+v: nothing failed", model, mode, o)
 			}
+			checkGuardEvents(t, string(model)+"/"+string(mode), eventsOf(evs, profile.TypeGuard, ""), res.GuardActions, budget)
 			if res.MaxBatchPeakBytes > budget || res.PredictorMAPE == nil || *res.PredictorMAPE > 0.03 {
 				t.Errorf("%s/%s: max peak %d (budget %d), MAPE %v", model, mode, res.MaxBatchPeakBytes, budget, res.PredictorMAPE)
 			}
@@ -393,5 +392,26 @@ func TestCutKeepsMostEdges(t *testing.T) {
 			t.Fatalf("%s: inference chunk: keeping one more edge fits too", rule)
 		}
 		tr.close()
+	}
+}
+
+// checkGuardEvents checks the guard events of a run whose guard acted n
+// times under budget: one event an action, each with the action of a
+// guard mode, a prediction over what the guard found room for and an
+// actual peak, measured after the action, within the budget.
+func checkGuardEvents(t *testing.T, name string, gs []profile.Event, n int, budget int64) {
+	t.Helper()
+	if len(gs) != n || n == 0 {
+		t.Fatalf("%s: %d guard events, %d guard actions", name, len(gs), n)
+	}
+	for _, e := range gs {
+		switch e.Action {
+		case profile.ActionSplit, profile.ActionCut, profile.ActionResampled:
+		default:
+			t.Fatalf("%s: guard event with action %q", name, e.Action)
+		}
+		if e.Budget != budget || e.Predicted <= 0 || e.Actual <= 0 || e.Actual > budget {
+			t.Fatalf("%s: guard event %+v (budget %d)", name, e, budget)
+		}
 	}
 }

@@ -80,8 +80,9 @@ func (m *memState) init(cfg Config, dev device.Device, model *nn.Model, rec *pro
 
 // recordTrain records a trained batch's memory: in is its input bytes,
 // stepPeak the step's own peak, predicted the guard's prediction of their
-// sum (0 = none). The measurement also trains the predictor.
-func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, shape memory.Shape) {
+// sum (0 = none). The measurement also trains the predictor. It returns
+// the peak recorded: the resident bytes plus the batch's own.
+func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, shape memory.Shape) int64 {
 	own := in + stepPeak
 	if len(shape.Nodes) > 0 {
 		if p := m.pred.Observe(shape, own); predicted == 0 {
@@ -96,6 +97,7 @@ func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, 
 		predicted += m.resident
 	}
 	m.rec.Mem(epoch, index, profile.PhaseTrain, peak, m.dev.Mem().Stats().Live, m.budget, predicted)
+	return peak
 }
 
 // result fills the result's memory figures.

@@ -45,7 +45,8 @@ const (
 // (Config.OnOOM), and which reshapings the memory guard tries on a batch
 // predicted not to fit (Config.MemGuard). Every schedule consults it, so
 // that full-batch, sampled and GAS training decide alike; it records the
-// oom events of its decisions and counts them for the result.
+// oom events of refused allocations and the guard events of reshaped
+// batches, and counts both, apart, for the result.
 type oomPolicy struct {
 	onOOM OOMAction
 	guard GuardMode
@@ -122,10 +123,12 @@ func (p *oomPolicy) guardPlan() []GuardAction {
 	return []GuardAction{ActionSplit}
 }
 
-// guardActed records that the guard reshaped batch (epoch, batch),
-// predicted to need pred bytes, by action.
-func (p *oomPolicy) guardActed(epoch, batch int, pred, live, budget int64, action GuardAction) {
-	p.rec.Emit(profile.Event{T: profile.TypeOOM, Epoch: epoch, Batch: batch, Requested: pred, Live: live, Budget: budget, Action: string(action)})
+// guardActed records a guard event: the guard reshaped batch (epoch,
+// batch), whose peak was predicted at pred bytes, by action, and what
+// trained in its place peaked at actual bytes (0: nothing trained).
+// Nothing failed: it is no oom event.
+func (p *oomPolicy) guardActed(epoch, batch int, pred, actual, budget int64, action GuardAction) {
+	p.rec.Emit(profile.Event{T: profile.TypeGuard, Epoch: epoch, Batch: batch, Predicted: pred, Actual: actual, Budget: budget, Action: string(action)})
 	p.mu.Lock()
 	p.guardActs++
 	p.mu.Unlock()

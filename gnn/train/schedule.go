@@ -152,23 +152,36 @@ type epochAcc struct {
 }
 
 // train runs one prepared batch (through the memory guard, which may
-// replace it by other draws or parts) and frees it.
+// replace it by other draws or parts) and frees it. When the guard acted,
+// its guard event follows the batches trained in the batch's place, with
+// the largest peak they measured.
 func (a *epochAcc) train(t *trainer, p *prepared) error {
-	parts, err := t.guard.guard(p)
+	epoch, index := p.epoch, p.index
+	parts, act, err := t.guard.guard(p)
 	if err != nil {
-		return fmt.Errorf("batch %d: %w", p.index, err)
+		return fmt.Errorf("batch %d: %w", index, err)
 	}
+	var actual int64
 	for _, q := range parts {
-		if err := a.trainOne(t, q); err != nil {
+		peak, err := a.trainOne(t, q)
+		actual = max(actual, peak)
+		if err != nil {
+			if act != nil {
+				t.policy.guardActed(epoch, index, act.predicted, actual, t.mem.budget, act.action)
+			}
 			return err
 		}
+	}
+	if act != nil {
+		t.policy.guardActed(epoch, index, act.predicted, actual, t.mem.budget, act.action)
 	}
 	return nil
 }
 
-// trainOne trains one prepared batch and frees it, measuring its peak; a
-// failed batch goes to the OOM policy, which may skip it.
-func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
+// trainOne trains one prepared batch and frees it, returning the peak it
+// measured (0 when it did not train); a failed batch goes to the OOM
+// policy, which may skip it.
+func (a *epochAcc) trainOne(t *trainer, p *prepared) (int64, error) {
 	if t.mem.gate != nil {
 		// Overlapped evaluation under the guard: the batch's predicted
 		// bytes are granted before its features are gathered.
@@ -183,9 +196,9 @@ func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
 	if p.err != nil {
 		p.free(t.dev)
 		if err := t.policy.batchFailed(p.err, p.epoch, p.index); err != nil {
-			return fmt.Errorf("batch %d: %w", p.index, err)
+			return 0, fmt.Errorf("batch %d: %w", p.index, err)
 		}
-		return nil
+		return 0, nil
 	}
 	scope := device.NewScope()
 	loss, ok, err := t.step.step(device.Scoped(t.dev, scope), p.epoch, p.index, p.blocks, p.x, nil, p.labels)
@@ -193,13 +206,13 @@ func (a *epochAcc) trainOne(t *trainer, p *prepared) error {
 	p.free(t.dev)
 	if err != nil {
 		if err := t.policy.batchFailed(err, p.epoch, p.index); err != nil {
-			return fmt.Errorf("batch %d: %w", p.index, err)
+			return 0, fmt.Errorf("batch %d: %w", p.index, err)
 		}
-		return nil
+		return 0, nil
 	}
-	t.mem.recordTrain(p.epoch, p.index, in, scope.Peak(), p.predicted, shapeOf(p.raw))
+	peak := t.mem.recordTrain(p.epoch, p.index, in, scope.Peak(), p.predicted, shapeOf(p.raw))
 	a.add(loss, ok, len(p.labels))
-	return nil
+	return peak, nil
 }
 
 // add counts a trained batch of n targets, ok of them predicted right,

@@ -20,6 +20,7 @@ type Glyphs struct {
 	VLine    string // a vertical rule
 	Budget   string // the budget line on the memory chart
 	OOM      string // an OOM mark
+	Guard    string // a memory guard's action (the batch's predicted peak)
 	Cursor   string // the selection marker in lists
 	Braille  bool   // whether charts may use braille dots
 	Spark    []string
@@ -143,10 +144,10 @@ func NewStyles(opts Options) *Styles {
 		s.Series = append(s.Series, fg(c))
 	}
 	if opts.ASCII {
-		s.Glyphs = Glyphs{Full: "#", Empty: " ", HLine: "-", VLine: "|", Budget: "=", OOM: "X", Cursor: ">",
+		s.Glyphs = Glyphs{Full: "#", Empty: " ", HLine: "-", VLine: "|", Budget: "=", OOM: "X", Guard: "g", Cursor: ">",
 			Spark: []string{" ", ".", ":", "-", "=", "+", "*", "#"}, Ellipsis: "..."}
 	} else {
-		s.Glyphs = Glyphs{Full: "█", Empty: " ", HLine: "─", VLine: "│", Budget: "┄", OOM: "✖", Cursor: "▶", Braille: true,
+		s.Glyphs = Glyphs{Full: "█", Empty: " ", HLine: "─", VLine: "│", Budget: "┄", OOM: "✖", Guard: "◇", Cursor: "▶", Braille: true,
 			Spark: []string{" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"}, Ellipsis: "…"}
 	}
 	return s

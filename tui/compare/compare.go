@@ -329,6 +329,7 @@ var figures = []figure{
 	{"peak memory", func(r *sessions.RunFigures) string { return bytesCell(r.PeakBytes) }},
 	{"p99 memory", func(r *sessions.RunFigures) string { return bytesCell(r.P99PeakBytes) }},
 	{"OOMs", func(r *sessions.RunFigures) string { return strconv.FormatInt(r.OOMs, 10) }},
+	{"guard actions", func(r *sessions.RunFigures) string { return strconv.FormatInt(r.GuardActions, 10) }},
 	{"staleness mean", func(r *sessions.RunFigures) string { return opt(r.StaleMean, 2) }},
 	{"staleness max", func(r *sessions.RunFigures) string { return opt(r.StaleMax, 2) }},
 }
@@ -388,8 +389,10 @@ func (m *Model) notes() []string {
 		out = append(out, st.Muted.Render("speedup: median epoch time of "+m.cmp.Baseline+"'s variant over each run's; 95 % bootstrap interval"))
 	}
 	for _, r := range m.cmp.Runs {
-		if r.Error != "" {
-			out = append(out, st.Error.Render(r.Label+": "+r.Status+": "+r.Error))
+		if r.Error != "" { // in full: wrapped, never cut mid-number
+			for _, l := range draw.Wrap(r.Label+": "+r.Status+": "+r.Error, max(m.width, 1)) {
+				out = append(out, st.Error.Render(l))
+			}
 		}
 		if r.Partial {
 			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+r.Status+"); no speedup"))

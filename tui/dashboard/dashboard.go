@@ -88,8 +88,18 @@ func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 		return nil, fmt.Errorf("dashboard %s: the session has no runs", sess.ID())
 	}
 	m.live = running && !replay
+	stored := func() {
+		for i, name := range m.names {
+			for _, st := range states {
+				if st.Run == name {
+					m.set.SetStored(i, st.Status, st.Error)
+				}
+			}
+		}
+	}
 	if m.live {
 		m.set = runstate.NewSet(m.names)
+		stored()
 		srcs := make([]sessions.Source, len(m.names))
 		for i, run := range m.names {
 			l, err := sess.Live(run, sessions.TailOptions{})
@@ -116,14 +126,14 @@ func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 	if !replay {
 		rp.Seek(rp.Duration()) // a finished session opens on its final state
 	}
-	return m.startReplay(rp)
+	return m.startReplay(rp, stored)
 }
 
 // newReplay builds a dashboard over a replay whose tracks are the runs
 // named names (tests drive it with a fake clock).
 func newReplay(c *common.Common, names []string, rp *sessions.Replay) (*Model, error) {
 	m := &Model{c: c, names: names, id: nextID.Add(1), width: c.Width, height: c.Height, dirty: true}
-	return m.startReplay(rp)
+	return m.startReplay(rp, nil)
 }
 
 // newStatic builds a dashboard over a set that the caller feeds with
@@ -135,9 +145,14 @@ func newStatic(c *common.Common, names []string, live bool) *Model {
 	return m
 }
 
-func (m *Model) startReplay(rp *sessions.Replay) (*Model, error) {
+// startReplay feeds the dashboard from rp; before, stored (if not nil)
+// tells the runs what the session store says of them.
+func (m *Model) startReplay(rp *sessions.Replay, stored func()) (*Model, error) {
 	m.replay = rp
 	m.set = runstate.NewSet(m.names)
+	if stored != nil {
+		stored()
+	}
 	m.setup()
 	if err := m.set.StartReplay(rp); err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)

@@ -98,7 +98,21 @@ func finished(t testing.TB, opts common.Options, w, h int) *Model {
 	m, _ := replayModel(t, opts, w, h, tracks, sessions.ReplayOptions{Paused: true})
 	m.replay.Seek(m.replay.Duration())
 	waitEvents(t, m, total(tracks))
+	waitDrained(t, m)
 	return m
+}
+
+// waitDrained waits until the replay's feeder has marked every run fully
+// replayed (a last change after the last event) and gone idle.
+func waitDrained(t testing.TB, m *Model) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for m.set.Active() {
+		if time.Now().After(deadline) {
+			t.Fatal("the replay did not reach its end")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func TestGoldenWide(t *testing.T) {
@@ -229,13 +243,22 @@ func firstLine(s string) string {
 func TestTick(t *testing.T) {
 	m := finished(t, common.Options{NoColor: true}, 100, 30)
 	m.Update(press("p")) // resume: at the end, nothing moves
+	waitDrained(t, m)    // the poked feeder finds nothing more
 	cmd := m.Init()
 	if cmd == nil {
 		t.Fatal("Init returned no tick")
 	}
-	m.View()
-	if _, cmd := m.Update(tickMsg{id: m.id}); cmd != nil {
-		t.Error("tick goes on with nothing left to draw")
+	// The poked feeder may wake after waitDrained looked: the tick goes on
+	// while it is busy, and must stop once it is idle and all is drawn.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		waitDrained(t, m)
+		m.View()
+		if _, cmd := m.Update(tickMsg{id: m.id}); cmd == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("tick goes on with nothing left to draw")
+		}
 	}
 	if _, cmd := m.Update(tickMsg{id: m.id + 1000}); cmd != nil {
 		t.Error("another dashboard's tick was taken")

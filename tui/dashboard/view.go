@@ -117,9 +117,6 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		title += " (" + r.Variant + ")"
 	}
 	info := "  " + summary.StatusText(r, m.live) + "  " + strconv.FormatInt(r.Events, 10) + " events"
-	if r.Err != nil {
-		info += "  " + r.Err.Error()
-	}
 	for _, a := range r.Adjusted {
 		info += "  adjusted: " + a
 	}
@@ -128,7 +125,13 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		head = st.Title.Render(st.Glyphs.Cursor+" ") + head
 	}
 	out := []string{draw.Cut(head, w, st.Glyphs.Ellipsis)}
-	rest := h - 1
+	// what stopped the run, in full: wrapped, never cut
+	if e := summary.Error(r); e != "" {
+		for _, l := range draw.Wrap("error: "+e, w) {
+			out = append(out, st.Error.Render(l))
+		}
+	}
+	rest := h - len(out)
 	if rest <= 0 {
 		return out
 	}

@@ -106,3 +106,32 @@ func TestBresenham(t *testing.T) {
 		}
 	}
 }
+
+// Wrap keeps every character but the spaces it breaks at: an error cut
+// mid-number would mislead.
+func TestWrap(t *testing.T) {
+	msg := "batch 0: alloc 39174x64: out of memory: requested 10027008 bytes with 10470144 live over the budget 3145728"
+	for _, w := range []int{1, 7, 10, 24, 80, 200} {
+		lines := Wrap(msg, w)
+		for _, l := range lines {
+			if Width(l) > w {
+				t.Fatalf("w=%d: line %q wider", w, l)
+			}
+		}
+		if got := strings.Join(lines, ""); strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(msg, " ", "") {
+			t.Fatalf("w=%d: lost text: %q", w, lines)
+		}
+		if w >= 10 && !strings.Contains(strings.Join(lines, "\n"), "3145728") {
+			t.Errorf("w=%d: the budget is cut: %q", w, lines)
+		}
+	}
+	if got := Wrap("a\n\nb", 10); !slices.Equal(got, []string{"a", "", "b"}) {
+		t.Errorf("paragraphs: %q", got)
+	}
+	if got := Wrap("x", 0); got != nil {
+		t.Errorf("w=0: %q", got)
+	}
+	if got := Wrap("日本語", 1); strings.Join(got, "") != "日本語" {
+		t.Errorf("wide characters: %q", got)
+	}
+}

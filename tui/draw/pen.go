@@ -189,3 +189,42 @@ func Columns(h int, sep string, widths []int, blocks ...[]string) []string {
 	}
 	return out
 }
+
+// Wrap breaks plain text s (no escape sequences) into lines of at most w
+// cells: at spaces where it can, inside a word longer than w where it
+// must, and at every newline. Nothing of s but the spaces it breaks at is
+// dropped, so a long error reads in full. It returns nil for w <= 0.
+func Wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line, lw := "", 0
+		for _, word := range strings.Fields(para) {
+			ww := Width(word)
+			if lw > 0 && lw+1+ww <= w {
+				line, lw = line+" "+word, lw+1+ww
+				continue
+			}
+			if lw > 0 {
+				out = append(out, line)
+			}
+			for ww > w { // a word longer than the line
+				head := ansi.Truncate(word, w, "")
+				if head == "" { // a character wider than the line
+					_, size := utf8.DecodeRuneInString(word)
+					head = word[:size]
+				}
+				out = append(out, head)
+				word = word[len(head):]
+				ww = Width(word)
+			}
+			line, lw = word, ww
+		}
+		if lw > 0 || len(out) == 0 || para == "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}

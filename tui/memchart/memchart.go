@@ -17,6 +17,8 @@ const (
 	penBudget
 	penOOM
 	penAxis
+	penEval
+	penGuard
 )
 
 // Model is a run's memory chart, cached until the run or the size
@@ -34,7 +36,8 @@ type Model struct {
 func New(c *common.Common) *Model {
 	st := c.Styles
 	return &Model{styles: st, ascii: c.Opts.ASCII || !st.Glyphs.Braille,
-		pens: []draw.Pen{{}, draw.PenOf(st.SeriesStyle(0)), draw.PenOf(st.Budget), draw.PenOf(st.OOM), draw.PenOf(st.Muted)}}
+		pens: []draw.Pen{{}, draw.PenOf(st.SeriesStyle(0)), draw.PenOf(st.Budget), draw.PenOf(st.OOM), draw.PenOf(st.Muted),
+			draw.PenOf(st.SeriesStyle(3)), draw.PenOf(st.Warn)}}
 }
 
 // SetSize sets the area: w columns by h lines.
@@ -45,83 +48,221 @@ func (m *Model) View(r *runstate.Run) string {
 	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
 }
 
+// series are one pane's points: training batches or evaluation chunks.
+type series struct {
+	peak   []int64
+	epochs [2]int32 // first and last epoch
+	// before[i] is the number of the series' points among the run's first
+	// i memory points (len: the run's points + 1): where an OOM or a guard
+	// action recorded after i points sits in the series.
+	before []int
+}
+
+// split parts the run's memory points into training batches and
+// evaluation chunks.
+func split(mem *runstate.Mem) (train, eval series) {
+	train.before = make([]int, mem.Len()+1)
+	for i := range mem.Len() {
+		s := &train
+		if mem.Eval[i] {
+			s = &eval
+		}
+		if len(s.peak) == 0 {
+			s.epochs[0] = mem.Epoch[i]
+		}
+		s.epochs[1] = mem.Epoch[i]
+		s.peak = append(s.peak, mem.Peak[i])
+		train.before[i+1] = len(train.peak)
+	}
+	return train, eval
+}
+
+// Budget returns the run's memory budget: the last mem event's, else the
+// configured one (run_start's config), else an OOM's (0: none).
+func Budget(r *runstate.Run) int64 {
+	if n := r.Mem.Len(); n > 0 && r.Mem.Budget[n-1] > 0 {
+		return r.Mem.Budget[n-1]
+	}
+	if r.Budget > 0 {
+		return r.Budget
+	}
+	for _, o := range r.OOMs {
+		if o.Budget > 0 {
+			return o.Budget
+		}
+	}
+	return 0
+}
+
+// demand is what a batch that ran out of memory asked for: the bytes
+// live when its allocation was refused plus the allocation.
+func demand(o *runstate.OOM) int64 {
+	if o.Live > 0 && o.Requested > math.MaxInt64-o.Live {
+		return math.MaxInt64
+	}
+	return max(o.Live, 0) + max(o.Requested, 0)
+}
+
 // Top returns the value at the top of the chart for a run: 10 % above
-// the larger of its largest peak and its budget, so the budget line sits
-// below the top and the range only moves when a peak passes it.
-func Top(mem *runstate.Mem) int64 {
-	top := max(mem.MaxPeak, mem.MaxBudget)
+// the largest of its peaks, its budget, the demands of its OOMs and the
+// guard's predictions, so that every mark is drawn and the budget line
+// sits below the top.
+func Top(r *runstate.Run) int64 {
+	top := max(r.Mem.MaxPeak, r.Mem.MaxBudget, Budget(r))
+	for i := range r.OOMs {
+		top = max(top, demand(&r.OOMs[i]))
+	}
+	for _, g := range r.Guards {
+		top = max(top, g.Predicted, g.Actual)
+	}
 	if top <= 0 {
 		return 1
 	}
-	return top + top/10
+	return top + min(top/10, math.MaxInt64-top)
 }
 
-func (m *Model) header(r *runstate.Run) string {
-	mem := &r.Mem
+// header names the chart and its figures: the peaks, the budget, the
+// OOMs with what the last one asked for and the guard's actions with
+// their largest predicted and actual peaks; the details are left out
+// when they do not fit the width.
+func (m *Model) header(r *runstate.Run, train, eval *series) string {
+	for level := 0; level < 2; level++ {
+		if h := m.headerText(r, train, eval, level); draw.Width(h) <= m.w {
+			return h
+		}
+	}
+	return m.headerText(r, train, eval, 2)
+}
+
+// headerText writes the header at a level of detail: 0 everything, 1
+// without the note that no mem event came (when a budget or an OOM
+// says more), 2 without what the OOMs asked for and the guard's peaks.
+func (m *Model) headerText(r *runstate.Run, train, eval *series, level int) string {
 	var b strings.Builder
 	b.WriteString(m.styles.Header.Render("Memory"))
-	if mem.Len() == 0 {
-		b.WriteString(m.pens[penAxis].Paint("  no mem events yet"))
-		return b.String()
+	detail := level < 2
+	switch {
+	case r.Mem.Len() == 0:
+		if level == 0 || (Budget(r) == 0 && len(r.OOMs) == 0) {
+			b.WriteString(m.pens[penAxis].Paint("  no mem events yet"))
+		}
+	case len(eval.peak) == 0:
+		b.WriteString("  peak " + units.BytesFine(r.Mem.MaxPeak))
+	default:
+		if len(train.peak) > 0 {
+			b.WriteString("  train peak " + units.BytesFine(slicesMax(train.peak)))
+		}
+		b.WriteString("  " + m.pens[penEval].Paint("eval peak "+units.BytesFine(slicesMax(eval.peak))))
 	}
-	b.WriteString("  peak " + units.BytesFine(mem.MaxPeak))
-	if budget := mem.Budget[mem.Len()-1]; budget > 0 {
+	if budget := Budget(r); budget > 0 {
 		b.WriteString("  " + m.pens[penBudget].Paint(m.styles.Glyphs.Budget) + " budget " + units.BytesFine(budget))
 	}
 	if n := len(r.OOMs); n > 0 {
-		b.WriteString("  " + m.pens[penOOM].Paint(m.styles.Glyphs.OOM+" "+strconv.Itoa(n)+" OOM"))
+		s := m.styles.Glyphs.OOM + " " + strconv.Itoa(n) + " OOM"
+		if detail {
+			s += " at " + units.BytesFine(demand(&r.OOMs[n-1]))
+		}
+		b.WriteString("  " + m.pens[penOOM].Paint(s))
+	}
+	if n := len(r.Guards); n > 0 {
+		var pred, actual int64
+		for _, g := range r.Guards {
+			pred, actual = max(pred, g.Predicted), max(actual, g.Actual)
+		}
+		s := m.styles.Glyphs.Guard + " " + strconv.Itoa(n) + " guard"
+		if detail {
+			s += ": predicted " + units.BytesFine(pred)
+			if actual > 0 {
+				s += ", actual " + units.BytesFine(actual)
+			}
+		}
+		b.WriteString("  " + m.pens[penGuard].Paint(s))
 	}
 	return b.String()
 }
 
+func slicesMax(vs []int64) int64 {
+	var m int64
+	for _, v := range vs {
+		m = max(m, v)
+	}
+	return m
+}
+
+// pane is one plot of the chart: a series drawn in its own columns.
+type pane struct {
+	s    *series
+	unit string // what a point is: "batches", "eval chunks"
+	pen  int
+	w    int
+	g    *draw.Grid
+}
+
+// panes lays out the plots in w columns: training batches, and beside
+// them, in a third of the width, evaluation chunks when the run has any
+// and there is room (an evaluation-only run gets one pane of chunks).
+func panes(train, eval *series, w int) []*pane {
+	tp := &pane{s: train, unit: "batches", pen: penCurve, w: w}
+	if len(eval.peak) == 0 {
+		return []*pane{tp}
+	}
+	ep := &pane{s: eval, unit: "eval chunks", pen: penEval, w: w}
+	if len(train.peak) == 0 {
+		return []*pane{ep}
+	}
+	ew := max(w/3, 8)
+	if w-ew-1 < 8 {
+		return []*pane{tp}
+	}
+	tp.w, ep.w = w-ew-1, ew
+	return []*pane{tp, ep}
+}
+
 func (m *Model) render(r *runstate.Run) []string {
-	out := []string{draw.Cut(m.header(r), m.w, m.styles.Glyphs.Ellipsis)}
-	mem := &r.Mem
+	train, eval := split(&r.Mem)
+	out := []string{draw.Cut(m.header(r, &train, &eval), m.w, m.styles.Glyphs.Ellipsis)}
 	ph := m.h - 2 // header and x axis
-	if ph < 1 || mem.Len() == 0 {
+	budget := Budget(r)
+	if ph < 1 || (r.Mem.Len() == 0 && budget == 0 && len(r.OOMs) == 0) {
 		return out
 	}
-	top := Top(mem)
+	top := Top(r)
 	labels := []string{units.BytesFine(top), units.BytesFine(0)}
 	lw := max(draw.Width(labels[0]), draw.Width(labels[1]))
-	pw := m.w - lw - 1
-	if pw < 2 {
+	if m.w-lw-1 < 2 {
 		return out
 	}
-	g := draw.NewGrid(pw, ph)
-	n := mem.Len()
-	if m.ascii {
-		m.cells(g, mem, top)
-	} else {
-		m.dots(g, mem, top)
-	}
-	// the budget line goes where the curve is not
-	budget := mem.Budget[n-1]
 	budgetRow := -1
 	if budget > 0 {
 		budgetRow = rowOf(budget, top, ph)
-		br := []rune(m.styles.Glyphs.Budget)[0]
-		for x := 0; x < pw; x++ {
-			if !g.HasDots(x, budgetRow) && g.Get(x, budgetRow) == 0 {
-				g.Set(x, budgetRow, br, penBudget)
+	}
+	ps := panes(&train, &eval, m.w-lw-1)
+	for _, p := range ps {
+		p.g = draw.NewGrid(p.w, ph)
+		if m.ascii {
+			m.cells(p.g, p.s.peak, top, p.pen)
+		} else {
+			m.dots(p.g, p.s.peak, top, p.pen)
+		}
+		if budgetRow >= 0 { // the budget line goes where the curve is not
+			br := []rune(m.styles.Glyphs.Budget)[0]
+			for x := 0; x < p.w; x++ {
+				if !p.g.HasDots(x, budgetRow) && p.g.Get(x, budgetRow) == 0 {
+					p.g.Set(x, budgetRow, br, penBudget)
+				}
 			}
 		}
 	}
-	oomRow := 0
-	if budgetRow >= 0 {
-		oomRow = budgetRow
+	if ps[0].s == &train {
+		m.marks(r, ps[0], top)
 	}
-	or := []rune(m.styles.Glyphs.OOM)[0]
-	for _, o := range r.OOMs {
-		x := min(o.MemIndex, n-1) * pw / max(n, 1)
-		if n <= pw {
-			x = colOfPoint(min(o.MemIndex, n-1), n, pw)
-		}
-		g.Set(x, oomRow, or, penOOM)
-	}
-	lines := g.Lines(m.pens)
 	vline := m.styles.Glyphs.VLine
-	for y, l := range lines {
+	sep := m.pens[penAxis].Paint(vline)
+	lines := make([][]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.g.Lines(m.pens)
+	}
+	for y := range ph {
 		label := ""
 		switch {
 		case y == budgetRow:
@@ -134,14 +275,75 @@ func (m *Model) render(r *runstate.Run) []string {
 		if draw.Width(label) > lw {
 			label = ""
 		}
-		out = append(out, m.pens[penAxis].Paint(draw.PadLeft(label, lw)+vline)+l)
+		l := m.pens[penAxis].Paint(draw.PadLeft(label, lw)+vline) + lines[0][y]
+		if len(ps) == 2 {
+			l += sep + lines[1][y]
+		}
+		out = append(out, l)
 	}
-	first, last := "batch 1", strconv.Itoa(n)
-	axis := strings.Repeat(" ", lw+1) + first
-	if gap := pw - len(first) - len(last); gap > 0 {
-		axis += strings.Repeat(" ", gap) + last
+	axis := strings.Repeat(" ", lw+1) + axisText(r, ps[0])
+	if len(ps) == 2 {
+		axis += " " + axisText(r, ps[1])
 	}
 	return append(out, m.pens[penAxis].Paint(axis))
+}
+
+// marks draws the OOMs (at what the batch asked for) and the guard's
+// actions (at the batch's predicted peak; its actual peak is the curve)
+// on the training pane.
+func (m *Model) marks(r *runstate.Run, p *pane, top int64) {
+	n, ph := len(p.s.peak), p.g.H
+	at := func(memIndex int) int {
+		i := p.s.before[min(max(memIndex, 0), len(p.s.before)-1)]
+		i = min(i, n-1)
+		if n <= p.w {
+			return colOfPoint(max(i, 0), n, p.w)
+		}
+		return i * p.w / n
+	}
+	gr := []rune(m.styles.Glyphs.Guard)[0]
+	for _, g := range r.Guards {
+		if g.Predicted > 0 {
+			p.g.Set(at(g.MemIndex), rowOf(g.Predicted, top, ph), gr, penGuard)
+		}
+	}
+	or := []rune(m.styles.Glyphs.OOM)[0]
+	for i := range r.OOMs {
+		o := &r.OOMs[i]
+		p.g.Set(at(o.MemIndex), rowOf(demand(o), top, ph), or, penOOM)
+	}
+}
+
+// axisText labels a pane's x axis in its width: the epochs its points
+// span and how many there are ("ep 1   600 batches   ep 3"); without
+// points, the batch of the first OOM.
+func axisText(r *runstate.Run, p *pane) string {
+	s := p.s
+	var left, mid, right string
+	switch {
+	case len(s.peak) > 0:
+		left = "ep " + strconv.Itoa(int(s.epochs[0]))
+		if s.epochs[1] != s.epochs[0] {
+			right = "ep " + strconv.Itoa(int(s.epochs[1]))
+		}
+		mid = strconv.Itoa(len(s.peak)) + " " + p.unit
+	case len(r.OOMs) > 0:
+		left = "ep " + strconv.Itoa(r.OOMs[0].Epoch) + " batch " + strconv.Itoa(r.OOMs[0].Batch)
+	}
+	w := p.w
+	if draw.Width(left)+draw.Width(mid)+draw.Width(right)+2 > w {
+		right = "" // the count says more than the last epoch
+	}
+	if draw.Width(left)+draw.Width(mid)+1 > w {
+		mid = ""
+	}
+	if mid == "" {
+		gap := w - draw.Width(left) - draw.Width(right)
+		return draw.PadRight(draw.Cut(left+strings.Repeat(" ", max(gap, 0))+right, w, ""), w)
+	}
+	free := w - draw.Width(left) - draw.Width(mid) - draw.Width(right)
+	a := free / 2
+	return draw.PadRight(left+strings.Repeat(" ", a)+mid+strings.Repeat(" ", free-a)+right, w)
 }
 
 // rowOf is the cell row of value v on a chart of ph rows topped at top.
@@ -158,55 +360,58 @@ func colOfPoint(i, n, w int) int {
 	return i * (w - 1) / (n - 1)
 }
 
-// dots draws the curve in braille: with fewer points than dot columns, a
-// line through them; otherwise, in each dot column, the range of the
-// peaks it covers, joined to the column before.
-func (m *Model) dots(g *draw.Grid, mem *runstate.Mem, top int64) {
+// dots draws the curve of peaks in braille: with fewer points than dot
+// columns, a line through them; otherwise, in each dot column, the range
+// of the peaks it covers, joined to the column before.
+func (m *Model) dots(g *draw.Grid, peaks []int64, top int64, pen int) {
 	W, H := g.DotsW(), g.DotsH()
 	y := func(v int64) int {
 		return H - 1 - int(math.Round(float64(v)/float64(top)*float64(H-1)))
 	}
-	n := mem.Len()
+	n := len(peaks)
+	if n == 0 {
+		return
+	}
 	if n <= W {
-		px, py := 0, y(mem.Peak[0])
+		px, py := 0, y(peaks[0])
 		for i := 0; i < n; i++ {
-			x, yy := colOfPoint(i, n, W), y(mem.Peak[i])
-			g.Line(px, py, x, yy, penCurve)
+			x, yy := colOfPoint(i, n, W), y(peaks[i])
+			g.Line(px, py, x, yy, pen)
 			px, py = x, yy
 		}
 		return
 	}
 	prev := -1
 	for x := 0; x < W; x++ {
-		lo, hi := foldRange(mem.Peak, x, W)
+		lo, hi := foldRange(peaks, x, W)
 		a, b := y(hi), y(lo)
 		if prev >= 0 {
 			a, b = min(a, prev), max(b, prev)
 		}
-		g.VDots(x, a, b, penCurve)
-		prev = y(mem.Peak[(x+1)*n/W-1])
+		g.VDots(x, a, b, pen)
+		prev = y(peaks[(x+1)*n/W-1])
 	}
 }
 
-// cells draws the curve with characters: with fewer points than
+// cells draws the curve of peaks with characters: with fewer points than
 // columns, '*' at each point joined by '.'; otherwise '*' over the range
 // of the peaks each column covers.
-func (m *Model) cells(g *draw.Grid, mem *runstate.Mem, top int64) {
-	n := mem.Len()
+func (m *Model) cells(g *draw.Grid, peaks []int64, top int64, pen int) {
+	n := len(peaks)
 	if n <= g.W {
 		// '.' joins the points, '*' marks them
 		for i := 1; i < n; i++ {
-			g.CellLine(colOfPoint(i-1, n, g.W), rowOf(mem.Peak[i-1], top, g.H), colOfPoint(i, n, g.W), rowOf(mem.Peak[i], top, g.H), '.', penCurve)
+			g.CellLine(colOfPoint(i-1, n, g.W), rowOf(peaks[i-1], top, g.H), colOfPoint(i, n, g.W), rowOf(peaks[i], top, g.H), '.', pen)
 		}
 		for i := 0; i < n; i++ {
-			g.Set(colOfPoint(i, n, g.W), rowOf(mem.Peak[i], top, g.H), '*', penCurve)
+			g.Set(colOfPoint(i, n, g.W), rowOf(peaks[i], top, g.H), '*', pen)
 		}
 		return
 	}
 	for x := 0; x < g.W; x++ {
-		lo, hi := foldRange(mem.Peak, x, g.W)
+		lo, hi := foldRange(peaks, x, g.W)
 		for yy := rowOf(hi, top, g.H); yy <= rowOf(lo, top, g.H); yy++ {
-			g.Set(x, yy, '*', penCurve)
+			g.Set(x, yy, '*', pen)
 		}
 	}
 }

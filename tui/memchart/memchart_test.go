@@ -96,3 +96,116 @@ func TestTinySizes(t *testing.T) {
 		}
 	}
 }
+
+// fullBatch is full-batch training of 40 epochs: one training batch and
+// one evaluation chunk an epoch, as GCN on Cora records them.
+func fullBatch() *runstate.Run {
+	r := runstate.NewRun("gcn")
+	r.Add(&profile.Event{T: profile.TypeRunStart, Config: []byte(`{"epochs":40,"mem_budget":104857600}`)})
+	for ep := 1; ep <= 40; ep++ {
+		r.Add(&profile.Event{T: profile.TypeMem, Epoch: ep, Phase: profile.PhaseTrain, Peak: int64(60+ep%5) * mib, Budget: 100 * mib})
+		r.Add(&profile.Event{T: profile.TypeMem, Epoch: ep, Phase: profile.PhaseEval, Peak: int64(30+ep%3) * mib, Budget: 100 * mib})
+	}
+	return r
+}
+
+// Training batches and evaluation chunks are separate panes, each
+// labelled with its epochs and its count: 40 epochs of full-batch
+// training are not "batch 1 … 80".
+func TestTrainAndEvalApart(t *testing.T) {
+	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
+	m.SetSize(70, 9)
+	out := m.View(fullBatch())
+	golden.Check(t, "fullbatch_ascii", out)
+	lines := strings.Split(out, "\n")
+	axis := lines[len(lines)-1]
+	for _, want := range []string{"ep 1", "40 batches", "ep 40", "40 eval chunks"} {
+		if !strings.Contains(axis, want) {
+			t.Errorf("axis lacks %q: %q", want, axis)
+		}
+	}
+	if strings.Contains(out, "batch 1") || strings.Contains(out, "80") {
+		t.Errorf("training and evaluation on one axis:\n%s", out)
+	}
+	if !strings.Contains(lines[0], "train peak 64.0 MiB") || !strings.Contains(lines[0], "eval peak 32.0 MiB") {
+		t.Errorf("header %q", lines[0])
+	}
+	// the two panes side by side: a separator in every plot row
+	for _, l := range lines[1 : len(lines)-1] {
+		if strings.Count(l, "|") != 2 {
+			t.Errorf("plot row without its two panes: %q", l)
+		}
+	}
+}
+
+// The budget line is drawn as soon as run_start's config gives one,
+// before any mem event.
+func TestBudgetBeforeMemEvents(t *testing.T) {
+	r := runstate.NewRun("r")
+	r.Add(&profile.Event{T: profile.TypeRunStart, Config: []byte(`{"epochs":2,"mem_budget":3145728}`)})
+	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
+	m.SetSize(50, 6)
+	out := m.View(r)
+	if !strings.Contains(out, "budget 3.0 MiB") || !strings.Contains(out, "=====") {
+		t.Errorf("no budget line before mem events:\n%s", out)
+	}
+	if !strings.Contains(out, "no mem events yet") {
+		t.Errorf("no note:\n%s", out)
+	}
+}
+
+// A run aborted by an OOM in its first batch (`--mem-budget 3MiB`): no
+// mem event, the budget line and an X at what the batch asked for.
+func TestOOMAborted(t *testing.T) {
+	r := runstate.NewRun("r")
+	for _, e := range []profile.Event{
+		{T: profile.TypeRunStart, Config: []byte(`{"epochs":2,"mem_budget":3145728}`)},
+		{T: profile.TypeOOM, Epoch: 1, Batch: 0, Requested: 2 * mib, Live: 2 * mib, Budget: 3 * mib, Action: profile.ActionAbort},
+		{T: profile.TypeRunEnd, Status: profile.StatusOOM, Error: "batch 0: out of memory"},
+	} {
+		r.Add(&e)
+	}
+	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
+	m.SetSize(50, 8)
+	out := m.View(r)
+	golden.Check(t, "oom_abort_ascii", out)
+	lines := strings.Split(out, "\n")
+	if !strings.Contains(lines[0], "X 1 OOM at 4.0 MiB") || !strings.Contains(lines[0], "budget 3.0 MiB") {
+		t.Errorf("header %q", lines[0])
+	}
+	// top 4.4 MiB over 6 rows: 4 MiB is the first row, the budget below
+	xRow, budgetRow := -1, -1
+	for i, l := range lines[1:7] {
+		if strings.Contains(l, "X") {
+			xRow = i
+		}
+		if strings.Contains(l, "===") {
+			budgetRow = i
+		}
+	}
+	if xRow < 0 || budgetRow < 0 || xRow >= budgetRow {
+		t.Errorf("X in row %d, budget in row %d:\n%s", xRow, budgetRow, out)
+	}
+	if !strings.Contains(lines[7], "ep 1 batch 0") {
+		t.Errorf("axis %q", lines[7])
+	}
+}
+
+// Where the guard acted, its mark sits at the batch's predicted peak,
+// above the budget, and the header gives predicted against actual.
+func TestGuardPredictedAgainstActual(t *testing.T) {
+	r := handRun()
+	r.OOMs = nil
+	r.Add(&profile.Event{T: profile.TypeGuard, Epoch: 1, Batch: 12, Predicted: 120 * mib, Actual: 70 * mib, Budget: 100 * mib, Action: profile.ActionSplit})
+	r.Add(&profile.Event{T: profile.TypeMem, Epoch: 1, Batch: 12, Phase: "train", Peak: 70 * mib, Budget: 100 * mib})
+	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
+	m.SetSize(90, 10)
+	out := m.View(r)
+	golden.Check(t, "guard_ascii", out)
+	if !strings.Contains(out, "g 1 guard: predicted 120.0 MiB, actual 70.0 MiB") || strings.Contains(out, "OOM") {
+		t.Errorf("header:\n%s", out)
+	}
+	if strings.Count(out, "g") < 2 {
+		t.Errorf("no guard mark:\n%s", out)
+	}
+}

@@ -1,7 +1,8 @@
 // Package runstate digests a run's event stream into a compact, columnar
 // state the dashboard draws from: spans as parallel arrays of start,
 // duration, interned stage and lane ids, epoch and batch; per-batch memory
-// points; OOMs; per-layer staleness histograms; metric series; and the
+// points; OOMs (failed allocations) and the memory guard's actions, apart;
+// per-layer staleness histograms; metric series; and the
 // run_start and run_end facts. A profile.Event is several hundred bytes, so
 // nothing keeps events themselves: a million-event run costs a few tens of
 // megabytes here.

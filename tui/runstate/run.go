@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -126,6 +127,21 @@ type OOM struct {
 	MemIndex int
 }
 
+// Guard is one guard event: a batch the memory guard split, cut or
+// re-drew so that nothing failed (an older journal's oom event with a
+// guard action counts too; its requested bytes are the prediction).
+type Guard struct {
+	T         int64 // time on the run's clock
+	Epoch     int
+	Batch     int
+	Predicted int64 // the batch's predicted peak as drawn
+	Actual    int64 // the largest peak measured for what trained in its place (0: unknown)
+	Budget    int64
+	Action    string
+	// MemIndex is the number of memory points recorded before it.
+	MemIndex int
+}
+
 // Layer is the staleness of one layer's histories, accumulated over its
 // stale events, and the last history error measured at a refresh.
 type Layer struct {
@@ -199,6 +215,9 @@ type Run struct {
 	// Epochs is the configured number of epochs (config's "epochs"; 0 if
 	// it does not say).
 	Epochs int
+	// Budget is the configured memory budget in bytes (config's
+	// "mem_budget"; 0 if it sets none): known before any mem event.
+	Budget int64
 	// World is the number of ranks of a distributed run (0 or 1: one
 	// process). Its ranks' mem events of one batch make one memory point,
 	// the largest, and their metric values of one batch one value, the
@@ -218,11 +237,22 @@ type Run struct {
 	// a truncated journal), set by the Set.
 	Err error
 
+	// Stored is the run's status as the session store tells it
+	// (sessions.RunState: crashed for a run whose writer died without
+	// run_end, as the session list says), StoredError its error; set
+	// with Set.SetStored, kept across a replay's restart. Drained is set
+	// once a replay has delivered every event of the run: a run without
+	// run_end then has the stored status.
+	Stored      string
+	StoredError string
+	Drained     bool
+
 	Stages Names // span names
 	Lanes  Names // span lanes
 	Spans  Spans
 	Mem    Mem
-	OOMs   []OOM
+	OOMs   []OOM   // failed allocations
+	Guards []Guard // the memory guard's actions (not OOMs)
 	Layers []Layer // staleness per layer index
 	// Metrics in order of first appearance; Metric finds one by name.
 	Metrics []*Series
@@ -274,9 +304,8 @@ func (r *Run) Add(e *profile.Event) {
 		m.Predicted = append(m.Predicted, e.Predicted)
 		m.MaxPeak = max(m.MaxPeak, e.Peak)
 		m.MaxBudget = max(m.MaxBudget, e.Budget)
-	case profile.TypeOOM:
-		r.OOMs = append(r.OOMs, OOM{T: r.Now, Epoch: e.Epoch, Batch: e.Batch, Requested: e.Requested,
-			Live: e.Live, Budget: e.Budget, Action: e.Action, MemIndex: r.Mem.Len()})
+	case profile.TypeOOM, profile.TypeGuard:
+		r.addOOM(e)
 	case profile.TypeStale:
 		l := r.layer(e.Layer)
 		if l == nil {
@@ -330,7 +359,7 @@ func (r *Run) Add(e *profile.Event) {
 		if e.Run != "" && r.Name == "" {
 			r.Name = e.Run
 		}
-		r.Epochs = configEpochs(e.Config)
+		r.Epochs, r.Budget = configEpochs(e.Config), configBudget(e.Config)
 		r.World = e.World
 		r.Adjusted = e.Adjusted
 	case profile.TypeRunEnd:
@@ -340,6 +369,23 @@ func (r *Run) Add(e *profile.Event) {
 			r.Status = profile.StatusOK
 		}
 	}
+}
+
+// addOOM digests an oom or guard event: a guard action (also an older
+// journal's oom event with one, see profile.Event.Kind) is a Guard, never
+// an OOM.
+func (r *Run) addOOM(e *profile.Event) {
+	if e.Kind() != profile.TypeGuard {
+		r.OOMs = append(r.OOMs, OOM{T: r.Now, Epoch: e.Epoch, Batch: e.Batch, Requested: e.Requested,
+			Live: e.Live, Budget: e.Budget, Action: e.Action, MemIndex: r.Mem.Len()})
+		return
+	}
+	pred := e.Predicted
+	if e.T == profile.TypeOOM {
+		pred = e.Requested
+	}
+	r.Guards = append(r.Guards, Guard{T: r.Now, Epoch: e.Epoch, Batch: e.Batch, Predicted: pred, Actual: e.Actual,
+		Budget: e.Budget, Action: e.Action, MemIndex: r.Mem.Len()})
 }
 
 // maxLayers bounds the layer index a stale or hist_err event may name.
@@ -391,6 +437,36 @@ func configEpochs(cfg json.RawMessage) int {
 	return max(c.Epochs, 0)
 }
 
+// configBudget reads "mem_budget" from a run_start config: bytes, as a
+// number or a size string such as "3MiB" (0 if absent or not a size).
+func configBudget(cfg json.RawMessage) int64 {
+	if len(cfg) == 0 {
+		return 0
+	}
+	var c struct {
+		Budget json.RawMessage `json:"mem_budget"`
+	}
+	if json.Unmarshal(cfg, &c) != nil || len(c.Budget) == 0 {
+		return 0
+	}
+	var n float64
+	if json.Unmarshal(c.Budget, &n) == nil {
+		if n > 0 && n < math.MaxInt64 {
+			return int64(n)
+		}
+		return 0
+	}
+	var str string
+	if json.Unmarshal(c.Budget, &str) != nil {
+		return 0
+	}
+	b, err := units.ParseSize(str)
+	if err != nil || b < 0 {
+		return 0
+	}
+	return b
+}
+
 func clamp32(v int) int32 {
 	return int32(min(max(v, math.MinInt32), math.MaxInt32))
 }
@@ -400,7 +476,7 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // reset empties the run (a replay restarts), keeping its name and making
 // its version new.
 func (r *Run) reset() {
-	v := r.version
+	v, st, se := r.version, r.Stored, r.StoredError
 	*r = *NewRun(r.Name)
-	r.version = v + 1
+	r.version, r.Stored, r.StoredError = v+1, st, se
 }

@@ -337,3 +337,26 @@ func TestSetReplayError(t *testing.T) {
 		t.Errorf("%d events, error %v", r.Events, r.Err)
 	}
 }
+
+// The budget is known from run_start's config, before any mem event: as
+// bytes or as a size string; anything else is no budget.
+func TestConfigBudget(t *testing.T) {
+	for cfg, want := range map[string]int64{
+		`{"mem_budget":3145728}`:  3 << 20,
+		`{"mem_budget":"3MiB"}`:   3 << 20,
+		`{"mem_budget":0}`:        0,
+		`{"mem_budget":-5}`:       0,
+		`{"mem_budget":"lots"}`:   0,
+		`{"mem_budget":[1]}`:      0,
+		`{"epochs":3}`:            0,
+		`not json`:                0,
+		`{"mem_budget":1e300}`:    0,
+		`{"mem_budget":"0.5KiB"}`: 512,
+	} {
+		r := NewRun("r")
+		r.Add(&profile.Event{T: profile.TypeRunStart, Config: []byte(cfg)})
+		if r.Budget != want {
+			t.Errorf("%s: budget %d, want %d", cfg, r.Budget, want)
+		}
+	}
+}

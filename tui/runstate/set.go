@@ -69,6 +69,19 @@ func (s *Set) Add(i int, e *profile.Event) {
 	s.version.Add(1)
 }
 
+// SetStored records what the session store says of run i
+// (sessions.RunState's status and error; see Run.Stored).
+func (s *Set) SetStored(i int, status, errText string) {
+	s.mu.Lock()
+	if i >= 0 && i < len(s.runs) {
+		r := s.runs[i]
+		r.Stored, r.StoredError = status, errText
+		r.version++
+	}
+	s.mu.Unlock()
+	s.version.Add(1)
+}
+
 // StartLive feeds run i from sources[i] (sessions.Live, usually), each in
 // its own goroutine, until the source returns io.EOF (run_end), an error
 // (kept in the run's Err) or Close. Sources that are io.Closers are closed
@@ -144,6 +157,7 @@ func (s *Set) feedReplay(r *sessions.Replay) {
 		if errors.Is(err, io.EOF) {
 			if !idle {
 				idle = true
+				s.drained()
 				s.busy.Add(-1)
 			}
 			select {
@@ -177,6 +191,24 @@ func (s *Set) feedReplay(r *sessions.Replay) {
 			s.runs[ev.Track].Add(&ev.Event)
 		}
 		s.mu.Unlock()
+		s.version.Add(1)
+	}
+}
+
+// drained marks every run as fully replayed (a backward seek's restart
+// clears it).
+func (s *Set) drained() {
+	changed := false
+	s.mu.Lock()
+	for _, r := range s.runs {
+		if !r.Drained {
+			r.Drained = true
+			r.version++
+			changed = true
+		}
+	}
+	s.mu.Unlock()
+	if changed { // a replay poked at its end changes nothing
 		s.version.Add(1)
 	}
 }

@@ -36,7 +36,8 @@ type Row struct {
 	TrainS    float64
 	EvalS     float64
 	PeakBytes int64
-	OOMs      int64
+	OOMs      int64 // oom events: allocations that failed
+	Guards    int64 // guard events: batches the memory guard reshaped (not OOMs)
 	// Partial marks the figures of a run that stopped early (failed,
 	// aborted by an OOM, crashed, canceled: sessions.PartialStatus);
 	// Skipped of Batches training batches were skipped by a run with
@@ -63,7 +64,8 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 			EpochS: s.EpochStats.MeanS, Overlap: s.Overlap, Eff: s.Efficiency, DataWaitS: s.DataWaitS,
 			SampleS: s.Stage(profile.StageSample), TransferS: s.Stage(profile.StageTransfer),
 			TrainS: s.Stage(profile.StageTrain), EvalS: s.Stage(profile.StageEval),
-			PeakBytes: s.PeakBytes, OOMs: s.Counts[profile.TypeOOM], Straggler: s.Straggler}
+			PeakBytes: s.PeakBytes, OOMs: s.Counts[profile.TypeOOM],
+			Guards: s.Counts[profile.TypeGuard], Straggler: s.Straggler}
 		row.Done = r.EpochsDone(s)
 		if row.Total > 0 {
 			row.Done = min(row.Done, row.Total)
@@ -114,13 +116,17 @@ func Baseline(runs []*runstate.Run) int {
 	return 0
 }
 
-// Status is a run's state as the dashboard shows it: run_end's status,
-// "crashed" or "error" when its feed broke, "waiting" before run_start,
+// Status is a run's state as the dashboard shows it: run_end's status;
+// for a run without run_end that a replay has fully delivered, the
+// status the session store gives it (crashed, as the session list says);
+// "crashed" or "error" when its feed broke; "waiting" before run_start;
 // then "running" (live) or "replaying".
 func Status(r *runstate.Run, live bool) string {
 	switch {
 	case r.Ended:
 		return r.Status
+	case r.Drained && r.Stored != "":
+		return r.Stored
 	case r.Err != nil:
 		if errors.Is(r.Err, sessions.ErrWriterGone) {
 			return profile.StatusCrashed
@@ -141,6 +147,21 @@ func StatusText(r *runstate.Run, live bool) string {
 	st := Status(r, live)
 	skipped, total := sessions.SkipCounts(r.EndSummary)
 	return sessions.OutcomeText(st, r.Started && sessions.PartialStatus(st), skipped, total)
+}
+
+// Error returns what stopped a run, in full: run_end's error, else the
+// session store's for a run whose status is the store's (see Status),
+// else what broke its feed ("" for none).
+func Error(r *runstate.Run) string {
+	switch {
+	case r.Ended:
+		return r.Error
+	case r.Drained && r.Stored != "":
+		return r.StoredError
+	case r.Err != nil:
+		return r.Err.Error()
+	}
+	return ""
 }
 
 // eta estimates the run time left: the epochs left at the mean time of
@@ -300,10 +321,13 @@ func (m *Model) columns() []column {
 			}
 			return s
 		}},
-		{"sample s", 9, 10, true, func(r *Row) string { return secs(r.SampleS) }},
-		{"transf. s", 10, 11, true, func(r *Row) string { return secs(r.TransferS) }},
-		{"train s", 9, 12, true, func(r *Row) string { return secs(r.TrainS) }},
-		{"eval s", 8, 13, true, func(r *Row) string { return secs(r.EvalS) }},
+		// failed allocations and the guard's actions, apart
+		{"OOMs", 5, 10, true, func(r *Row) string { return count(r.OOMs) }},
+		{"guard", 6, 11, true, func(r *Row) string { return count(r.Guards) }},
+		{"sample s", 9, 12, true, func(r *Row) string { return secs(r.SampleS) }},
+		{"transf. s", 10, 13, true, func(r *Row) string { return secs(r.TransferS) }},
+		{"train s", 9, 14, true, func(r *Row) string { return secs(r.TrainS) }},
+		{"eval s", 8, 15, true, func(r *Row) string { return secs(r.EvalS) }},
 	}
 	for _, r := range m.Rows {
 		if r.Straggler > 0 {
@@ -313,6 +337,14 @@ func (m *Model) columns() []column {
 		}
 	}
 	return cols
+}
+
+// count shows a count, "-" for none.
+func count(n int64) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func fixed(f float64) string {
@@ -331,10 +363,13 @@ const (
 
 func (m *Model) render(focus int) []string {
 	cols := m.columns()
-	// keep columns by priority while they fit; progress takes what is left
+	// keep columns by priority while they fit, none after the first that
+	// does not (a narrow column must not take progress' room); progress
+	// takes what is left
 	keep := make([]bool, len(cols))
 	used := 0
-	for p := 0; p < len(cols); p++ {
+	full := false
+	for p := 0; p < len(cols) && !full; p++ {
 		for i, c := range cols {
 			if c.prio != p {
 				continue
@@ -346,6 +381,8 @@ func (m *Model) render(focus int) []string {
 			if used+w+1 <= m.w || p == 0 {
 				keep[i] = true
 				used += w + 1
+			} else {
+				full = true
 			}
 		}
 	}

@@ -97,13 +97,63 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// A run whose worker was killed (no run_end) is crashed in a replay, as
+// the session list says, once the replay has delivered its journal; its
+// store's error shows in full. A run_end's status is the run's own.
+func TestStatusFromStore(t *testing.T) {
+	r := runstate.NewRun("x")
+	r.Stored, r.StoredError = profile.StatusCrashed, "no run_end in the imported journal"
+	r.Add(&profile.Event{T: profile.TypeRunStart})
+	if s := Status(r, false); s != "replaying" {
+		t.Errorf("replaying, not yet at the journal's end: %s", s)
+	}
+	r.Drained = true
+	if s, e := Status(r, false), Error(r); s != profile.StatusCrashed || e != r.StoredError {
+		t.Errorf("replayed to the end: status %q error %q", s, e)
+	}
+	r.Add(&profile.Event{T: profile.TypeRunEnd, Status: profile.StatusFailed, Error: "data: bad header"})
+	if s, e := Status(r, false), Error(r); s != profile.StatusFailed || e != "data: bad header" {
+		t.Errorf("with run_end: status %q error %q", s, e)
+	}
+	for _, st := range []string{profile.StatusCanceled, profile.StatusFailed, profile.StatusOOM} {
+		r := runstate.NewRun("y")
+		r.Add(&profile.Event{T: profile.TypeRunStart})
+		r.Add(&profile.Event{T: profile.TypeRunEnd, Status: st})
+		if Status(r, true) != st || Status(r, false) != st {
+			t.Errorf("%s: live %q, replay %q", st, Status(r, true), Status(r, false))
+		}
+	}
+}
+
+// Guard actions are counted apart from OOMs, also an older journal's
+// (an oom event with a guard action).
+func TestFiguresGuardsApart(t *testing.T) {
+	r, _ := epochs("guarded", 2, 1, 0.5)
+	for _, e := range []profile.Event{
+		{T: profile.TypeGuard, Action: profile.ActionSplit, Predicted: 9 << 20, Actual: 5 << 20, Budget: 8 << 20},
+		{T: profile.TypeOOM, Action: profile.ActionCut, Requested: 9 << 20, Budget: 8 << 20},
+		{T: profile.TypeOOM, Action: profile.ActionSkip, Requested: 1 << 20, Live: 8 << 20, Budget: 8 << 20},
+	} {
+		r.Add(&e)
+	}
+	rows := Figures([]*runstate.Run{r}, []profile.Summary{r.Summary()}, true)
+	if rows[0].OOMs != 1 || rows[0].Guards != 2 {
+		t.Errorf("OOMs %d, guard %d: want 1 and 2", rows[0].OOMs, rows[0].Guards)
+	}
+	if len(r.OOMs) != 1 || len(r.Guards) != 2 || r.Guards[1].Predicted != 9<<20 {
+		t.Errorf("run: OOMs %+v, guards %+v", r.OOMs, r.Guards)
+	}
+}
+
 func render(opts common.Options, w int) string {
 	base, _ := epochs("baseline", 4, 2, 0.8)
 	end := profile.Event{T: profile.TypeRunEnd, Status: "ok"}
 	base.Add(&end)
 	opt, _ := epochs("optimized", 2, 0.5, 0.7)
-	oom := profile.Event{T: profile.TypeOOM}
-	opt.Add(&oom)
+	for _, e := range []profile.Event{{T: profile.TypeOOM, Action: profile.ActionSkip},
+		{T: profile.TypeGuard, Action: profile.ActionSplit}, {T: profile.TypeGuard, Action: profile.ActionCut}} {
+		opt.Add(&e)
+	}
 	m := New(common.New(nil, opts), true)
 	m.SetSize(w, 3)
 	return m.View([]*runstate.Run{base, opt}, 1)

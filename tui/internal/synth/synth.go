@@ -21,7 +21,16 @@ type Options struct {
 	Layers   int   // > 0: a stale event per batch and layer
 	Budget   int64 // memory budget in bytes (0: 1 GiB)
 	OOMEvery int   // > 0: an oom event (action skip) every OOMEvery batches
-	Seed     uint64
+	// GuardEvery > 0: the memory guard splits every GuardEvery-th batch
+	// (a guard event, predicted over the budget, actual under it; never
+	// an oom event).
+	GuardEvery int
+	// EvalChunks > 0: each epoch's evaluation records that many eval
+	// mem events (inference chunks).
+	EvalChunks int
+	// Status and Error are run_end's (default: ok, no error).
+	Status, Error string
+	Seed          uint64
 	// Cut stops the run after this many batches in all, without run_end
 	// (0: the whole run, ended by run_end).
 	Cut int
@@ -66,7 +75,11 @@ func Generate(o Options, fn func(e *profile.Event)) {
 	}
 	g.now = math.MaxInt64
 	g.flush()
-	g.emit(profile.Event{T: profile.TypeRunEnd, Status: profile.StatusOK})
+	status := o.Status
+	if status == "" {
+		status = profile.StatusOK
+	}
+	g.emit(profile.Event{T: profile.TypeRunEnd, Status: status, Error: o.Error})
 }
 
 // generator is the state of one Generate call.
@@ -169,14 +182,17 @@ func (g *generator) train(ep, b int) {
 	g.flush()
 }
 
-// afterBatch writes batch b's memory event, an oom event when one is due,
-// its loss and a stale event per layer.
+// afterBatch writes batch b's memory event, an oom or guard event when
+// one is due, its loss and a stale event per layer.
 func (g *generator) afterBatch(ep, b int) {
 	o := g.o
 	peak := int64(float64(o.Budget) * (0.55 + 0.3*g.rng.Float64()))
 	g.emit(profile.Event{T: profile.TypeMem, Epoch: ep, Batch: b, Phase: profile.PhaseTrain, Peak: peak, Live: peak / 3, Budget: o.Budget, Predicted: peak + peak/20})
 	if o.OOMEvery > 0 && g.total%o.OOMEvery == 0 {
 		g.emit(profile.Event{T: profile.TypeOOM, Epoch: ep, Batch: b, Requested: o.Budget / 4, Live: o.Budget, Budget: o.Budget, Action: profile.ActionSkip})
+	}
+	if o.GuardEvery > 0 && g.total%o.GuardEvery == 0 {
+		g.emit(profile.Event{T: profile.TypeGuard, Epoch: ep, Batch: b, Predicted: o.Budget + o.Budget/4, Actual: peak, Budget: o.Budget, Action: profile.ActionSplit})
 	}
 	g.loss = g.loss*0.9995 + 0.0002
 	g.emit(profile.Event{T: profile.TypeMetric, Name: "batch_loss", Epoch: ep, Batch: b, Value: g.loss * (0.9 + 0.2*g.rng.Float64())})
@@ -188,7 +204,7 @@ func (g *generator) afterBatch(ep, b int) {
 
 // endEpoch writes epoch ep's evaluation span (on the compute lane in a
 // baseline run, overlapped on the eval lane in a pipelined one), its
-// metrics and a history-error event per layer.
+// chunks' mem events, its metrics and a history-error event per layer.
 func (g *generator) endEpoch(ep int) {
 	o := g.o
 	lane := profile.LaneCompute
@@ -204,6 +220,10 @@ func (g *generator) endEpoch(ep int) {
 		g.deferred = append(g.deferred, profile.Event{T: profile.TypeSpan, Name: profile.StageEval, Lane: lane, Epoch: ep, Batch: -1, Start: evalStart, Dur: d})
 	}
 	g.flush()
+	for c := 0; c < o.EvalChunks; c++ {
+		peak := int64(float64(o.Budget) * (0.3 + 0.1*g.rng.Float64()))
+		g.emit(profile.Event{T: profile.TypeMem, Epoch: ep, Batch: c, Phase: profile.PhaseEval, Peak: peak, Live: peak / 2, Budget: o.Budget, Predicted: peak + peak/10})
+	}
 	acc := 1 - 0.5*math.Exp(-float64(ep)/3)
 	g.emit(profile.Event{T: profile.TypeMetric, Name: "loss", Epoch: ep, Batch: -1, Value: g.loss})
 	g.emit(profile.Event{T: profile.TypeMetric, Name: "train_acc", Epoch: ep, Batch: -1, Value: acc})

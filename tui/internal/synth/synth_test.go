@@ -22,6 +22,7 @@ func TestGenerate(t *testing.T) {
 		{Run: "baseline", Epochs: 3, Batches: 20, Seed: 1},
 		{Run: "pipelined", Epochs: 4, Batches: 30, Samplers: 3, Layers: 2, OOMEvery: 7, Seed: 2},
 		{Run: "cut", Epochs: 5, Batches: 10, Samplers: 2, Layers: 1, Cut: 23, Seed: 3},
+		{Run: "guarded", Epochs: 3, Batches: 20, GuardEvery: 4, EvalChunks: 3, Status: profile.StatusFailed, Error: "boom", Seed: 4},
 	} {
 		t.Run(o.Run, func(t *testing.T) {
 			evs := collect(o)
@@ -54,6 +55,28 @@ func TestGenerate(t *testing.T) {
 			if o.OOMEvery > 0 && count[profile.TypeOOM] != batches/o.OOMEvery {
 				t.Errorf("%d oom events, want %d", count[profile.TypeOOM], batches/o.OOMEvery)
 			}
+			wantGuard := 0
+			if o.GuardEvery > 0 {
+				wantGuard = batches / o.GuardEvery
+			}
+			if count[profile.TypeGuard] != wantGuard {
+				t.Errorf("%d guard events, want %d", count[profile.TypeGuard], wantGuard)
+			}
+			if o.OOMEvery == 0 && count[profile.TypeOOM] != 0 {
+				t.Errorf("%d oom events without OOMEvery", count[profile.TypeOOM])
+			}
+			evalMem := 0
+			for _, e := range evs {
+				if e.T == profile.TypeMem && e.Phase == profile.PhaseEval {
+					evalMem++
+				}
+				if e.T == profile.TypeGuard && (e.Predicted <= e.Budget || e.Actual <= 0 || e.Actual > e.Budget) {
+					t.Errorf("guard event %+v: predicted over the budget, actual under it", e)
+				}
+			}
+			if o.Cut == 0 && evalMem != o.Epochs*o.EvalChunks {
+				t.Errorf("%d eval mem events, want %d", evalMem, o.Epochs*o.EvalChunks)
+			}
 			if count[profile.TypeStale] != batches*o.Layers {
 				t.Errorf("%d stale events, want %d", count[profile.TypeStale], batches*o.Layers)
 			}
@@ -64,6 +87,8 @@ func TestGenerate(t *testing.T) {
 				}
 			} else if last != profile.TypeRunEnd || count[profile.TypeHistErr] != o.Epochs*o.Layers {
 				t.Errorf("last event %q, %d hist_err events", last, count[profile.TypeHistErr])
+			} else if end := evs[len(evs)-1]; o.Status != "" && (end.Status != o.Status || end.Error != o.Error) {
+				t.Errorf("run_end %+v, want status %q error %q", end, o.Status, o.Error)
 			}
 		})
 	}
