@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,25 +47,31 @@ func TestTrainHugeHiddenFails(t *testing.T) {
 	}
 }
 
-// TestRunSpecHugeHiddenFails: through the worker, the run ends failed with
-// the estimate in its journal's run_end, not crashed without a message.
+// TestRunSpecHugeHiddenRefused: a spec whose model cannot fit the budget
+// whatever the dataset is refused at launch, naming the spec and giving
+// the estimate, before any session exists.
+func TestRunSpecHugeHiddenRefused(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("GNNSCOPE_HOME", home)
+	spec := writeHugeSpec(t, 100000000)
+	_, _, err := clitest.Run(t, "run", "--spec", spec, "--wait", "--json", "-q")
+	want := spec + `: variant "wide": model: sage with hidden 100000000 needs about`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "more than the memory budget of 1.0 GiB") {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "sessions")); len(entries) != 0 {
+		t.Errorf("a session was made: %v", entries)
+	}
+}
+
+// TestRunSpecHugeHiddenFails: a model that fits the budget for the least
+// dataset but not for the real one passes the launch; through the worker,
+// the run ends failed with the estimate in its journal's run_end, not
+// crashed without a message.
 func TestRunSpecHugeHiddenFails(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("GNNSCOPE_HOME", home)
-	spec := filepath.Join(t.TempDir(), "huge.toml")
-	if err := os.WriteFile(spec, []byte(`
-name = "huge"
-data = "synth-tiny"
-[train]
-model = "sage"
-hidden = 100000000
-epochs = 1
-threads = 1
-mem_budget = "1GiB"
-[variants.wide]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeHugeSpec(t, 2000000)
 	out, stderr, _ := clitest.Run(t, "run", "--spec", spec, "--wait", "--json", "-q")
 	var tab runner.Table
 	if err := json.Unmarshal([]byte(out), &tab); err != nil {
@@ -78,7 +85,30 @@ mem_budget = "1GiB"
 		t.Fatal(err)
 	}
 	last := evs[len(evs)-1]
-	if last.T != profile.TypeRunEnd || last.Status != profile.StatusFailed || last.Error != hugeSAGE+"memory budget of 1.0 GiB" {
+	want := "model: sage with hidden 2000000 needs about 2.4 GiB for its parameters and Adam state (2 layers, 32 inputs), more than the memory budget of 1.0 GiB"
+	if last.T != profile.TypeRunEnd || last.Status != profile.StatusFailed || last.Error != want {
 		t.Fatalf("last event %+v", last)
 	}
+}
+
+// writeHugeSpec writes a spec of one variant, "wide": GraphSAGE of the
+// given hidden width on synth-tiny under a budget of 1 GiB.
+func writeHugeSpec(t *testing.T, hidden int) string {
+	t.Helper()
+	spec := filepath.Join(t.TempDir(), "huge.toml")
+	text := fmt.Sprintf(`
+name = "huge"
+data = "synth-tiny"
+[train]
+model = "sage"
+hidden = %d
+epochs = 1
+threads = 1
+mem_budget = "1GiB"
+[variants.wide]
+`, hidden)
+	if err := os.WriteFile(spec, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }
