@@ -143,8 +143,8 @@ def npz_cases():
     npz("npz-ok.npz", npz_members())
     case("npz-ok", "-", st, "ok", "-", "control: a valid 200-node gnn-benchmark npz")
     for cid, shape, what in [
-        ("npz-attr-shape-65g", (2708, 6_000_000), "F2: attr_shape (2708, 6e6) asks for 65 GB of features"),
-        ("npz-attr-shape-10g", (2708, 1_000_000), "F2: attr_shape (2708, 1e6) asks for 10.8 GB"),
+        ("npz-attr-shape-48g", (G["n"], 60_000_000), "F2: attr_shape (200, 6e7): 600 stored values ask for 48 GB of dense features"),
+        ("npz-attr-shape-8g", (G["n"], 10_000_000), "F2: attr_shape (200, 1e7) asks for 8 GB"),
         ("npz-shape-overflow", (2**62, 2**62), "attr_shape whose product overflows int64"),
     ]:
         npz(cid + ".npz", npz_members(attr_shape=npy("<i8", (2,), arr("q", list(shape)))))
