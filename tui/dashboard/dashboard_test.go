@@ -304,3 +304,22 @@ func TestFrameCache(t *testing.T) {
 		t.Error("a new event did not redraw")
 	}
 }
+
+// TestReplayShowsSkippedGap: a span dated a year after the one before it
+// is not waited for (sessions.DefaultMaxWait caps every wait); the replay
+// bar says how much time was skipped.
+func TestReplayShowsSkippedGap(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	evs := []profile.Event{
+		{T: profile.TypeRunStart, V: profile.SchemaVersion, Run: "late"},
+		{T: profile.TypeSpan, Name: profile.StageTrain, Lane: profile.LaneCompute, Epoch: 1, Start: 0, Dur: int64(time.Second)},
+		{T: profile.TypeSpan, Name: profile.StageEval, Lane: profile.LaneCompute, Epoch: 1, Start: int64(year), Dur: int64(time.Second)},
+	}
+	m, clock := replayModel(t, common.Options{NoColor: true}, 120, 30, []sessions.Track{{Run: "late", Events: evs}}, sessions.ReplayOptions{})
+	clock.SetAutoAdvance(true)
+	waitEvents(t, m, int64(len(evs)))
+	waitDrained(t, m)
+	if bar := firstLine(m.View()); !strings.Contains(bar, "gaps skipped 8759h") {
+		t.Errorf("replay bar: %s", bar)
+	}
+}

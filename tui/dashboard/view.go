@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/memchart"
 	"github.com/gnnscope/gnnscope/tui/metricchart"
@@ -194,6 +195,10 @@ func (m *Model) replayBar(w int) string {
 			full := int(float64(bw) * float64(pos) / float64(dur))
 			b.WriteString("  " + st.OK.Render(strings.Repeat(st.Glyphs.Full, full)) +
 				st.Muted.Render(strings.Repeat(st.Glyphs.HLine, bw-full)))
+		}
+		// waits are capped (sessions.DefaultMaxWait): say how much was skipped
+		if sk := m.replay.Skipped(); sk > 0 {
+			b.WriteString(st.Muted.Render("  gaps skipped " + units.Duration(sk)))
 		}
 	}
 	if m.status != "" {
