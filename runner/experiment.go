@@ -68,6 +68,9 @@ type Experiment struct {
 	NoCache bool         `json:"no_cache,omitempty"`
 	Split   Split        `json:"split"`
 	Train   train.Config `json:"train"`
+	// Repeats runs every variant this many times, interleaved ABBA-style
+	// (0 and 1: once); LaunchOptions.Repeats, when set, takes precedence.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // NewExperiment returns an experiment on data with the default split and
@@ -97,6 +100,9 @@ func (e Experiment) Validate() error {
 	}
 	if err := e.Train.Validate(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
+	}
+	if e.Repeats < 0 || e.Repeats > MaxRuns {
+		return fmt.Errorf("experiment: repeats must be between 1 and %d, got %d", MaxRuns, e.Repeats)
 	}
 	return nil
 }

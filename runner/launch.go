@@ -112,7 +112,11 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 	if err := checkLaunch(exp, resolved, opts.Dir); err != nil {
 		return nil, err
 	}
-	runs, runVariants, err := repeatRuns(resolved, opts.Repeats)
+	repeats := opts.Repeats
+	if repeats == 0 {
+		repeats = exp.Repeats
+	}
+	runs, runVariants, err := repeatRuns(resolved, repeats)
 	if err != nil {
 		return nil, err
 	}

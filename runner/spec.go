@@ -28,6 +28,7 @@ type specFile struct {
 	Split    specSplit                 `toml:"split"`
 	Train    map[string]any            `toml:"train"`
 	Variants map[string]map[string]any `toml:"variants"`
+	Repeats  *int64                    `toml:"repeats"`
 }
 
 // decodeErrRE matches the decoder's type errors.
@@ -46,7 +47,7 @@ type specSplit struct {
 }
 
 // specTopKeys are the keys and tables a spec may have at its top level.
-var specTopKeys = []string{"name", "data", "no_cache", "split", "train", "variants"}
+var specTopKeys = []string{"name", "data", "no_cache", "repeats", "split", "train", "variants"}
 
 // LoadSpec reads and checks a spec file (see ParseSpec).
 func LoadSpec(path string) (*Spec, error) {
@@ -61,6 +62,7 @@ func LoadSpec(path string) (*Spec, error) {
 //
 //	name = "sage on synth-small"
 //	data = "synth-small"           # dataset reference, as --data
+//	repeats = 3                    # optional: runs of every variant, interleaved (as --repeats)
 //	[split]                        # optional: mode (auto, per-class, frac), per_class,
 //	mode = "auto"                  # num_valid, num_test, train_frac, valid_frac, seed
 //	[train]                        # any train.Config key (JSON names)
@@ -118,6 +120,12 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 		}
 		seed := uint64(*sp.Seed)
 		exp.Split.Seed = &seed
+	}
+	if f.Repeats != nil {
+		if *f.Repeats < 1 || *f.Repeats > MaxRuns {
+			return nil, fmt.Errorf("%s: repeats must be between 1 and %d, got %d", where(name, src, toml.Key{"repeats"}), MaxRuns, *f.Repeats)
+		}
+		exp.Repeats = int(*f.Repeats)
 	}
 	spec := &Spec{Experiment: exp}
 	var errs []error

@@ -170,3 +170,22 @@ func TestParseSpecDecodeErrorsWrap(t *testing.T) {
 		t.Errorf("syntax error %q does not wrap toml.ParseError or name the line", err)
 	}
 }
+
+// TestParseSpecRepeats: a spec's top-level repeats sets the experiment's
+// (which Launch uses when no --repeats is given); out of range it is an
+// error naming the line.
+func TestParseSpecRepeats(t *testing.T) {
+	sp, err := ParseSpec("r.toml", []byte("data = \"synth-tiny\"\nrepeats = 3\n[train]\nmodel = \"sage\"\n"))
+	if err != nil || sp.Experiment.Repeats != 3 {
+		t.Fatalf("repeats = 3: %+v, %v", sp, err)
+	}
+	for _, bad := range []string{"0", "-2", "5000"} {
+		_, err := ParseSpec("r.toml", []byte("data = \"synth-tiny\"\nrepeats = "+bad+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "r.toml:2: repeats must be between 1 and 4096") {
+			t.Errorf("repeats = %s: %v", bad, err)
+		}
+	}
+	if err := (Experiment{Data: "synth-tiny", Split: DefaultSplit(), Train: NewExperiment("synth-tiny", "sage").Train, Repeats: -1}).Validate(); err == nil {
+		t.Error("an experiment of -1 repeats validates")
+	}
+}

@@ -407,3 +407,38 @@ func TestExternalRefused(t *testing.T) {
 		t.Errorf("a refused run created sessions: %v", ents)
 	}
 }
+
+// TestSpecRepeats: a spec's repeats = 2 runs every variant twice; an
+// explicit --repeats takes precedence over it.
+func TestSpecRepeats(t *testing.T) {
+	dir := t.TempDir()
+	ok := script(t, dir, "ok", journalLines)
+	spec := filepath.Join(dir, "r.toml")
+	if err := os.WriteFile(spec, []byte("repeats = 2\n[variants.mine]\ncmd = \""+ok+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"mine.r1", "mine.r2"}},
+		{[]string{"--repeats", "1"}, []string{"mine"}},
+	} {
+		t.Setenv("GNNSCOPE_HOME", t.TempDir())
+		out, stderr, err := clitest.Run(t, append([]string{"run", "--spec", spec, "--wait", "--json"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, stderr)
+		}
+		var tab runner.Table
+		if err := json.Unmarshal([]byte(out), &tab); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var got []string
+		for _, r := range tab.Runs {
+			got = append(got, r.Run)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v: runs %v, want %v", c.args, got, c.want)
+		}
+	}
+}

@@ -74,7 +74,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
 	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat; default name "+runner.DefaultExternalName+")")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
-	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times")
+	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	return cmd
 }
 
@@ -107,7 +107,10 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Repeats: opts.Repeats, Warn: opts.IO.ErrOut})
+	if opts.Train.Changed["repeats"] {
+		exp.Repeats = opts.Repeats // over the spec's repeats
+	}
+	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Warn: opts.IO.ErrOut})
 	if err != nil {
 		if s != nil {
 			return fmt.Errorf("session %s (%s): %w", s.ID(), s.Dir(), err)
@@ -278,7 +281,8 @@ crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
 --cmd alone runs only the commands; with --variants or --spec they run
 beside the engine's variants in one session.
 
---repeats N runs every variant N times, named NAME.r1 ... NAME.rN, the
+--repeats N (or a spec's top-level repeats = N, or the workbench form's
+Repeats) runs every variant N times, named NAME.r1 ... NAME.rN, the
 repeats interleaved ABBA-style (odd repeats in the order given, even ones
 reversed: A B, B A, A B ...) so that drift hits every variant alike. Each
 variant's epoch time is then the median over its repeats of each repeat's

@@ -93,6 +93,11 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 		}
 	}
 	exp.Train = cfg
+	if r, err := strconv.Atoi(m.value(FieldRepeats)); err != nil || r < 1 || r > runner.MaxRuns {
+		errs[FieldRepeats] = fmt.Sprintf("a whole number from 1 to %d", runner.MaxRuns)
+	} else if r > 1 {
+		exp.Repeats = r
+	}
 	baseOK := len(errs) == 0
 	var variants []runner.Variant
 	params, pipeErr := m.variantParams()
@@ -179,9 +184,10 @@ func (m *Model) Spec(exp runner.Experiment, variants []runner.Variant) ([]byte, 
 	var b bytes.Buffer
 	b.WriteString("# written by the gnnscope workbench; rerun with: gnnscope run --spec spec.toml\n")
 	top, err := toml.Marshal(struct {
-		Name string `toml:"name,omitempty"`
-		Data string `toml:"data"`
-	}{exp.Name, exp.Data})
+		Name    string `toml:"name,omitempty"`
+		Data    string `toml:"data"`
+		Repeats int    `toml:"repeats,omitzero"`
+	}{exp.Name, exp.Data, exp.Repeats})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ const (
 	FieldBudget   = "mem_budget"
 	FieldWorkers  = "workers"
 	FieldPrefetch = "prefetch"
+	FieldRepeats  = "repeats"
 	FieldLaunch   = "launch"
 )
 
@@ -91,6 +92,7 @@ func New(c *common.Common, l launch.Launcher) *Model {
 		in(FieldBudget, "Memory budget", "", "", "512MiB, 0.1G...; empty = none"),
 		in(FieldWorkers, "Sampler workers", "2", "", "for optimized and pipelined"),
 		in(FieldPrefetch, "Prefetch", "4", "", "batches waiting, at most"),
+		in(FieldRepeats, "Repeats", "1", "", "runs per variant; 3+ give intervals"),
 	}
 	m.setModelDefaults()
 	for _, v := range runner.Builtins() {

@@ -205,6 +205,9 @@ func TestLaunch(t *testing.T) {
 	hs.focus(FieldEpochs)
 	hs.clear()
 	hs.press("7")
+	hs.focus(FieldRepeats)
+	hs.clear()
+	hs.press("3")
 	hs.focus("variant.overlap-eval")
 	hs.press("space")
 	hs.focus(FieldLaunch)
@@ -213,7 +216,7 @@ func TestLaunch(t *testing.T) {
 		t.Fatalf("launched %d times (errors %v)", len(hs.launched), hs.m.Errors())
 	}
 	exp := hs.launched[0]
-	if exp.Name != "my experiment" || exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != 7 || !slices.Equal(exp.Train.Fanouts, []int{25, 10}) {
+	if exp.Name != "my experiment" || exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != 7 || !slices.Equal(exp.Train.Fanouts, []int{25, 10}) || exp.Repeats != 3 {
 		t.Errorf("experiment %+v", exp)
 	}
 	names := []string{}
@@ -241,7 +244,7 @@ func TestLaunch(t *testing.T) {
 	if err != nil {
 		t.Fatalf("spec does not parse: %v\n%s", err, spec)
 	}
-	if parsed.Experiment.Train.Epochs != 7 || parsed.Experiment.Data != "synth-tiny" || len(parsed.Variants) != 3 {
+	if parsed.Experiment.Train.Epochs != 7 || parsed.Experiment.Data != "synth-tiny" || parsed.Experiment.Repeats != 3 || len(parsed.Variants) != 3 {
 		t.Errorf("spec read back: %+v\n%s", parsed, spec)
 	}
 	for i, v := range parsed.Variants {

@@ -37,7 +37,7 @@ func (m *Model) lines() ([]string, []int) {
 	for i, f := range m.fields {
 		if f.kind == toggle && !sectionShown {
 			sectionShown = true
-			out = append(out, "", st.Header.Render("Variants")+st.Muted.Render("  (one run each; space toggles)"))
+			out = append(out, "", st.Header.Render("Variants")+st.Muted.Render("  (Repeats runs each; space toggles)"))
 		}
 		if f.kind == button {
 			out = append(out, "")
