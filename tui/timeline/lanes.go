@@ -7,19 +7,25 @@ import (
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
-// lanes draws one row per lane: its label, a rule and the cells.
-func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 int64) []string {
+// lanes draws one row per lane: its label, a rule and the cells. marks,
+// when not nil, are OOM marks drawn over the first row's cells (when the
+// OOM row of their own finds no room).
+func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 int64, marks []bool) []string {
 	nst := min(r.Stages.Len(), maxStages)
 	g := newGrid(t0, t1, pw)
 	cov := m.coverage(r, lanes, &g, nst)
 	p := m.stagePaint(r, nst)
-	w := &rowWriter{pens: p.pens}
+	w := &rowWriter{pens: p.pens, markPen: draw.PenOf(m.styles.OOM), markGlyph: m.styles.Glyphs.OOM}
 	vline := m.styles.Glyphs.VLine
 	out := make([]string, len(lanes))
 	for row, id := range lanes {
 		w.b.Reset()
 		w.b.WriteString(draw.PadRight(LaneLabel(r.Lanes.Name(id)), labelW))
 		w.b.WriteString(vline)
+		w.marks = nil
+		if row == 0 {
+			w.marks = marks
+		}
 		w.cells(cov[row*pw*nst:(row+1)*pw*nst], &g, &p)
 		out[row] = w.b.String()
 	}
@@ -159,6 +165,11 @@ type rowWriter struct {
 	b, run strings.Builder
 	cur    int // stage slot of the pending run, or -1 for blanks
 	pens   []draw.Pen
+	// marks, when not nil, are the cells drawn as markGlyph in markPen
+	// over whatever they hold
+	marks     []bool
+	markPen   draw.Pen
+	markGlyph string
 }
 
 // cells writes a lane's cells, given its coverage per cell and stage slot:
@@ -168,6 +179,12 @@ func (w *rowWriter) cells(cov []int64, g *grid, p *stagePaint) {
 	nst := len(p.pens)
 	w.cur = -1
 	for c := range g.n {
+		if w.marks != nil && w.marks[c] {
+			w.flush()
+			w.markPen.Write(&w.b, w.markGlyph)
+			w.cur = -2 // no run: the next cell starts one
+			continue
+		}
 		best, bestCov := strongest(cov[c*nst:(c+1)*nst], p.nested)
 		if best != w.cur {
 			w.flush()

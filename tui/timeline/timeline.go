@@ -258,7 +258,18 @@ func (m *Model) render(r *runstate.Run) []string {
 		out = append(out, draw.Cut(m.styles.Header.Render("Timeline")+muted.Paint(h[len("Timeline"):]), m.w, ""))
 	}
 	if laneRows > 0 && pw > 0 {
-		out = append(out, m.lanes(r, lanes[:laneRows], labelW, pw, t0, t1)...)
+		// the OOMs in the window: a row of their own, or marks over the
+		// first lane when there is no row to spare
+		marks := m.oomMarks(r, pw, t0, t1)
+		own := marks != nil && laneRows == nl && len(out)+laneRows+boolInt(axis)+boolInt(legend) < m.h
+		over := marks
+		if own {
+			over = nil
+		}
+		out = append(out, m.lanes(r, lanes[:laneRows], labelW, pw, t0, t1, over)...)
+		if own {
+			out = append(out, m.oomRow(marks, labelW))
+		}
 	} else {
 		for range laneRows {
 			out = append(out, "")
@@ -318,4 +329,45 @@ func (m *Model) legend(r *runstate.Run) string {
 		w += ew
 	}
 	return b.String()
+}
+
+// oomMarks returns the cells of the window [t0, t1] that hold a failed
+// allocation (an oom event, not a guard action), each at the time of the
+// event before it; nil when none does.
+func (m *Model) oomMarks(r *runstate.Run, pw int, t0, t1 int64) []bool {
+	var marks []bool
+	g := newGrid(t0, t1, pw)
+	for _, o := range r.OOMs {
+		if o.T < t0 || o.T > t1 {
+			continue
+		}
+		if marks == nil {
+			marks = make([]bool, pw)
+		}
+		marks[g.cell(min(o.T, t1-1))] = true
+	}
+	return marks
+}
+
+// oomRow draws OOM marks on a row labelled OOM.
+func (m *Model) oomRow(marks []bool, labelW int) string {
+	pen := draw.PenOf(m.styles.OOM)
+	var b strings.Builder
+	b.WriteString(draw.PadRight("OOM", labelW))
+	b.WriteString(m.styles.Glyphs.VLine)
+	for _, on := range marks {
+		if on {
+			b.WriteString(pen.Paint(m.styles.Glyphs.OOM))
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
@@ -199,5 +200,35 @@ func TestEmptyRun(t *testing.T) {
 	out := m.View(runstate.NewRun("waiting"))
 	if !strings.Contains(out, "no spans yet") || strings.Contains(out, "←") || len(strings.Split(out, "\n")) != 5 {
 		t.Errorf("empty run:\n%s", out)
+	}
+}
+
+// TestOOMRow: an allocation that failed is marked on a row of its own at
+// its time (an OOM-aborted run used to show no mark in the timeline); a
+// guard action is not an OOM and is not marked.
+func TestOOMRow(t *testing.T) {
+	r := handRun()
+	guard := profile.Event{T: profile.TypeGuard, Epoch: 1, Batch: 1, Predicted: 10, Actual: 9, Action: profile.ActionSplit}
+	r.Add(&guard)
+	m := newModel(common.Options{NoColor: true, ASCII: true})
+	m.SetSize(60, 9)
+	if out := m.View(r); strings.Contains(out, "OOM") {
+		t.Errorf("a guard action is marked as an OOM:\n%s", out)
+	}
+	oom := profile.Event{T: profile.TypeOOM, Epoch: 1, Batch: 2, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionAbort}
+	r.Add(&oom)
+	out := ansi.Strip(m.View(r))
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "OOM") {
+			row = l
+		}
+	}
+	// the event before the oom ends at 100 ms, the end of the window
+	if !strings.HasSuffix(strings.TrimRight(row, " "), "X") || strings.Count(row, "X") != 1 {
+		t.Errorf("OOM row %q in:\n%s", row, out)
+	}
+	if !strings.Contains(out, "sampler/0") || !strings.Contains(out, "eval") {
+		t.Errorf("the lanes are gone:\n%s", out)
 	}
 }
