@@ -15,16 +15,16 @@ import math
 # follow the wall-clock start.
 ORDER = (
     "t", "v", "run", "session", "variant", "wall", "rank", "world", "host",
-    "config", "name", "lane", "epoch", "batch", "layer", "start", "dur",
-    "ts", "phase", "peak", "live", "budget", "predicted", "used", "total",
-    "util", "requested", "action", "mean", "max", "hist", "rel_err",
-    "value", "status", "error", "summary", "attrs",
+    "config", "adjusted", "name", "lane", "epoch", "batch", "layer", "start",
+    "dur", "ts", "phase", "peak", "live", "budget", "predicted", "used",
+    "total", "util", "requested", "action", "actual", "mean", "max", "hist",
+    "rel_err", "value", "status", "error", "summary", "usage", "attrs",
 )
 
 STRINGS = frozenset(("t", "run", "session", "variant", "wall", "name",
                      "lane", "phase", "action", "status", "error"))
 FLOATS = frozenset(("util", "mean", "max", "rel_err", "value"))
-RAW = frozenset(("host", "config", "summary", "attrs"))
+RAW = frozenset(("host", "config", "adjusted", "summary", "usage", "attrs"))
 INTS = frozenset(ORDER) - STRINGS - FLOATS - RAW - {"hist"}
 
 # Fields written even when zero, per event type (profile's always()).
@@ -34,6 +34,7 @@ ALWAYS = {
     "metric": ("epoch", "batch", "value"),
     "gpu": ("ts", "used", "total", "util"),
     "oom": ("epoch", "batch", "requested", "live", "budget"),
+    "guard": ("epoch", "batch", "predicted", "actual", "budget"),
     "stale": ("epoch", "batch", "layer", "mean", "max"),
     "hist_err": ("epoch", "layer", "rel_err"),
     "run_start": ("v",),
