@@ -150,9 +150,7 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.T, err = d.str()
 		*seenT = true
 	case "v":
-		var v int64
-		v, err = d.int()
-		e.V = int(v)
+		e.V, err = d.smallInt()
 	case "run":
 		e.Run, err = d.str()
 	case "session":
@@ -162,13 +160,9 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 	case "wall":
 		e.Wall, err = d.str()
 	case "rank":
-		var v int64
-		v, err = d.int()
-		e.Rank = int(v)
+		e.Rank, err = d.smallInt()
 	case "world":
-		var v int64
-		v, err = d.int()
-		e.World = int(v)
+		e.World, err = d.smallInt()
 	case "host":
 		e.Host, err = d.host()
 	case "config":
@@ -178,17 +172,11 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 	case "lane":
 		e.Lane, err = d.str()
 	case "epoch":
-		var v int64
-		v, err = d.int()
-		e.Epoch = int(v)
+		e.Epoch, err = d.smallInt()
 	case "batch":
-		var v int64
-		v, err = d.int()
-		e.Batch = int(v)
+		e.Batch, err = d.smallInt()
 	case "layer":
-		var v int64
-		v, err = d.int()
-		e.Layer = int(v)
+		e.Layer, err = d.smallInt()
 	case "start":
 		e.Start, err = d.int()
 	case "dur":
@@ -243,6 +231,12 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		_, err = d.skip(0)
 	}
 	return err
+}
+
+// smallInt reads an integer held in an int (an epoch, a batch, a rank).
+func (d *decoder) smallInt() (int, error) {
+	v, err := d.int()
+	return int(v), err
 }
 
 // null consumes a null literal if present.
