@@ -65,11 +65,12 @@ func (t Table) Render(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	gas, uncut, ranks := false, false, false
+	gas, uncut, ranks, mem := false, false, false, false
 	for _, r := range t.Runs {
 		gas = gas || r.StaleMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
 		uncut = uncut || r.TestAccUncut != nil
 		ranks = ranks || r.Ranks > 1
+		mem = mem || r.OOMs > 0 || r.GuardActions > 0
 	}
 	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX"
 	if ranks {
@@ -78,6 +79,9 @@ func (t Table) Render(w io.Writer) error {
 	header += "\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
 	if uncut {
 		header += "\tUNCUT ACC"
+	}
+	if mem {
+		header += "\tOOMS\tGUARD"
 	}
 	if gas {
 		header += "\tSTALE MEAN\tSTALE MAX\tHIST ERR\tHIST BYTES"
@@ -112,6 +116,9 @@ func (t Table) Render(w io.Writer) error {
 		cells = append(cells, optFloat("%.4f", r.TestAcc))
 		if uncut {
 			cells = append(cells, optFloat("%.4f", r.TestAccUncut))
+		}
+		if mem { // failed allocations apart from the guard's reshaped batches
+			cells = append(cells, fmt.Sprint(r.OOMs), fmt.Sprint(r.GuardActions))
 		}
 		if gas {
 			cells = append(cells, optFloat("%.2f", r.StaleMean), optFloat("%.0f", r.StaleMax), optFloat("%.4f", r.HistoryRelErr))

@@ -35,6 +35,13 @@ func TestRunTableOutcomes(t *testing.T) {
 	rec.RunStart("optimized", s.ID(), "optimized", json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2},
 		"mem_guard off->split: memory budget 18.3MiB")
 	rec.Span(profile.StageTrain, profile.LaneCompute, 1, 0, 0, 5e8)
+	for _, e := range []profile.Event{
+		{T: profile.TypeOOM, Epoch: 1, Batch: 0, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionSkip},
+		{T: profile.TypeOOM, Epoch: 1, Batch: 1, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionSkip},
+		{T: profile.TypeGuard, Epoch: 1, Batch: 2, Predicted: 2 << 20, Actual: 1 << 19, Budget: 1 << 20, Action: profile.ActionSplit},
+	} {
+		rec.Emit(e)
+	}
 	cause := errors.New("every training batch ran out of memory: 12 of 12 batches skipped by epoch 1")
 	if err := rec.Close(profile.StatusFailed, cause, nil); err != nil {
 		t.Fatal(err)
@@ -50,6 +57,18 @@ func TestRunTableOutcomes(t *testing.T) {
 	var out bytes.Buffer
 	if err := tab.Render(&out); err != nil {
 		t.Fatal(err)
+	}
+	// failed allocations and the guard's reshaped batches, apart
+	for _, l := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case strings.HasPrefix(l, "VARIANT") && !strings.HasSuffix(l, "OOMS  GUARD"):
+			t.Errorf("header %q", l)
+		case strings.HasPrefix(l, "optimized ") && strings.Join(f[len(f)-2:], " ") != "2 1":
+			t.Errorf("optimized row %q: want 2 OOMs, 1 guard action", l)
+		case strings.HasPrefix(l, "baseline ") && strings.Join(f[len(f)-2:], " ") != "0 0":
+			t.Errorf("baseline row %q", l)
+		}
 	}
 	for _, want := range []string{
 		"ok, skipped 3 of 12 batches (25.0 %)",
