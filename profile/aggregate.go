@@ -158,8 +158,12 @@ type Aggregator struct {
 	// mean comes from it when a journal's huge means overflow staleSum.
 	staleLow float64
 	staleN   int64
-	staleMax float64
-	histErr  map[int]float64 // last finite hist_err rel_err per layer
+	// spanTotal is the sum of all span durations while it fits an int64;
+	// saturate is set once it would not (see span)
+	spanTotal int64
+	saturate  bool
+	staleMax  float64
+	histErr   map[int]float64 // last finite hist_err rel_err per layer
 }
 
 // rankAcc is the epoch accounting of one rank (of the whole run when it
@@ -243,7 +247,14 @@ func (a *Aggregator) span(e *Event) {
 		a.minStart = min(a.minStart, e.Start)
 		a.maxEnd = max(a.maxEnd, end)
 	}
-	a.stages[e.Name] = addSat(a.stages[e.Name], dur)
+	// Every stage and lane total is at most the sum of all durations, so
+	// none can overflow while that sum does not: until then each is one
+	// map update; past it, each saturates (a hostile journal's spans).
+	if a.spanTotal > math.MaxInt64-dur {
+		a.saturate = true
+	}
+	a.spanTotal += dur
+	a.addTo(a.stages, e.Name, dur)
 	rank, lane, ok := SplitRankLane(e.Lane)
 	if !ok {
 		rank = -1
@@ -267,7 +278,7 @@ func (a *Aggregator) span(e *Event) {
 	}
 	if TopLevel(e.Name) {
 		a.stagesNs = addSat(a.stagesNs, dur)
-		a.lanes[e.Lane] = addSat(a.lanes[e.Lane], dur)
+		a.addTo(a.lanes, e.Lane, dur)
 	}
 	isTrain := e.Name == StageTrain && compute
 	switch e.Name {
@@ -293,6 +304,16 @@ func (a *Aggregator) span(e *Event) {
 }
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// addTo adds d (>= 0) to m[k], saturating once the span total could
+// overflow (see span).
+func (a *Aggregator) addTo(m map[string]int64, k string, d int64) {
+	if a.saturate {
+		m[k] = addSat(m[k], d)
+		return
+	}
+	m[k] += d
+}
 
 // addSat returns a+b, or the int64 bound it passes: a hostile journal's
 // times must not wrap sums of durations around to negative ones.

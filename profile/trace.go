@@ -287,15 +287,13 @@ func cmpInt64(a, b int64) int {
 
 // appendMicros writes ns as microseconds with three decimals.
 func appendMicros(dst []byte, ns int64) []byte {
+	u := uint64(ns) // the magnitude, exact even for math.MinInt64
 	if ns < 0 {
 		dst = append(dst, '-')
-		if ns == math.MinInt64 {
-			ns++ // off by a nanosecond rather than overflow
-		}
-		ns = -ns
+		u = -u
 	}
-	dst = strconv.AppendInt(dst, ns/1000, 10)
-	frac := ns % 1000
+	dst = strconv.AppendUint(dst, u/1000, 10)
+	frac := u % 1000
 	if frac == 0 {
 		return dst
 	}
