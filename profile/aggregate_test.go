@@ -344,3 +344,25 @@ func TestRankLane(t *testing.T) {
 		}
 	}
 }
+
+// TestStageTotalsSaturate: stage and lane totals are exact one map update
+// at a time while the sum of all span durations fits an int64, and
+// saturate, never wrap negative, once it does not.
+func TestStageTotalsSaturate(t *testing.T) {
+	a := NewAggregator()
+	add := func(dur int64) {
+		a.Add(Event{T: TypeSpan, Name: StageTrain, Lane: LaneCompute, Start: 0, Dur: dur})
+	}
+	add(3)
+	add(4)
+	if s := a.Summary(); s.Stages[StageTrain] != 7e-9 || s.Lanes[LaneCompute] != 7e-9 {
+		t.Fatalf("exact totals: %v %v", s.Stages, s.Lanes)
+	}
+	for range 3 {
+		add(math.MaxInt64/2 + 1)
+	}
+	max := float64(math.MaxInt64) / 1e9
+	if s := a.Summary(); s.Stages[StageTrain] != max || s.Lanes[LaneCompute] != max {
+		t.Errorf("saturated totals: %v %v, want %v", s.Stages, s.Lanes, max)
+	}
+}

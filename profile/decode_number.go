@@ -155,7 +155,11 @@ func smallInt(tok []byte) (int64, bool) {
 	return v, true
 }
 
-func (d *decoder) ints() ([]int64, error) {
+// ints decodes an array of integers (null: nil).
+func (d *decoder) ints() ([]int64, error) { return array(d, d.int) }
+
+// array decodes a JSON array whose elements elem reads (null: nil).
+func array[T any](d *decoder, elem func() (T, error)) ([]T, error) {
 	if d.null() {
 		return nil, nil
 	}
@@ -163,7 +167,7 @@ func (d *decoder) ints() ([]int64, error) {
 		return nil, d.errf("expected an array")
 	}
 	d.i++
-	out := []int64{}
+	out := []T{}
 	d.ws()
 	if d.peek() == ']' {
 		d.i++
@@ -171,7 +175,7 @@ func (d *decoder) ints() ([]int64, error) {
 	}
 	for {
 		d.ws()
-		v, err := d.int()
+		v, err := elem()
 		if err != nil {
 			return nil, err
 		}

@@ -192,32 +192,4 @@ func intern(b []byte) string {
 }
 
 // strs decodes an array of strings (null: nil).
-func (d *decoder) strs() ([]string, error) {
-	if d.null() {
-		return nil, nil
-	}
-	if d.peek() != '[' {
-		return nil, d.errf("expected an array")
-	}
-	d.i++
-	out := []string{}
-	d.ws()
-	if d.peek() == ']' {
-		d.i++
-		return out, nil
-	}
-	for {
-		d.ws()
-		s, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-		if done, err := d.next(']'); done || err != nil {
-			if err != nil {
-				return nil, err
-			}
-			return out, nil
-		}
-	}
-}
+func (d *decoder) strs() ([]string, error) { return array(d, d.str) }

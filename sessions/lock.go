@@ -54,7 +54,14 @@ func Locked(path string) (locked, known bool) {
 		return false, false
 	}
 	defer f.Close()
-	switch err := tryLock(f, false); {
+	return probeLock(f, false)
+}
+
+// probeLock tries a lock on f (exclusive or shared) and drops it at once:
+// locked when another process holds a conflicting one; known false when
+// the try failed otherwise.
+func probeLock(f *os.File, exclusive bool) (locked, known bool) {
+	switch err := tryLock(f, exclusive); {
 	case errors.Is(err, ErrLocked):
 		return true, true
 	case err != nil:
@@ -104,12 +111,5 @@ func (s *Session) InUse() (inUse, known bool) {
 		return false, false
 	}
 	defer f.Close()
-	switch err := tryLock(f, true); {
-	case errors.Is(err, ErrLocked):
-		return true, true
-	case err != nil:
-		return false, false
-	}
-	unlockFile(f)
-	return false, true
+	return probeLock(f, true)
 }

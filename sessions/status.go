@@ -135,13 +135,22 @@ func lastEvent(path string) (*profile.Event, os.FileInfo, error) {
 // run_start) when the line is complete within its first 64 KiB: the state
 // of a journal of a newer schema is not read from its last event.
 func firstSchema(r io.ReaderAt, size int64, path string) error {
-	buf := make([]byte, min(size, 64<<10))
-	n, err := r.ReadAt(buf, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
+	var line []byte
+	for _, n := range []int64{4 << 10, 64 << 10} { // a run_start takes a few KiB
+		buf := make([]byte, min(size, n))
+		got, err := r.ReadAt(buf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		var ok bool
+		if line, _, ok = bytes.Cut(buf[:got], []byte{'\n'}); ok {
+			break
+		}
+		if line = nil; int64(got) < n {
+			break // the whole file, and no line end
+		}
 	}
-	line, _, ok := bytes.Cut(buf[:n], []byte{'\n'})
-	if !ok {
+	if line == nil {
 		return nil
 	}
 	var e profile.Event

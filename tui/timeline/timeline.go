@@ -336,13 +336,13 @@ func (m *Model) legend(r *runstate.Run) string {
 // event before it; nil when none does.
 func (m *Model) oomMarks(r *runstate.Run, pw int, t0, t1 int64) []bool {
 	var marks []bool
-	g := newGrid(t0, t1, pw)
+	var g grid
 	for _, o := range r.OOMs {
 		if o.T < t0 || o.T > t1 {
 			continue
 		}
 		if marks == nil {
-			marks = make([]bool, pw)
+			marks, g = make([]bool, pw), newGrid(t0, t1, pw)
 		}
 		marks[g.cell(min(o.T, t1-1))] = true
 	}
