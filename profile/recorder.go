@@ -153,8 +153,8 @@ func (r *Recorder) Span(name, lane string, epoch, batch int, start, dur int64) {
 		return
 	}
 	r.mu.Lock()
-	if e := r.slotLocked(); e != nil {
-		*e = Event{T: TypeSpan, Name: name, Lane: lane, Epoch: epoch, Batch: batch, Start: start, Dur: dur}
+	if e := r.slotLocked(); e != nil { // a zeroed slot: set the span's fields only
+		e.T, e.Name, e.Lane, e.Epoch, e.Batch, e.Start, e.Dur = TypeSpan, name, lane, epoch, batch, start, dur
 	}
 	r.mu.Unlock()
 }
@@ -177,7 +177,7 @@ func (r *Recorder) SpanAttrs(name, lane string, epoch, batch int, start, dur int
 	}
 	r.mu.Lock()
 	if e := r.slotLocked(); e != nil {
-		*e = Event{T: TypeSpan, Name: name, Lane: lane, Epoch: epoch, Batch: batch, Start: start, Dur: dur, Attrs: attrs}
+		e.T, e.Name, e.Lane, e.Epoch, e.Batch, e.Start, e.Dur, e.Attrs = TypeSpan, name, lane, epoch, batch, start, dur, attrs
 	}
 	r.mu.Unlock()
 }
@@ -190,7 +190,7 @@ func (r *Recorder) Mem(epoch, batch int, phase string, peak, live, budget, predi
 	}
 	r.mu.Lock()
 	if e := r.slotLocked(); e != nil {
-		*e = Event{T: TypeMem, Epoch: epoch, Batch: batch, Phase: phase, Peak: peak, Live: live, Budget: budget, Predicted: predicted}
+		e.T, e.Epoch, e.Batch, e.Phase, e.Peak, e.Live, e.Budget, e.Predicted = TypeMem, epoch, batch, phase, peak, live, budget, predicted
 	}
 	r.mu.Unlock()
 }
@@ -203,7 +203,7 @@ func (r *Recorder) Metric(name string, epoch, batch int, value float64) {
 	}
 	r.mu.Lock()
 	if e := r.slotLocked(); e != nil {
-		*e = Event{T: TypeMetric, Name: name, Epoch: epoch, Batch: batch, Value: value}
+		e.T, e.Name, e.Epoch, e.Batch, e.Value = TypeMetric, name, epoch, batch, value
 	}
 	r.mu.Unlock()
 }
@@ -235,6 +235,9 @@ func (r *Recorder) RunStart(run, session, variant string, config json.RawMessage
 
 // slotLocked returns the next free slot of the current buffer, handing a
 // full buffer to the writer first. nil after Close. r.mu must be held.
+// The slot is zeroed (buffers are made zeroed and the writer clears them
+// before it returns them), so the hot recording methods set only their
+// own fields instead of writing a whole Event.
 func (r *Recorder) slotLocked() *Event {
 	for len(r.cur) == cap(r.cur) {
 		if r.closed {
@@ -370,6 +373,7 @@ func (r *Recorder) writer() {
 			if j.evs != nil {
 				r.write(j.evs)
 				dirty = true
+				clear(j.evs) // slots are handed out zeroed (slotLocked)
 				r.mu.Lock()
 				if j.end == nil {
 					r.free = append(r.free, j.evs[:0])

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -364,5 +365,48 @@ func TestRecorderUsage(t *testing.T) {
 	err := DecodeEvent(b, &back)
 	if err != nil || back.Usage == nil || *back.Usage != *u {
 		t.Errorf("round trip of %s: %+v %v", b, back.Usage, err)
+	}
+}
+
+// TestRecorderReusedSlotsCarryNothing fills every buffer with events that
+// set many fields, then records spans, mem and metric events into the
+// reused slots: each must hold its own fields only.
+func TestRecorderReusedSlotsCarryNothing(t *testing.T) {
+	sink := &memSink{}
+	r := NewRecorder(sink, RecorderOptions{FlushInterval: time.Hour, BufferEvents: 4, Buffers: 2})
+	full := Event{T: TypeOOM, Run: "r", Adjusted: []string{"a"}, Name: "n", Lane: "l", Attrs: json.RawMessage(`{}`),
+		Phase: "p", Peak: 1, Live: 2, Budget: 3, Predicted: 4, Ts: 5, Used: 6, Total: 7, Util: 8, Requested: 9,
+		Action: ActionAbort, Actual: 10, Layer: 11, Mean: 12, Max: 13, Hist: []int64{1}, RelErr: 14, Value: 15,
+		Status: StatusOK, Error: "e", Usage: &Usage{CPUS: 1}}
+	for range 16 {
+		r.Emit(full)
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := []Event{
+		{T: TypeSpan, Name: StageTrain, Lane: LaneCompute, Epoch: 1, Batch: 2, Start: 3, Dur: 4},
+		{T: TypeSpan, Name: StageTrain, Lane: LaneCompute, Epoch: 1, Batch: 2, Start: 3, Dur: 4, Attrs: json.RawMessage(`{"k":1}`)},
+		{T: TypeMem, Epoch: 1, Batch: 2, Phase: PhaseTrain, Peak: 5, Live: 6, Budget: 7, Predicted: 8},
+		{T: TypeMetric, Name: "loss", Epoch: 1, Batch: -1, Value: 0.5},
+	}
+	for range 4 {
+		r.Span(StageTrain, LaneCompute, 1, 2, 3, 4)
+		r.SpanAttrs(StageTrain, LaneCompute, 1, 2, 3, 4, json.RawMessage(`{"k":1}`))
+		r.Mem(1, 2, PhaseTrain, 5, 6, 7, 8)
+		r.Metric("loss", 1, -1, 0.5)
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := sink.snapshot()
+	got := evs[16:]
+	if len(got) != 16 {
+		t.Fatalf("%d events after the full ones, want 16", len(got))
+	}
+	for i, e := range got {
+		if w := want[i%4]; !reflect.DeepEqual(e, w) {
+			t.Errorf("event %d = %+v, want %+v", i, e, w)
+		}
 	}
 }
