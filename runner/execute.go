@@ -15,8 +15,13 @@ import (
 // ExecOptions are the optional parts of Execute.
 type ExecOptions struct {
 	// Recorder receives the run's spans and metrics (nil: none). Execute
-	// neither starts (RunStart) nor closes it.
+	// neither starts (RunStart) nor closes it: OnStart is the moment to
+	// start it.
 	Recorder *profile.Recorder
+	// OnStart, if set, is called once before anything is recorded, with
+	// the engine's budget plan (see train.Options.OnStart); not called
+	// when the run fails before (loading the data, setting up).
+	OnStart func(plan []string)
 	// OnEpoch is called after every epoch (see train.Options).
 	OnEpoch func(train.EpochStat)
 	// OnReady, if set, is called once the dataset is loaded and split,
@@ -102,7 +107,17 @@ func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOpti
 	if opt.OnReady != nil {
 		opt.OnReady(ds, split)
 	}
-	gpu := backend.SampleGPU(dev, opt.Recorder, 0)
-	defer gpu.Stop()
-	return train.Run(ctx, cfg, ds, split, dev, train.Options{Recorder: opt.Recorder, OnEpoch: opt.OnEpoch})
+	var gpu *backend.GPUSampler
+	defer func() {
+		if gpu != nil {
+			gpu.Stop()
+		}
+	}()
+	onStart := func(plan []string) {
+		if opt.OnStart != nil {
+			opt.OnStart(plan)
+		}
+		gpu = backend.SampleGPU(dev, opt.Recorder, 0) // after run_start
+	}
+	return train.Run(ctx, cfg, ds, split, dev, train.Options{Recorder: opt.Recorder, OnEpoch: opt.OnEpoch, OnStart: onStart})
 }

@@ -140,7 +140,19 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 	if err != nil {
 		cfgJSON = nil
 	}
-	rec.RunStart(run, s.ID(), v.Name, cfgJSON, &host, v.Adjusted...)
+	// run_start waits for the engine's budget plan (train.Options.OnStart)
+	// so that it lists what the engine adjusted beside what the launcher
+	// did; a run that ends before still gets one, first.
+	started := false
+	start := func(plan []string) {
+		if !started {
+			started = true
+			rec.RunStart(run, s.ID(), v.Name, cfgJSON, &host, append(slices.Clip(v.Adjusted), plan...)...)
+			for _, p := range plan {
+				logf(log, "plan: %s", p)
+			}
+		}
+	}
 	logf(log, "run %s (variant %s) of session %s, pid %d", run, v.Name, s.ID(), os.Getpid())
 
 	var res *train.Result
@@ -150,8 +162,9 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 	case devErr != nil:
 		err = devErr
 	default:
-		res, err = executeRun(ctx, exp, v, dev, rec, log)
+		res, err = executeRun(ctx, exp, v, dev, rec, start, log)
 	}
+	start(nil)
 	status := RunStatus(ctx, err)
 	if errors.Is(err, errCanceledBeforeStart) {
 		status = profile.StatusCanceled
@@ -209,10 +222,11 @@ func claimRun(s *sessions.Session, run string, log io.Writer) (*os.File, error) 
 
 // executeRun trains variant v of exp on dev with Execute, recording into
 // rec; progress lines (data, epochs, loader warnings) go to log.
-func executeRun(ctx context.Context, exp Experiment, v Resolved, dev device.Device, rec *profile.Recorder, log io.Writer) (*train.Result, error) {
+func executeRun(ctx context.Context, exp Experiment, v Resolved, dev device.Device, rec *profile.Recorder, start func([]string), log io.Writer) (*train.Result, error) {
 	return Execute(ctx, exp, v.Config, ExecOptions{
 		Device:   dev,
 		Recorder: rec,
+		OnStart:  start,
 		Load:     load.Options{Warn: func(msg string) { logf(log, "warning: %s", msg) }},
 		OnReady: func(ds *data.Dataset, split *data.Split) {
 			logf(log, "train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)",

@@ -116,14 +116,28 @@ func trainRun(opts *TrainOptions) error {
 		// Spans are aggregated in memory for the stage figures; `gnnscope
 		// run` writes them to a journal instead.
 		rec = profile.NewRecorder(nil, profile.RecorderOptions{})
-		cfgJSON, _ := json.Marshal(cfg)
-		rec.RunStart("train", "", "", cfgJSON, &host)
+	}
+	started := false
+	var plan []string
+	start := func(p []string) { // run_start lists the engine's budget plan
+		if started {
+			return
+		}
+		started, plan = true, p
+		for _, p := range plan {
+			prog.Printf("plan: %s\n", p)
+		}
+		if rec != nil {
+			cfgJSON, _ := json.Marshal(cfg)
+			rec.RunStart("train", "", "", cfgJSON, &host, plan...)
+		}
 	}
 	var dsName string
 	var splitSizes [3]int
 	res, err := runner.Execute(ctx, exp, cfg, runner.ExecOptions{
 		Device:   dev,
 		Recorder: rec,
+		OnStart:  start,
 		Load:     load.Options{Progress: prog.Stage},
 		OnReady: func(ds *data.Dataset, split *data.Split) {
 			prog.Done()
@@ -135,6 +149,7 @@ func trainRun(opts *TrainOptions) error {
 		},
 		OnEpoch: func(st train.EpochStat) { prog.Line(st.Epoch == cfg.Epochs, "%s", epochLine(st, cfg.Epochs)) },
 	})
+	start(nil)
 	status := runner.RunStatus(ctx, err)
 	if rec != nil {
 		rec.Close(status, err, nil)
@@ -164,8 +179,9 @@ func trainRun(opts *TrainOptions) error {
 			Config  train.Config `json:"config"`
 			Split   [3]int       `json:"split"`
 			Status  string       `json:"status"`
+			Plan    []string     `json:"plan,omitempty"` // the engine's budget plan
 			*train.Result
-		}{dsName, cfg, splitSizes, status, res})
+		}{dsName, cfg, splitSizes, status, plan, res})
 	}
 	printResult(opts.IO, cfg, res)
 	return nil

@@ -84,6 +84,23 @@ func (g *Gate) Acquire(ctx context.Context, n int64) (granted int64, waited bool
 	}
 }
 
+// TryAcquire takes n bytes when they are free and no request is waiting,
+// without waiting, and reports whether it did; a request larger than the
+// capacity is refused (it is not clamped as Acquire's is). The caller
+// must Release what it took.
+func (g *Gate) TryAcquire(n int64) bool {
+	if n < 0 || n > g.capacity {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) > 0 || g.held+n > g.capacity {
+		return false
+	}
+	g.take(n)
+	return true
+}
+
 // Release returns n bytes acquired earlier and wakes the waiters that now
 // fit, in order.
 func (g *Gate) Release(n int64) {

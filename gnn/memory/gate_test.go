@@ -119,3 +119,42 @@ func TestGateFirstComeFirstServed(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// TestGateTryAcquire takes what is free without waiting, refuses what
+// is not, what exceeds the capacity and anything while a request waits.
+func TestGateTryAcquire(t *testing.T) {
+	g := NewGate(100)
+	if !g.TryAcquire(60) || !g.TryAcquire(40) {
+		t.Fatal("60 then 40 of 100 refused")
+	}
+	if g.TryAcquire(1) {
+		t.Fatal("took 1 byte of a full gate")
+	}
+	g.Release(40)
+	if g.TryAcquire(101) || g.TryAcquire(-1) {
+		t.Fatal("took more than the capacity, or a negative size")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		_, _, err := g.Acquire(ctx, 50) // waits: 60 held
+		got <- err
+	}()
+	for g.Stats().Waits == 0 {
+		runtime.Gosched()
+	}
+	if g.TryAcquire(10) {
+		t.Fatal("took 10 bytes past a waiting request")
+	}
+	g.Release(60)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if !g.TryAcquire(50) {
+		t.Fatal("refused the 50 bytes left")
+	}
+	if st := g.Stats(); st.Held != 100 {
+		t.Fatalf("held %d, want 100", st.Held)
+	}
+}

@@ -3,6 +3,7 @@ package train
 import (
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
@@ -35,7 +36,12 @@ type prepared struct {
 	predicted    int64 // the guard's prediction of the batch's own peak (0 = none)
 	need         int64 // predicted with the guard's safety margin: its memory gate grant (0 = none)
 	lazy         bool  // sampled by the guard; blocks and features not loaded yet
-	err          error
+	// ahead is the prefetch room the batch's input was gathered in by a
+	// sampler worker, and pooled its bytes there (nil, 0: gathered by
+	// the trainer, or not at all); free gives them back.
+	ahead  *memory.Gate
+	pooled int64
+	err    error
 }
 
 // inBytes returns the bytes of the batch's device input.
@@ -50,6 +56,10 @@ func (p *prepared) free(dev device.Device) {
 	if p.x != nil {
 		dev.Free(p.x)
 		p.x = nil
+	}
+	if p.ahead != nil {
+		p.ahead.Release(p.pooled)
+		p.ahead, p.pooled = nil, 0
 	}
 }
 
@@ -72,10 +82,14 @@ func (l *batchLoader) prepare(w *sample.Worker, epoch, index int, targets []int3
 }
 
 // prepareAhead is prepare for a sampler worker preparing batches ahead of
-// the trainer: with the memory guard on, the batch is only sampled (lazy)
-// and the trainer gathers it once the guard has passed it, so that batches
-// waiting in the pipeline hold no device memory and the room the guard
-// sees when it decides is the room the batch gets.
+// the trainer. With the memory guard on, the batch's features are gathered
+// ahead only into the prefetch room the budget plan set aside
+// (memState.ahead; see planBudget), when its input fits what is free
+// there; otherwise the batch is only sampled (lazy) and the trainer
+// gathers it once the guard has passed it. Either way the bytes batches
+// waiting in the pipeline hold are bounded by the room, which the guard
+// counts as taken, so the room the guard sees when it decides is the room
+// the batch gets.
 func (l *batchLoader) prepareAhead(w *sample.Worker, epoch, index int, targets []int32, lane string) *prepared {
 	if !l.guard.on() {
 		return l.prepare(w, epoch, index, targets, lane)
@@ -85,8 +99,21 @@ func (l *batchLoader) prepareAhead(w *sample.Worker, epoch, index int, targets [
 	if err != nil {
 		return &prepared{epoch: epoch, index: index, err: err}
 	}
+	if ahead := l.guard.mem.ahead; ahead != nil && !l.guard.tooLarge(batch) {
+		if in := inputBytes(batch, l.f); ahead.TryAcquire(in) {
+			p := l.load(batch, epoch, index, lane, t0)
+			p.ahead, p.pooled = ahead, in
+			return p
+		}
+	}
 	l.rec.Span(profile.StageSample, lane, epoch, index, t0, l.rec.Now()-t0)
 	return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
+}
+
+// inputBytes is the device bytes of a sampled batch's gathered features
+// (f wide), as load allocates them.
+func inputBytes(b *sample.Batch, f int) int64 {
+	return 4 * int64(len(b.Nodes)) * int64(f)
 }
 
 // prepareAttempt is prepare with the sampler's draw attempt (see

@@ -47,7 +47,27 @@
 // batch's shape and keeps predicted*(1+margin) under the room left on the
 // device: budget minus (live - the batch's input). In the baseline
 // schedule that room is exactly budget - resident; with sampler workers
-// the guard has workers only sample, so it is budget - resident too.
+// it is budget - resident - the prefetch room (see below).
+//
+// # The budget plan
+//
+// Once the guard is calibrated, before anything is recorded, planBudget
+// decides how the optimizations that hold memory beside the training
+// batch share the budget, from the predicted need and gathered input of
+// a few full batches (Options.OnStart hands its decisions to the caller,
+// which records them in run_start's adjusted):
+//
+//   - sampler workers gather batches ahead into a prefetch room of k full
+//     batches' inputs, k at most the pipeline's depth and the room at most
+//     half of what the budget leaves beside a training batch; a batch
+//     whose input does not fit what is free there waits sampled and the
+//     trainer gathers it. With k = 0 every batch waits sampled. The guard,
+//     the gate and inference count the room as taken whole, so that no
+//     decision depends on how full it happens to be;
+//   - an overlapped evaluation's chunks are sized beside a training batch
+//     and the prefetch room; when that makes inference cut edges that
+//     evaluating alone would not, the evaluation is deferred to each
+//     epoch's end instead.
 //
 // # The memory guard
 //
@@ -72,18 +92,20 @@
 // the budget through a memory gate (memory.Gate), a first-come-first-served
 // semaphore over bytes:
 //
-//   - the gate's capacity is budget - resident - snapshot (the evaluated
-//     copy of the weights, allocated between epochs while nothing else is
+//   - the gate's capacity is budget - resident - prefetch room - snapshot
+//     (the evaluated copy of the weights, allocated between epochs while nothing else is
 //     in flight, and counted as held for the whole run so that the
 //     capacity, and with it every guard decision, is the same whatever
 //     the timing: the same seed gives the same batches and weights);
 //   - the guard keeps each training batch's predicted bytes, with the
 //     safety margin, under that capacity, and the schedule acquires them
-//     from the gate before it gathers the batch's features (every batch
-//     is sampled lazily, so nothing is on the device before) and releases
-//     them once the step has freed its tensors;
-//   - the evaluator sizes its chunks to the same capacity and acquires each
-//     chunk's analytic peak (evalPeak, exact for GCN and GraphSAGE; or the
+//     from the gate before it gathers the batch's features (a batch
+//     gathered ahead holds its input in the prefetch room, outside the
+//     gate, and acquires the rest) and releases them once the step has
+//     freed its tensors;
+//   - the evaluator sizes its chunks to the capacity left beside a
+//     training batch (the budget plan) and acquires each chunk's analytic
+//     peak (evalPeak, exact for GCN and GraphSAGE; or the
 //     chunk's measured peak in an earlier evaluation, if larger) before
 //     the chunk allocates.
 //

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gnnscope/gnnscope/profile/units"
 )
@@ -14,28 +15,22 @@ import (
 // evaluation each hold device memory beside the training batch; under a
 // budget that the baseline schedule's batches barely fit, they make the
 // run fail in its first batch. With a budget, neighbor sampling and no
-// memory guard, FitBudget turns on the memory guard (split): its
-// prediction then counts what these optimizations keep resident, since
-// prefetched batches wait sampled but not gathered (holding no device
-// memory until the guard passes them) and an overlapped evaluation's
-// chunks share the budget with training batches through the memory gate
-// (room beside the evaluated snapshot, memState.evalResident). A config
-// whose guard the user set, or that has no such optimization, is left
-// alone.
+// memory guard, FitBudget turns on the memory guard (split): the engine
+// then plans, once the dataset is loaded and the guard calibrated, how
+// many batches the workers gather ahead and whether the overlapped
+// evaluation runs beside training or after each epoch (see planBudget;
+// its decisions join these lines in run_start). A config whose guard the
+// user set, or that has no such optimization, is left alone.
 func FitBudget(cfg Config) (Config, []string) {
 	if cfg.MemBudget <= 0 || cfg.MemGuard != "" || cfg.Sampler != SamplerNeighbor {
 		return cfg, nil
 	}
 	var held []string
 	if cfg.SamplerWorkers > 0 {
-		depth := cfg.Prefetch
-		if depth <= 0 {
-			depth = 2 * cfg.SamplerWorkers
-		}
-		held = append(held, fmt.Sprintf("%d prefetched batches wait sampled, gathered once the guard passes them", max(depth, cfg.SamplerWorkers)))
+		held = append(held, "prefetch")
 	}
 	if cfg.OverlapEval {
-		held = append(held, "the overlapped evaluation shares the budget with training batches")
+		held = append(held, "the overlapped evaluation")
 	}
 	if len(held) == 0 {
 		return cfg, nil
@@ -45,9 +40,7 @@ func FitBudget(cfg Config) (Config, []string) {
 	if out.Validate() != nil {
 		return cfg, nil
 	}
-	note := fmt.Sprintf("mem_guard off->%s: memory budget %s", GuardSplit, units.FormatSize(int64(cfg.MemBudget)))
-	for _, h := range held {
-		note += "; " + h
-	}
+	note := fmt.Sprintf("mem_guard off->%s: memory budget %s, within which the engine plans %s",
+		GuardSplit, units.FormatSize(int64(cfg.MemBudget)), strings.Join(held, " and "))
 	return out, []string{note}
 }

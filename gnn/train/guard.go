@@ -107,14 +107,33 @@ func (g *memGuard) worker() *sample.Worker {
 	return g.w
 }
 
-// room returns the bytes a batch whose input of in bytes is already on the
-// device may use: the budget minus everything else live, or, with the
-// memory gate, the gate's capacity (the batch waits for its share there).
-func (g *memGuard) room(in int64) int64 {
-	if g.mem.gate != nil {
-		return g.mem.gate.Capacity()
+// room returns the bytes a batch may use, its input included: the budget
+// minus everything else live, or, with the memory gate, the gate's
+// capacity (the batch waits for its share there). in is the bytes of the
+// batch's input already on the device, pooled those of it gathered ahead
+// in the prefetch room (memState.ahead): the room counts the prefetch
+// room as taken whole, by this batch's input and the batches gathered
+// after it, so only pooled bytes come back to the batch.
+func (g *memGuard) room(in, pooled int64) int64 {
+	switch {
+	case g.mem.gate != nil:
+		return g.mem.gate.Capacity() + pooled
+	case g.mem.ahead != nil:
+		return g.mem.budget - g.mem.resident - g.mem.ahead.Capacity() + pooled
 	}
 	return g.mem.budget - (g.dev.Mem().Stats().Live - in)
+}
+
+// tooLarge reports whether a sampled batch is predicted not to fit the
+// budget even with nothing but the model on the device (false before the
+// predictor is ready).
+func (g *memGuard) tooLarge(b *sample.Batch) bool {
+	lm, ok := g.mem.pred.Model()
+	if !ok {
+		return false
+	}
+	pred, ok := lm.Predict(shapeOf(b))
+	return ok && !lm.Fits(pred, g.mem.budget-g.mem.resident)
 }
 
 // deferLoad reports whether a freshly sampled batch should reach the guard
@@ -127,15 +146,7 @@ func (g *memGuard) deferLoad(b *sample.Batch) bool {
 	if g == nil {
 		return false
 	}
-	if g.mem.gate != nil {
-		return true
-	}
-	lm, ok := g.mem.pred.Model()
-	if !ok {
-		return false
-	}
-	pred, ok := lm.Predict(shapeOf(b))
-	return ok && !lm.Fits(pred, g.mem.budget-g.mem.resident)
+	return g.mem.gate != nil || g.tooLarge(b)
 }
 
 // guardAct is what the guard did to one batch: its action and the peak
@@ -161,7 +172,7 @@ func (g *memGuard) guard(p *prepared) (parts []*prepared, act *guardAct, err err
 		return []*prepared{p}, nil, nil
 	}
 	pred, _ := lm.Predict(shapeOf(p.raw))
-	if p.err == nil && lm.Fits(pred, g.room(p.inBytes())) {
+	if p.err == nil && lm.Fits(pred, g.room(p.inBytes(), p.pooled)) {
 		p.predicted, p.need = pred, lm.Need(pred)
 		return []*prepared{p}, nil, nil
 	}
@@ -171,7 +182,7 @@ func (g *memGuard) guard(p *prepared) (parts []*prepared, act *guardAct, err err
 	raw := p.raw
 	targets := raw.Targets()
 	p.free(g.dev)
-	room := g.room(0)
+	room := g.room(0, 0)
 	w := g.worker()
 	lazy := func(b *sample.Batch, pr int64) []*prepared {
 		return []*prepared{{epoch: epoch, index: index, raw: b, predicted: pr, need: lm.Need(pr), lazy: true}}
@@ -310,11 +321,12 @@ func (g *memGuard) cutBatch(lm memory.Linear, b *sample.Batch, pred, room int64)
 }
 
 // trainGrant is the gate grant of a training batch: the guard's prediction
-// of its own bytes with the safety margin, or the gate's whole capacity
-// when the guard made none.
+// of its own bytes with the safety margin, less the input bytes it holds
+// in the prefetch room, or the gate's whole capacity when the guard made
+// none.
 func (g *memGuard) trainGrant(p *prepared) int64 {
 	if p.need > 0 {
-		return p.need
+		return max(p.need-p.pooled, 0)
 	}
 	return g.mem.gate.Capacity()
 }

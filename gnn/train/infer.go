@@ -31,9 +31,14 @@ type inference struct {
 	isVal    []bool    // per node: in the validation set
 	cfg      Config    // the chunk size and the cut's settings
 	budget   int64     // the device budget (0 = unlimited)
-	resident int64     // on the device outside the chunks (see evalResident)
-	gate     *memory.Gate
-	rec      *profile.Recorder
+	resident int64     // on the device outside the chunks (see evalResident), reserve included
+	// reserve is the part of resident left to other consumers beside the
+	// chunks (a training batch beside an overlapped evaluation, the
+	// prefetch room; see planBudget): chunk sizing counts it, the
+	// recorded evaluation peaks do not.
+	reserve int64
+	gate    *memory.Gate
+	rec     *profile.Recorder
 
 	mu         sync.Mutex
 	cache      []evalChunk // inference blocks, kept between evaluations
@@ -78,6 +83,23 @@ type layerPass struct {
 	preds []int32   // the predicted classes (written at the last layer)
 	ce    *valCE
 	last  bool
+}
+
+// rebuild sets what stays on the device outside the chunks, resident,
+// and the bytes of it the chunks leave to other consumers, reserve, then
+// builds the chunks afresh for model m (cached as chunks caches them) and
+// returns the edges they cut.
+func (in *inference) rebuild(m *nn.Model, resident, reserve int64) (int64, error) {
+	in.mu.Lock()
+	in.resident, in.reserve = resident+reserve, reserve
+	in.cache, in.seen, in.cutEdges = nil, nil, 0
+	in.mu.Unlock()
+	if _, err := in.chunks(m); err != nil {
+		return 0, err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cutEdges, nil
 }
 
 // predict runs inference with model m and returns each node's predicted
@@ -139,9 +161,9 @@ func (in *inference) recordMem(r inferRequest, chunks []evalChunk, peaks []int64
 	for i, ch := range chunks {
 		var pred int64
 		if in.budget > 0 {
-			pred = in.resident + evalPeak(r.model, ch.blk.NumSrc, ch.blk.NumDst)
+			pred = in.resident - in.reserve + evalPeak(r.model, ch.blk.NumSrc, ch.blk.NumDst)
 		}
-		in.rec.Mem(r.epoch, i, profile.PhaseEval, in.resident+peaks[i], r.dev.Mem().Stats().Live, in.budget, pred)
+		in.rec.Mem(r.epoch, i, profile.PhaseEval, in.resident-in.reserve+peaks[i], r.dev.Mem().Stats().Live, in.budget, pred)
 	}
 }
 

@@ -46,6 +46,11 @@ type memState struct {
 	// snapshot between training batches and an overlapped evaluation's
 	// chunks (guard and overlapped evaluation only; nil otherwise).
 	gate *memory.Gate
+	// ahead is the prefetch room: the bytes of gathered batches sampler
+	// workers may hold ahead of the trainer under the guard (nil: they
+	// only sample). Set by planBudget; the guard, the gate and inference
+	// count it as taken.
+	ahead *memory.Gate
 
 	mu    sync.Mutex
 	peaks []int64 // training batch peaks

@@ -60,6 +60,13 @@ func (t *trainer) setup(res *Result) error {
 	if err := t.guard.calibrate(t.load); err != nil {
 		return err
 	}
+	plan, err := planBudget(t)
+	if err != nil {
+		return err
+	}
+	if t.onStart != nil {
+		t.onStart(plan)
+	}
 	if chunks, err := t.inf.chunks(t.model); err != nil {
 		return fmt.Errorf("inference blocks: %w", err)
 	} else if _, err := t.inf.inputAggregate(t.dev, t.model, chunks); err != nil {

@@ -94,6 +94,11 @@ type Options struct {
 	// OnEpoch, if set, is called after every epoch (with overlapped
 	// evaluation, once the epoch's evaluation has finished).
 	OnEpoch func(EpochStat)
+	// OnStart, if set, is called once before Run records anything, with
+	// what the engine planned so that the run's optimizations fit its
+	// memory budget (one line per decision; see planBudget): the moment to
+	// record run_start. It is not called when Run fails before.
+	OnStart func(plan []string)
 }
 
 // Run trains a model on ds with the given split on dev. It stops early with
@@ -108,6 +113,7 @@ func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, d
 		if err != nil {
 			return err
 		}
+		t.onStart = opt.OnStart
 		t.deviceClock()
 		defer t.close()
 		res, err = t.run(ctx, opt.OnEpoch)
@@ -140,6 +146,8 @@ type trainer struct {
 
 	isVal []bool    // per node: in the validation set
 	sel   *selector // the reported epoch and early stopping
+
+	onStart func(plan []string) // Options.OnStart
 
 	// best is a host copy of the selected epoch's weights, one slice per
 	// model parameter in Params order (kept only when uncutReference).

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,4 +41,22 @@ func TestOutcomesShown(t *testing.T) {
 		t.Errorf("optimized panel lacks the adjustment:\n%s", out)
 	}
 	golden.Check(t, "outcomes_200x40_tab", out)
+}
+
+// TestAdjustedLines: what was adjusted is wrapped, never cut mid-line
+// while it fits the limit, and ends in the ellipsis when it does not.
+func TestAdjustedLines(t *testing.T) {
+	id := func(s ...string) string { return strings.Join(s, "") }
+	adj := []string{"mem_guard off->split: memory budget 18.3MiB", "prefetch: 2 of 4 batches gathered ahead (4.0MiB reserved, 2.0MiB a batch)"}
+	got := adjustedLines(adj, 40, 10, "…", id)
+	if want := []string{"adjusted: mem_guard off->split: memory", "budget 18.3MiB", "adjusted: prefetch: 2 of 4 batches", "gathered ahead (4.0MiB reserved, 2.0MiB", "a batch)"}; !slices.Equal(got, want) {
+		t.Errorf("wrapped:\n%q\nwant\n%q", got, want)
+	}
+	got = adjustedLines(adj, 40, 2, "…", id)
+	if len(got) != 2 || !strings.HasSuffix(got[1], "…") || got[0] != "adjusted: mem_guard off->split: memory" {
+		t.Errorf("limited to 2 lines: %q", got)
+	}
+	if got := adjustedLines(nil, 40, 2, "…", id); got != nil {
+		t.Errorf("nothing adjusted: %q", got)
+	}
 }

@@ -118,9 +118,6 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		title += " (" + r.Variant + ")"
 	}
 	info := "  " + summary.StatusText(r, m.live) + "  " + strconv.FormatInt(r.Events, 10) + " events"
-	for _, a := range r.Adjusted {
-		info += "  adjusted: " + a
-	}
 	head := st.Title.Render(title) + st.Muted.Render(info)
 	if i == m.focus && len(m.names) > 1 {
 		head = st.Title.Render(st.Glyphs.Cursor+" ") + head
@@ -132,6 +129,7 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 			out = append(out, st.Error.Render(l))
 		}
 	}
+	out = append(out, adjustedLines(r.Adjusted, w, h/4, st.Glyphs.Ellipsis, st.Muted.Render)...)
 	rest := h - len(out)
 	if rest <= 0 {
 		return out
@@ -236,4 +234,22 @@ func (m *Model) zoomLabel() string {
 		return ""
 	}
 	return m.panels[0].timeline.WindowLabel()
+}
+
+// adjustedLines is what the launcher and the engine adjusted so that the
+// run fits its constraints (run_start's adjusted), wrapped to w, in at
+// most max(limit, 1) lines: a longer text ends in tail.
+func adjustedLines(adjusted []string, w, limit int, tail string, paint func(...string) string) []string {
+	var lines []string
+	for _, a := range adjusted {
+		lines = append(lines, draw.Wrap("adjusted: "+a, w)...)
+	}
+	if limit = max(limit, 1); len(lines) > limit {
+		lines = lines[:limit]
+		lines[limit-1] = draw.Cut(lines[limit-1]+" "+tail+tail, w, tail)
+	}
+	for i, l := range lines {
+		lines[i] = paint(l)
+	}
+	return lines
 }
