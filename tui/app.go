@@ -55,6 +55,8 @@ type Model struct {
 	status    common.StatusMsg
 	statusSeq int
 	quitting  bool
+
+	first *common.OpenDashboardMsg // opened at start (OpenFirst), or nil
 }
 
 // New returns the root model on c; it opens on the sessions list.
@@ -72,7 +74,17 @@ func (m *Model) setLauncher(l launch.Launcher) {
 }
 
 // Init loads the sessions list.
-func (m *Model) Init() tea.Cmd { return m.list.Init() }
+func (m *Model) Init() tea.Cmd {
+	if m.first == nil {
+		return m.list.Init()
+	}
+	first := *m.first
+	return tea.Batch(m.list.Init(), func() tea.Msg { return first })
+}
+
+// OpenFirst makes the workbench open a session's dashboard as it starts
+// (gnnscope ui SESSION), above the sessions list.
+func (m *Model) OpenFirst(msg common.OpenDashboardMsg) { m.first = &msg }
 
 // top is the page on display.
 func (m *Model) top() *page { return m.pages[len(m.pages)-1] }

@@ -262,3 +262,32 @@ func TestCtrlCQuitsFromTheForm(t *testing.T) {
 		t.Error("ctrl+c did not quit from the form")
 	}
 }
+
+// TestOpenFirst: the workbench started on a session (gnnscope ui SESSION)
+// shows its dashboard at once, with the sessions list one step back.
+func TestOpenFirst(t *testing.T) {
+	for _, replay := range []bool{false, true} {
+		st := fixture.Standard(t)
+		time.Local = time.UTC
+		c := fixture.Common(st, 100, 30)
+		c.Opts = common.Options{NoColor: true}
+		c.Styles = common.NewStyles(c.Opts)
+		var launched []runner.Experiment
+		hs := &harness{t: t, c: c, m: New(c, fixture.Launcher(&launched))}
+		hs.m.OpenFirst(common.OpenDashboardMsg{Session: "20260102-030400-aaaa", Replay: replay})
+		hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+		hs.run(hs.m.Init())
+		t.Cleanup(hs.m.Close)
+		if hs.m.Screen() != common.ScreenDashboard || hs.m.Depth() != 2 {
+			t.Fatalf("replay %v: screen %v, depth %d (status %q)", replay, hs.m.Screen(), hs.m.Depth(), hs.m.Status().Text)
+		}
+		// the session has ended: its dashboard is a replay either way
+		if !strings.Contains(hs.m.title(), "replay") || !strings.Contains(hs.m.title(), "20260102-030400-aaaa") {
+			t.Errorf("replay %v: title %q", replay, hs.m.title())
+		}
+		hs.press("esc")
+		if hs.m.Screen() != common.ScreenSessions {
+			t.Errorf("esc: screen %v", hs.m.Screen())
+		}
+	}
+}

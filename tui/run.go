@@ -25,6 +25,11 @@ type Options struct {
 	// ASCII draws with 7-bit characters only (no braille, no box
 	// drawing).
 	ASCII bool
+	// Session, if set, is the id of a session whose dashboard opens at
+	// once (live while it runs, a replay otherwise; Replay forces a
+	// replay); the sessions list is one step back.
+	Session string
+	Replay  bool
 	// Input and Output default to the terminal.
 	Input  io.Reader
 	Output io.Writer
@@ -42,6 +47,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	c := common.New(store, common.Options{NoColor: opts.NoColor, ASCII: opts.ASCII})
 	m := New(c, launch.Runner(store))
+	if opts.Session != "" {
+		m.OpenFirst(common.OpenDashboardMsg{Session: opts.Session, Replay: opts.Replay})
+	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(c.Opts.MaxFPS)}
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))

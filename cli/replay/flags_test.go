@@ -1,11 +1,14 @@
 package replay
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gnnscope/gnnscope/cli/internal/flagtest"
+	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/sessions"
 )
 
 func TestNewCmdReplayFlags(t *testing.T) {
@@ -47,6 +50,39 @@ func TestNewCmdReplayFlags(t *testing.T) {
 		}
 		if err := replayRun(opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestReplayOpensViewOnTerminal: on a terminal, without --headless or
+// --json, replay opens the interactive view of the resolved session; in
+// a pipe it prints events and says why.
+func TestReplayOpensViewOnTerminal(t *testing.T) {
+	home := t.TempDir()
+	st, err := sessions.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tty := range []bool{true, false} {
+		ios, _, out, errOut := iostreams.Test()
+		ios.SetStdinTTY(tty)
+		ios.SetStdoutTTY(tty)
+		var opened []string
+		opts := &ReplayOptions{IO: ios, OpenStore: sessions.Open, Store: home, Session: "last", Speed: "max",
+			OpenView: func(root, id string) error { opened = append(opened, root, id); return nil }}
+		err := replayRun(opts)
+		if tty {
+			if err != nil || !slices.Equal(opened, []string{home, s.ID()}) {
+				t.Errorf("terminal: opened %q, %v", opened, err)
+			}
+			continue
+		}
+		if opened != nil || !strings.Contains(errOut.String(), "not a terminal: printing events") {
+			t.Errorf("pipe: opened %q, %v; stdout %q, stderr %q", opened, err, out, errOut)
 		}
 	}
 }

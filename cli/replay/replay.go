@@ -17,6 +17,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/cli/ui"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -26,6 +27,9 @@ import (
 type ReplayOptions struct {
 	IO        *iostreams.IOStreams
 	OpenStore func(root string) (*sessions.Store, error)
+	// OpenView opens the interactive replay view of a session (store
+	// root, session id) on a terminal; nil: events are printed.
+	OpenView func(root, id string) error
 
 	// Session is SESSION or SESSION/RUN.
 	Session  string
@@ -40,7 +44,9 @@ type ReplayOptions struct {
 // NewCmdReplay returns `gnnscope replay`. With runF, the command calls it
 // with the parsed options instead of replaying.
 func NewCmdReplay(f *cmdutil.Factory, runF func(*ReplayOptions) error) *cobra.Command {
-	opts := &ReplayOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
+	opts := &ReplayOptions{IO: f.IOStreams, OpenStore: f.OpenStore, OpenView: func(root, id string) error {
+		return ui.Replay(f.IOStreams, root, id)
+	}}
 	cmd := &cobra.Command{
 		Use:   "replay SESSION[/RUN] [--speed N|max] [--from DURATION] --headless [--json]",
 		Short: "Replay a recorded session's events with their original timing",
@@ -63,10 +69,12 @@ events (a run started hours after another, a span dated a year late) is
 skipped after 2 s, and a line says how much was skipped. --from skips to a position: the events before it
 are not printed (except each run's run_start line). Ctrl-C stops.
 
-The interactive replay view (pause, seek, speed keys) comes with the
-workbench; until then replay prints events as with --headless, and says so
-when --headless is not given. A session that is still running replays as far
-as its journals go now ('gnnscope run --attach ID' follows it live).
+On a terminal, without --headless or --json, replay opens the workbench's
+replay view of the session instead (every run of it, whatever RUN says;
+its keys pause, seek and set the speed; esc goes to the sessions list).
+Elsewhere (a pipe, a file) it prints events, as with --headless. A session
+that is still running replays as far as its journals go now ('gnnscope run
+--attach ID' follows it live).
 
 --json prints one object per line: {"at_ns", "run", "event"}, event being
 the journal's event as written, with "skipped_ns" after a skipped gap.`,
@@ -140,8 +148,13 @@ func replayRun(opts *ReplayOptions) error {
 		runs = []string{run}
 	}
 	errw := opts.IO.ErrOut
-	if !opts.Headless && !opts.Quiet {
-		fmt.Fprintln(errw, "gnnscope replay: the interactive replay view comes with the workbench; printing events (--headless)")
+	if !opts.Headless && !opts.JSON {
+		if opts.IO.IsStdoutTTY() && opts.IO.IsStdinTTY() && opts.OpenView != nil {
+			return opts.OpenView(opts.Store, s.ID())
+		}
+		if !opts.Quiet {
+			fmt.Fprintln(errw, "gnnscope replay: not a terminal: printing events (as --headless)")
+		}
 	}
 	ropts := sessions.ReplayOptions{}
 	if !math.IsInf(speed, 1) {

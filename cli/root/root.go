@@ -33,6 +33,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 'gnnscope ui'): sessions, live dashboards, comparisons and exports.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       Version(),
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !f.IOStreams.IsStdoutTTY() || !f.IOStreams.IsStdinTTY() {
@@ -41,6 +42,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 			return ui.Workbench(f)
 		},
 	}
+	cmd.SetVersionTemplate("gnnscope {{.Version}}\n")
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)

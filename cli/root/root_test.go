@@ -1,6 +1,7 @@
 package root
 
 import (
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -30,5 +31,30 @@ func TestNewCmdRoot(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Available Commands:") || strings.Contains(out.String(), "worker") {
 		t.Errorf("help:\n%s", out)
+	}
+}
+
+// TestVersion: --version names the module version, the revision (with its
+// time, and whether the tree was modified) and the Go version.
+func TestVersion(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "06ecfd1c0ffee0123456789abcdef0123456789a"},
+		{Key: "vcs.time", Value: "2026-11-27T10:00:00Z"},
+		{Key: "vcs.modified", Value: "true"},
+	}}
+	if got, want := versionOf(info), "(devel) revision 06ecfd1c0ffe (2026-11-27T10:00:00Z, modified) go1.26.8"; got != want {
+		t.Errorf("versionOf = %q, want %q", got, want)
+	}
+	if got := versionOf(&debug.BuildInfo{Main: debug.Module{Version: "v0.3.0"}}); got != "v0.3.0" {
+		t.Errorf("without VCS: %q", got)
+	}
+	ios, _, out, _ := iostreams.Test()
+	cmd := NewCmdRoot(&cmdutil.Factory{IOStreams: ios, OpenStore: sessions.Open})
+	cmd.SetArgs([]string{"--version"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "gnnscope ") || !strings.HasSuffix(got, "\n") || strings.Count(got, "\n") != 1 {
+		t.Errorf("--version printed %q", got)
 	}
 }

@@ -128,7 +128,7 @@ func TestSessionsAndReplayOfARealRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr, "interactive replay view comes with the workbench") ||
+	if !strings.Contains(stderr, "not a terminal: printing events (as --headless)") ||
 		strings.Contains(out, "baseline") || !strings.Contains(out, "optimized  run_end") {
 		t.Errorf("replay of one run:\n%s\n%s", out, stderr)
 	}

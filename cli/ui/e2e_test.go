@@ -3,6 +3,7 @@
 package ui_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,6 +139,20 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	}
 	if list, _ := st.List(); len(list) != 1 {
 		t.Errorf("%d sessions after quitting, want the one launched", len(list))
+	}
+
+	// gnnscope ui SESSION and gnnscope replay SESSION (on a terminal) open
+	// on the session's replay dashboard.
+	for i, args := range []string{"ui " + s.ID()[:12], "replay last"} {
+		name := fmt.Sprintf("e2e%d", i)
+		tm("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "env GNNSCOPE_HOME="+shellQuote(home)+
+			" TERM=xterm-256color "+shellQuote(bin)+" "+args+"; echo gnnscope-exit=$?; sleep 600")
+		screen = func() string { return tm("capture-pane", "-p", "-t", name) }
+		waitScreen("the dashboard of gnnscope "+args, 30*time.Second, has("Run "+s.ID()+" (replay)", "Timeline"))
+		tm("send-keys", "-t", name, "q")
+		if end := waitScreen("gnnscope "+args+" to exit", 30*time.Second, has("gnnscope-exit=")); !strings.Contains(end, "gnnscope-exit=0") {
+			t.Fatalf("gnnscope %s did not exit cleanly:\n%s", args, end)
+		}
 	}
 }
 

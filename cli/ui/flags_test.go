@@ -16,7 +16,11 @@ func TestNewCmdUIFlags(t *testing.T) {
 	if err != nil || opts.NoColor || opts.ASCII || opts.Home != "" {
 		t.Errorf("defaults: %+v, %v", opts, err)
 	}
-	if _, err := flagtest.Parse(t, NewCmdUI, "sessions"); err == nil || !strings.Contains(err.Error(), `unknown command "sessions" for "ui"`) {
-		t.Errorf("ui sessions: %v", err)
+	opts, err = flagtest.Parse(t, NewCmdUI, "last", "--ascii")
+	if err != nil || opts.Session != "last" || !opts.ASCII {
+		t.Errorf("ui last: %+v, %v", opts, err)
+	}
+	if _, err := flagtest.Parse(t, NewCmdUI, "a", "b"); err == nil || !strings.Contains(err.Error(), "accepts at most 1 arg") {
+		t.Errorf("ui a b: %v", err)
 	}
 }
