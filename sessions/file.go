@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFileAtomic writes the file at path through a temporary file in the
@@ -66,4 +67,32 @@ func writeFileAtomic(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// ErrOutputExists is returned by PrepareOutput for a file that exists
+// and may not be overwritten.
+var ErrOutputExists = errors.New("exists")
+
+// PrepareOutput readies path for a file the user asked for (an export):
+// it refuses a path that exists unless overwrite is set (an error
+// wrapping ErrOutputExists; a folder is refused either way) and creates
+// the folders above it that are missing (mode 0777 less the umask).
+func PrepareOutput(path string, overwrite bool) error {
+	if strings.TrimSpace(path) == "" {
+		return errors.New("no file given")
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a folder", path)
+		}
+		if !overwrite {
+			return fmt.Errorf("%s: %w", path, ErrOutputExists)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return fmt.Errorf("create the folder of %s: %w", path, err)
+	}
+	return nil
 }

@@ -78,12 +78,31 @@ func GetSession(store *sessions.Store, ref string) (*sessions.Session, error) {
 
 // WriteOutput runs write on stdout when path is "" or "-", else on a
 // temporary file renamed to path once complete (so a failed write leaves
-// no half file).
-func WriteOutput(stdout io.Writer, path string, write func(io.Writer) error) error {
+// no half file). An existing file is refused unless force is set (see
+// CheckOutput); missing folders are created.
+func WriteOutput(stdout io.Writer, path string, force bool, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return write(stdout)
 	}
+	if err := CheckOutput(path, force); err != nil {
+		return err
+	}
 	return sessions.WriteFileAtomic(path, 0o666, write)
+}
+
+// CheckOutput readies the output file path (-o) of a command before it
+// does its work: "" and "-" (stdout) pass; an existing file is refused
+// unless force is set, with an error that names --force; the folders
+// above it that are missing are created.
+func CheckOutput(path string, force bool) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	err := sessions.PrepareOutput(path, force)
+	if errors.Is(err, sessions.ErrOutputExists) {
+		return fmt.Errorf("%s exists: --force overwrites it", path)
+	}
+	return err
 }
 
 // Dash returns s, or "-" when s is empty (a table cell with nothing in it).

@@ -26,6 +26,7 @@ type CompareOptions struct {
 	JSON      bool
 	Baseline  string
 	Output    string
+	Force     bool
 	Store     string
 }
 
@@ -106,7 +107,8 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
 	fl.StringVarP(&opts.Format, "format", "f", sessions.FormatMarkdown, "output format: "+strings.Join(sessions.Formats, ", "))
 	fl.BoolVar(&opts.JSON, "json", false, "same as --format json")
 	fl.StringVar(&opts.Baseline, "baseline", "", "run the speedups are relative to: `RUN` or SESSION/RUN")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout (missing folders are created)")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite FILE if it exists")
 	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
 	return cmd
 }
@@ -122,6 +124,9 @@ func compareRun(opts *CompareOptions) error {
 	if err := sessions.CheckFormat(format); err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
+	if err := cmdutil.CheckOutput(opts.Output, opts.Force); err != nil {
+		return err
+	}
 	store, err := opts.OpenStore(opts.Store)
 	if err != nil {
 		return err
@@ -130,7 +135,7 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	return cmdutil.WriteOutput(opts.IO.Out, opts.Output, func(w io.Writer) error { return c.Write(w, format) })
+	return cmdutil.WriteOutput(opts.IO.Out, opts.Output, opts.Force, func(w io.Writer) error { return c.Write(w, format) })
 }
 
 // compareRuns resolves the arguments and the baseline and compares the

@@ -129,6 +129,31 @@ func TestCompareAndExportRealSession(t *testing.T) {
 		}
 		checkSessionTrace(t, b, s)
 
+		// an existing file is refused without --force, overwritten with
+		// it; a missing folder is created; the default name carries the
+		// session id
+		if _, _, err := clitest.Run(t, "export", "trace", id, "-o", path); err == nil || !strings.Contains(err.Error(), path+" exists: --force overwrites it") {
+			t.Errorf("existing file: %v", err)
+		}
+		if _, _, err := clitest.Run(t, "compare", id, "-o", path); err == nil || !strings.Contains(err.Error(), "--force") {
+			t.Errorf("compare onto an existing file: %v", err)
+		}
+		if _, _, err := clitest.Run(t, "export", "trace", id, "-o", path, "--force"); err != nil {
+			t.Errorf("--force: %v", err)
+		}
+		deep := filepath.Join(t.TempDir(), "a", "b", "t.json")
+		if _, _, err := clitest.Run(t, "export", "trace", id, "-o", deep); err != nil {
+			t.Errorf("missing folders: %v", err)
+		} else if _, err := os.Stat(deep); err != nil {
+			t.Error(err)
+		}
+		wd, _ := os.Getwd()
+		t.Chdir(t.TempDir())
+		if _, stderr, err := clitest.Run(t, "export", "trace", id); err != nil || !strings.Contains(stderr, "wrote "+s.ID()+"-trace.json") {
+			t.Errorf("default name: %v\n%s", err, stderr)
+		}
+		t.Chdir(wd)
+
 		// --wall-clock: runs launched one after the other follow each other
 		out, _, err := clitest.Run(t, "export", "trace", id, "--wall-clock", "-o", "-")
 		if err != nil {

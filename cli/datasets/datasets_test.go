@@ -56,6 +56,12 @@ func TestDatasetsGenerateAndStats(t *testing.T) {
 	if _, _, err := clitest.Run(t, "datasets", "generate", "synth-tiny", "-q", "-o", file); err != nil {
 		t.Fatal(err)
 	}
+	if _, _, err := clitest.Run(t, "datasets", "generate", "synth-tiny", "-q", "-o", file); err == nil || !strings.Contains(err.Error(), "exists: --force overwrites it") {
+		t.Errorf("onto an existing file: %v", err)
+	}
+	if _, _, err := clitest.Run(t, "datasets", "generate", "synth-tiny", "-q", "-o", file, "--force"); err != nil {
+		t.Errorf("--force: %v", err)
+	}
 	out, _, err = clitest.Run(t, "datasets", "stats", file, "--json")
 	if err != nil {
 		t.Fatal(err)

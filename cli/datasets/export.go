@@ -62,6 +62,7 @@ type ExportOptions struct {
 
 	Ref       string
 	Output    string
+	Force     bool
 	Format    string
 	Seed      uint64
 	Split     string
@@ -111,7 +112,8 @@ scripts/pyg-compare.py trains PyG's GraphSAGE on such a file.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Output, "output", "o", "", "output file (.npz)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "output file (.npz; missing folders are created)")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite the output file if it exists")
 	fl.StringVar(&opts.Format, "format", "npz", "output format (npz)")
 	fl.Uint64Var(&opts.Seed, "seed", 0, "the training seed whose split to write (as train --seed)")
 	fl.StringVar(&opts.Split, "split", runner.DefaultSplit().Mode, "auto (the dataset's own split, else per-class), per-class, or frac (as train --split)")
@@ -131,6 +133,9 @@ func exportRun(opts *ExportOptions) error {
 	}
 	if !strings.HasSuffix(opts.Output, ".npz") {
 		return fmt.Errorf("-o %s: the file name must end in .npz (numpy.load needs it)", opts.Output)
+	}
+	if err := cmdutil.CheckOutput(opts.Output, opts.Force); err != nil {
+		return err
 	}
 	exp := runner.NewExperiment(opts.Ref, "sage")
 	exp.NoCache = opts.NoCache

@@ -3,6 +3,7 @@ package datasets_test
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/cli/internal/clitest"
@@ -18,6 +19,9 @@ func TestDatasetsExport(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "tiny.npz")
 	if _, _, err := clitest.Run(t, "datasets", "export", "synth-tiny", "--seed", "2", "-o", out, "-q"); err != nil {
 		t.Fatal(err)
+	}
+	if _, _, err := clitest.Run(t, "datasets", "export", "synth-tiny", "-o", out, "-q"); err == nil || !strings.Contains(err.Error(), "exists: --force overwrites it") {
+		t.Errorf("onto an existing file: %v", err)
 	}
 	arrs, err := npz.ReadAll(out)
 	if err != nil {

@@ -62,7 +62,7 @@ stderr.`,
 	fl.Uint64Var(&opts.Seed, "seed", 0, "generator seed")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this .gsd file instead of the cache")
 	fl.StringVar(&opts.CacheDir, "cache-dir", "", "cache folder (default $GNNSCOPE_HOME/cache, $XDG_CACHE_HOME/gnnscope or ~/.cache/gnnscope)")
-	fl.BoolVar(&opts.Force, "force", false, "generate again even if the cache already holds the dataset")
+	fl.BoolVar(&opts.Force, "force", false, "generate again even if the cache already holds the dataset; overwrite the -o file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
 	return cmd
 }
@@ -95,6 +95,8 @@ func generateRun(opts *GenerateOptions) error {
 		}
 	} else if filepath.Ext(path) != data.CacheExt {
 		return fmt.Errorf("-o %s: the output file must end in %s", path, data.CacheExt)
+	} else if err := cmdutil.CheckOutput(path, opts.Force); err != nil {
+		return err
 	}
 	prog := opts.IO.NewProgress(opts.Quiet)
 	start := time.Now()

@@ -38,6 +38,7 @@ type TraceOptions struct {
 	Runs      []string
 	Output    string
 	WallClock bool
+	Force     bool
 	Quiet     bool
 	Store     string
 }
@@ -67,6 +68,10 @@ chrome://tracing (Load). In it:
   - instant events for OOMs (failed allocations), the memory guard's
     actions ("guard (split)": nothing failed) and the end of the run.
 
+The default FILE is ID-trace.json in the current folder, ID being the
+first session's; an existing file is refused unless --force is given, and
+missing folders are created.
+
 Runs all start at time zero so they line up; --wall-clock places them at
 their wall-clock start instead (runs launched one after the other then
 follow each other). Journals are read one event at a time; damaged lines
@@ -86,7 +91,8 @@ are skipped and counted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Output, "output", "o", "trace.json", "write to `FILE` (- for stdout)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` (default ID-trace.json; - for stdout)")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite FILE if it exists")
 	fl.BoolVar(&opts.WallClock, "wall-clock", false, "place runs at their wall-clock start instead of all at zero")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no summary on stderr")
 	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
@@ -102,6 +108,12 @@ func traceRun(opts *TraceOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Output == "" && len(refs) > 0 {
+		opts.Output = refs[0].Session.ID() + "-trace.json"
+	}
+	if err := cmdutil.CheckOutput(opts.Output, opts.Force); err != nil {
+		return err
+	}
 	tr, sum, err := sessions.BuildTrace(refs, sessions.TraceOptions{WallClock: opts.WallClock})
 	if errors.Is(err, sessions.ErrNoJournal) {
 		return fmt.Errorf("nothing to export: %w", err)
@@ -110,7 +122,7 @@ func traceRun(opts *TraceOptions) error {
 		return err
 	}
 	var written int64
-	err = cmdutil.WriteOutput(opts.IO.Out, opts.Output, func(w io.Writer) error {
+	err = cmdutil.WriteOutput(opts.IO.Out, opts.Output, opts.Force, func(w io.Writer) error {
 		n, err := tr.WriteTo(w)
 		written = n
 		return err
@@ -118,7 +130,7 @@ func traceRun(opts *TraceOptions) error {
 	if err != nil {
 		return err
 	}
-	if !opts.Quiet && opts.Output != "-" && opts.Output != "" {
+	if !opts.Quiet && opts.Output != "-" {
 		msg := fmt.Sprintf("wrote %s: %d runs, %d spans, %s", opts.Output, sum.Runs, sum.Spans, units.BytesFine(written))
 		if sum.Malformed > 0 {
 			msg += fmt.Sprintf(" (%d damaged journal lines skipped)", sum.Malformed)

@@ -44,6 +44,7 @@ type PartitionOptions struct {
 	Data      string
 	CacheDir  string
 	Output    string
+	Force     bool
 	METIS     string
 	Balance   string
 	Parts     int
@@ -92,7 +93,8 @@ Progress goes to stderr.`,
 	fl.Float64Var(&opts.Imbalance, "imbalance", partition.DefaultImbalance, "largest allowed part size (weight, with --balance edges) over the average")
 	fl.StringVar(&opts.Balance, "balance", "nodes", "what parts balance: nodes, or edges (each node weighs its degree + 1; train's --part-balance)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as one JSON object")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the assignment (one part id per line) to this file")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the assignment (one part id per line) to this file (missing folders are created)")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite the output file if it exists")
 	fl.StringVar(&opts.METIS, "write-metis", "", "also write the graph in METIS .graph format to this file")
 	fl.BoolVar(&opts.NoCache, "no-cache", false, "neither read nor write the dataset cache")
 	fl.StringVar(&opts.CacheDir, "cache-dir", "", "cache folder (default $GNNSCOPE_HOME/cache, $XDG_CACHE_HOME/gnnscope or ~/.cache/gnnscope)")
@@ -119,6 +121,9 @@ func (opts *PartitionOptions) check() error {
 
 func partitionRun(opts *PartitionOptions) error {
 	if err := opts.check(); err != nil {
+		return err
+	}
+	if err := cmdutil.CheckOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
 	prog := opts.IO.NewProgress(opts.Quiet)
@@ -196,7 +201,7 @@ func printReport(opts *PartitionOptions, rep Report) {
 // writeFile creates path, lets fill write it and closes it, reporting
 // errors with the path.
 func writeFile(path string, fill func(*os.File) error) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return err
 	}

@@ -43,9 +43,11 @@ The default FILE is ID.tar.gz in the current folder; -o - writes to stdout.
 The file is written through a temporary file and a rename, so it is either
 complete or not there, with mode 0600: only its owner can read it.
 
-A session that is still running (or has runs waiting to start) is refused:
-its journals are being written. --force exports it anyway, each journal up
-to its last complete line; the imported copy shows those runs as crashed.`,
+An existing FILE is refused, and a session that is still running (or has
+runs waiting to start) too: its journals are being written. --force
+overwrites FILE and exports a running session anyway, each journal up to
+its last complete line; the imported copy shows those runs as crashed.
+Missing folders of FILE are created.`,
 		Example: `  gnnscope sessions export last
   gnnscope sessions export 20261122-153045-ab12 -o cora-sage.tar.gz
   gnnscope sessions export last -o - | ssh laptop gnnscope sessions import -`,
@@ -60,7 +62,7 @@ to its last complete line; the imported copy shows those runs as crashed.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "archive `FILE` (default ID.tar.gz; - for stdout)")
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "export a running session (complete journal lines only)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite FILE; export a running session (complete journal lines only)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was exported as JSON (not with -o -)")
 	return cmd
 }
@@ -98,6 +100,9 @@ func exportRun(opts *ExportOptions) error {
 	} else {
 		if out == "" {
 			out = s.ID() + ".tar.gz"
+		}
+		if err := cmdutil.CheckOutput(out, opts.Force); err != nil {
+			return err
 		}
 		if rep, err = s.ExportFile(out, eopts); err != nil {
 			return err

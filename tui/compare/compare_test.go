@@ -118,10 +118,16 @@ func TestExport(t *testing.T) {
 	if hs.m.Capturing() {
 		t.Fatalf("dialog still open:\n%s", hs.m.View())
 	}
+	// each file's name starts with the id of the compared runs' session
+	// (the first one's, "-and-N-more" for several)
+	path := map[string]string{}
 	for _, name := range []string{"compare.md", "compare.csv", "compare.tex", "trace.json"} {
-		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
-			t.Error(err)
+		m, _ := filepath.Glob(filepath.Join(out, "2026*-"+name))
+		if len(m) != 1 {
+			t.Errorf("%s: found %q", name, m)
+			continue
 		}
+		path[name] = m[0]
 	}
 	var st0 []common.StatusMsg
 	for _, m := range hs.msgs {
@@ -132,11 +138,11 @@ func TestExport(t *testing.T) {
 	if len(st0) != 1 || !strings.Contains(st0[0].Text, "in "+out) {
 		t.Errorf("status %+v", st0)
 	}
-	tex, _ := os.ReadFile(filepath.Join(out, "compare.tex"))
+	tex, _ := os.ReadFile(path["compare.tex"])
 	if !strings.Contains(string(tex), `\begin{tabular}`) {
 		t.Errorf("compare.tex:\n%s", tex)
 	}
-	trace, _ := os.ReadFile(filepath.Join(out, "trace.json"))
+	trace, _ := os.ReadFile(path["trace.json"])
 	if !strings.Contains(string(trace), `"traceEvents"`) || !strings.Contains(string(trace), "optimized") {
 		t.Errorf("trace.json lacks events or runs: %.200s", trace)
 	}

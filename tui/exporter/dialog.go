@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/draw"
 )
 
 // Target is what a dialog exports.
@@ -49,6 +51,9 @@ type Model struct {
 	focus   int // 0..len(kinds)-1: a checkbox; then dir, then archive
 	busy    bool
 	err     string
+	// confirm is set when the last enter found files in the way: the
+	// next enter overwrites them; any other change clears it.
+	confirm bool
 	width   int
 }
 
@@ -145,7 +150,12 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case DoneMsg:
 		m.busy = false
-		if msg.Err != nil {
+		var ex *ExistsError
+		switch {
+		case errors.As(msg.Err, &ex):
+			m.confirm = true
+			m.err = ex.Error() + ": enter overwrites, esc cancels"
+		case msg.Err != nil:
 			m.err = msg.Err.Error()
 		}
 		return m, nil
@@ -164,7 +174,8 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 				m.err = "nothing to write: check at least one kind (space)"
 				return m, nil
 			}
-			m.busy, m.err = true, ""
+			req.Overwrite = m.confirm
+			m.busy, m.err, m.confirm = true, "", false
 			return m, func() tea.Msg {
 				wrote, err := Write(req)
 				return DoneMsg{Wrote: wrote, Err: err}
@@ -176,7 +187,11 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		case !inInput && (msg.String() == "space" || msg.String() == "x"):
 			k := m.kinds[m.focus]
 			m.checked[k] = !m.checked[k]
+			m.confirm, m.err = false, ""
 			return m, nil
+		}
+		if inInput { // typing changes the paths: ask again
+			m.confirm = false
 		}
 		var cmd tea.Cmd
 		switch m.focus - len(m.kinds) {
@@ -207,7 +222,7 @@ func (m *Model) View() string {
 		if m.checked[k] {
 			box = "[x]"
 		}
-		file := k.FileName()
+		file := k.FileName(m.Request().Prefix())
 		if k == Archive {
 			file = "to the archive path below"
 		}
@@ -221,7 +236,9 @@ func (m *Model) View() string {
 	case m.busy:
 		b.WriteString(st.Muted.Render("writing..."))
 	case m.err != "":
-		b.WriteString(st.Error.Render(m.err))
+		for _, l := range draw.Wrap(m.err, max(m.width, 20)) {
+			b.WriteString(st.Error.Render(l) + "\n")
+		}
 	default:
 		b.WriteString(st.Muted.Render("space check  tab move  enter write  esc cancel"))
 	}

@@ -26,7 +26,8 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(out, "compare.csv"), filepath.Join(out, "trace.json"), filepath.Join(out, "a.tar.gz")}
+	const id = "20260102-030400-aaaa"
+	want := []string{filepath.Join(out, id+"-compare.csv"), filepath.Join(out, id+"-trace.json"), filepath.Join(out, "a.tar.gz")}
 	if strings.Join(wrote, " ") != strings.Join(want, " ") {
 		t.Errorf("wrote %v, want %v", wrote, want)
 	}
@@ -45,8 +46,32 @@ func TestWrite(t *testing.T) {
 	if err != nil || s.ID() != "20260102-030400-aaaa" {
 		t.Errorf("import: %v, %v", s, err)
 	}
-	if got := Summary(wrote); got != "wrote compare.csv, trace.json, a.tar.gz in "+out {
+	if got := Summary(wrote); got != "wrote "+id+"-compare.csv, "+id+"-trace.json, a.tar.gz in "+out {
 		t.Errorf("summary %q", got)
+	}
+	// the same again: nothing is written over without Overwrite
+	req := Request{Refs: refs, Kinds: []Kind{CSV, Markdown}, Dir: out}
+	if err := os.WriteFile(want[0], []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ex *ExistsError
+	if wrote, err := Write(req); len(wrote) != 0 || !errors.As(err, &ex) || len(ex.Paths) != 1 || ex.Paths[0] != want[0] {
+		t.Errorf("onto an existing file: %v, %v", wrote, err)
+	}
+	if b, _ := os.ReadFile(want[0]); string(b) != "mine" {
+		t.Error("the existing file was overwritten")
+	}
+	if _, err := os.Stat(filepath.Join(out, id+"-compare.md")); err == nil {
+		t.Error("a file was written beside the existing one")
+	}
+	req.Overwrite = true
+	if wrote, err := Write(req); err != nil || len(wrote) != 2 {
+		t.Errorf("overwrite: %v, %v", wrote, err)
+	}
+	// missing folders are created
+	deep := filepath.Join(out, "new", "deeper")
+	if wrote, err := Write(Request{Refs: refs, Kinds: []Kind{Markdown}, Dir: deep}); err != nil || len(wrote) != 1 {
+		t.Errorf("missing folders: %v, %v", wrote, err)
 	}
 	if got := Summary([]string{"/a/x", "/a/z", "/b/y"}); got != "wrote x, z in /a; y in /b" {
 		t.Errorf("summary across folders %q", got)
@@ -66,10 +91,10 @@ func TestWriteErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "one session") {
 		t.Errorf("archive without a session: %v", err)
 	}
-	// a missing folder fails each file, and says which
-	wrote, err := Write(Request{Refs: refs, Kinds: []Kind{Markdown, LaTeX}, Dir: "nowhere"})
-	if len(wrote) != 0 || err == nil || !strings.Contains(err.Error(), "Markdown table") || !strings.Contains(err.Error(), "LaTeX tabular") {
-		t.Errorf("missing folder: %v, %v", wrote, err)
+	// no folder fails each file, and says which
+	wrote, err := Write(Request{Refs: refs, Kinds: []Kind{Markdown, LaTeX}, Dir: " "})
+	if len(wrote) != 0 || err == nil || !strings.Contains(err.Error(), "Markdown table: no folder given") || !strings.Contains(err.Error(), "LaTeX tabular") {
+		t.Errorf("no folder: %v, %v", wrote, err)
 	}
 	if _, err := Write(Request{Kinds: []Kind{Markdown}, Dir: "."}); err == nil {
 		t.Error("no runs: no error")
@@ -107,8 +132,18 @@ func TestDialog(t *testing.T) {
 		t.Fatalf("messages %v", msgs)
 	}
 	done, ok := msgs[0].(DoneMsg)
-	if !ok || done.Err != nil || len(done.Wrote) != 1 || filepath.Base(done.Wrote[0]) != "compare.csv" {
+	if !ok || done.Err != nil || len(done.Wrote) != 1 || filepath.Base(done.Wrote[0]) != "20260102-030400-aaaa-compare.csv" {
 		t.Errorf("done %+v", msgs[0])
+	}
+	// again: the dialog asks before overwriting; enter confirms
+	m.Update(done)
+	press("enter")
+	if _, ok := msgs[1].(DoneMsg); !ok || !strings.Contains(m.View(), "already") || !strings.Contains(m.View(), "enter overwrites, esc cancels") {
+		t.Fatalf("second write: %+v\n%s", msgs[1:], m.View())
+	}
+	press("enter")
+	if again, ok := msgs[2].(DoneMsg); !ok || again.Err != nil || len(again.Wrote) != 1 {
+		t.Errorf("overwrite: %+v", msgs[2:])
 	}
 	press("esc")
 	if _, ok := msgs[len(msgs)-1].(ClosedMsg); !ok {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gnnscope/gnnscope/runner"
@@ -44,20 +45,37 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind %d", int(k))
 }
 
-// FileName is the kind's file name in the export folder ("" for Archive,
-// which has a path of its own).
-func (k Kind) FileName() string {
+// FileName is the kind's file name in the export folder, after the
+// prefix that names what was exported (see Request.Prefix); "" for
+// Archive, which has a path of its own.
+func (k Kind) FileName(prefix string) string {
+	var name string
 	switch k {
 	case Markdown:
-		return "compare.md"
+		name = "compare.md"
 	case CSV:
-		return "compare.csv"
+		name = "compare.csv"
 	case LaTeX:
-		return "compare.tex"
+		name = "compare.tex"
 	case Trace:
-		return "trace.json"
+		name = "trace.json"
+	default:
+		return ""
 	}
-	return ""
+	if prefix == "" {
+		return name
+	}
+	return prefix + "-" + name
+}
+
+// ExistsError is what Write returns, having written nothing, when files
+// it would write exist and Request.Overwrite is not set.
+type ExistsError struct {
+	Paths []string
+}
+
+func (e *ExistsError) Error() string {
+	return byFolder(e.Paths) + " already there"
 }
 
 // Request is what to export.
@@ -73,12 +91,66 @@ type Request struct {
 	// Session and ArchivePath: the session to archive and where.
 	Session     *sessions.Session
 	ArchivePath string
+	// Overwrite replaces files that exist; without it Write writes
+	// nothing when one does (ExistsError).
+	Overwrite bool
+}
+
+// Prefix names what the comparison files and the trace hold: the
+// session id of the runs, or of the first with "-and-N-more" when they
+// come from several sessions.
+func (r Request) Prefix() string {
+	var ids []string
+	for _, ref := range r.Refs {
+		if id := ref.Session.ID(); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		if r.Session != nil {
+			return r.Session.ID()
+		}
+		return ""
+	case 1:
+		return ids[0]
+	}
+	return fmt.Sprintf("%s-and-%d-more", ids[0], len(ids)-1)
+}
+
+// Path is where Write writes kind k ("" for a kind it does not know).
+func (r Request) Path(k Kind) string {
+	if k == Archive {
+		return r.ArchivePath
+	}
+	if name := k.FileName(r.Prefix()); name != "" {
+		return filepath.Join(r.Dir, name)
+	}
+	return ""
+}
+
+// existing lists the files of the request that exist already.
+func (r Request) existing() []string {
+	var out []string
+	for _, k := range r.Kinds {
+		if p := r.Path(k); strings.TrimSpace(p) != "" {
+			if _, err := os.Lstat(p); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // Write writes the requested files and returns their paths, in the order
 // of Kinds. It writes each file through a temporary file renamed once
-// complete, and goes on after a failure, reporting every error.
+// complete, creating missing folders, and goes on after a failure,
+// reporting every error. When a file exists and req.Overwrite is not
+// set, it writes nothing and returns an *ExistsError.
 func Write(req Request) ([]string, error) {
+	if ex := req.existing(); len(ex) > 0 && !req.Overwrite {
+		return nil, &ExistsError{Paths: ex}
+	}
 	var wrote []string
 	var errs []error
 	needCompare := false
@@ -102,11 +174,19 @@ func Write(req Request) ([]string, error) {
 		var err error
 		switch k {
 		case Markdown, CSV, LaTeX:
-			path = filepath.Join(req.Dir, k.FileName())
+			path = req.Path(k)
+			if strings.TrimSpace(req.Dir) == "" {
+				err = errors.New("no folder given")
+				break
+			}
 			format := map[Kind]string{Markdown: sessions.FormatMarkdown, CSV: sessions.FormatCSV, LaTeX: sessions.FormatLaTeX}[k]
 			err = writeFile(path, func(w io.Writer) error { return c.Write(w, format) })
 		case Trace:
-			path = filepath.Join(req.Dir, k.FileName())
+			path = req.Path(k)
+			if strings.TrimSpace(req.Dir) == "" {
+				err = errors.New("no folder given")
+				break
+			}
 			err = writeTrace(path, req.Refs)
 		case Archive:
 			path, err = writeArchive(req.Session, req.ArchivePath)
@@ -132,10 +212,16 @@ func Summary(wrote []string) string {
 	if len(wrote) == 0 {
 		return "wrote nothing"
 	}
+	return "wrote " + byFolder(wrote)
+}
+
+// byFolder names files by name, folder by folder ("compare.md, trace.json
+// in DIR; ID.tar.gz in DIR2").
+func byFolder(paths []string) string {
 	var groups []string
 	var names []string
-	dir := filepath.Dir(wrote[0])
-	for _, p := range wrote {
+	dir := filepath.Dir(paths[0])
+	for _, p := range paths {
 		if d := filepath.Dir(p); d != dir {
 			groups = append(groups, strings.Join(names, ", ")+" in "+dir)
 			dir, names = d, nil
@@ -143,27 +229,14 @@ func Summary(wrote []string) string {
 		names = append(names, filepath.Base(p))
 	}
 	groups = append(groups, strings.Join(names, ", ")+" in "+dir)
-	return "wrote " + strings.Join(groups, "; ")
+	return strings.Join(groups, "; ")
 }
 
-// checkDir makes sure the export folder exists.
-func checkDir(dir string) error {
-	if strings.TrimSpace(dir) == "" {
-		return errors.New("no folder given")
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	return nil
-}
-
-// writeFile writes path through a temporary file in the same folder.
+// writeFile writes path through a temporary file in the same folder,
+// creating the folder when it is missing (Write has checked for existing
+// files already).
 func writeFile(path string, write func(io.Writer) error) error {
-	if err := checkDir(filepath.Dir(path)); err != nil {
+	if err := sessions.PrepareOutput(path, true); err != nil {
 		return err
 	}
 	return sessions.WriteFileAtomic(path, 0o666, write)
@@ -204,7 +277,7 @@ func writeArchive(s *sessions.Session, path string) (string, error) {
 	if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s is inside the session's folder; write the archive elsewhere", path)
 	}
-	if err := checkDir(filepath.Dir(abs)); err != nil {
+	if err := sessions.PrepareOutput(abs, true); err != nil {
 		return "", err
 	}
 	if _, err := s.ExportFile(abs, sessions.ExportOptions{AllowRunning: true}); err != nil {

@@ -287,7 +287,8 @@ func TestExportDialog(t *testing.T) {
 		t.Fatalf("the dialog is still open:\n%s", hs.m.View())
 	}
 	dir := filepath.Join("home", "sessions", "20260102-030400-aaaa")
-	for _, name := range []string{"compare.md", "compare.csv", "compare.tex", "trace.json"} {
+	const id = "20260102-030400-aaaa-"
+	for _, name := range []string{id + "compare.md", id + "compare.csv", id + "compare.tex", id + "trace.json"} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -296,16 +297,21 @@ func TestExportDialog(t *testing.T) {
 		t.Error("the unchecked archive was written")
 	}
 	s := sent[common.StatusMsg](hs)
-	if len(s) == 0 || s[len(s)-1].Err || !strings.Contains(s[len(s)-1].Text, "compare.md, compare.csv, compare.tex, trace.json in "+dir) {
+	if len(s) == 0 || s[len(s)-1].Err || !strings.Contains(s[len(s)-1].Text, id+"compare.md, "+id+"compare.csv, "+id+"compare.tex, "+id+"trace.json in "+dir) {
 		t.Errorf("status after export: %+v", s)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, "compare.md"))
+	md, _ := os.ReadFile(filepath.Join(dir, id+"compare.md"))
 	if !strings.Contains(string(md), "optimized") || !strings.Contains(string(md), "2.000") {
 		t.Errorf("compare.md lacks the runs or the speedup:\n%s", md)
 	}
 
-	// the archive, on its own
+	// the archive, with the comparison files again: the dialog asks before
+	// overwriting them, and a second enter does
 	hs.press("x", "up", "space", "down", "down", "down", "down", "space", "enter")
+	if v := ansi.Strip(hs.m.View()); !hs.m.Capturing() || !strings.Contains(v, "already") || !strings.Contains(v, "enter overwrites, esc cancels") {
+		t.Fatalf("no question before overwriting:\n%s", v)
+	}
+	hs.press("enter")
 	if _, err := os.Stat("20260102-030400-aaaa.tar.gz"); err != nil {
 		t.Errorf("archive: %v (status %+v)", err, sent[common.StatusMsg](hs))
 	}
@@ -317,12 +323,16 @@ func TestExportErrors(t *testing.T) {
 	if f := hs.m.export.Request(); f.Dir == "" {
 		t.Fatal("no default folder")
 	}
-	// a folder that does not exist: the dialog stays open with the error
+	// a folder that cannot be made (below a file): the dialog stays open
+	// with the error
+	if err := os.WriteFile("a-file", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for range 60 {
 		hs.press("backspace")
 	}
-	hs.press("no-such-folder", "up", "space", "enter") // the archive unchecked: only files for the folder
-	if !hs.m.Capturing() || !strings.Contains(ansi.Strip(hs.m.View()), "no-such-folder") {
+	hs.press("a-file/sub", "up", "space", "enter") // the archive unchecked: only files for the folder
+	if !hs.m.Capturing() || !strings.Contains(ansi.Strip(hs.m.View()), "a-file/sub") {
 		t.Errorf("the dialog closed or shows no error:\n%s", hs.m.View())
 	}
 	hs.press("esc")
