@@ -43,6 +43,7 @@ type inference struct {
 	cutEdges   int64       // edges dropped from the chunks
 	minKeep    int         // the resolved automatic Config.CutMinKeep, once minKeepSet
 	minKeepSet bool
+	available  func() int64 // tests: the memory available (nil: data.AvailableMemory)
 }
 
 func newInference(cfg Config, ds *data.Dataset, x, deg []float32, isVal []bool, mem *memState, rec *profile.Recorder) *inference {
@@ -73,6 +74,11 @@ type layerPass struct {
 	in    []float32 // the layer's input rows on the host, dim wide
 	dim   int
 	agg   []float32 // the first layer's precomputed input aggregate, or nil
+	// tr is the layer's node transform when it transforms first (and agg
+	// is nil); t then holds every node's transformed row, tw wide.
+	tr    nn.NodeTransform
+	t     []float32
+	tw    int
 	out   int       // the layer's output width
 	next  []float32 // the layer's output rows (nil at the last layer)
 	preds []int32   // the predicted classes (written at the last layer)
@@ -114,8 +120,14 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 				return nil, err
 			}
 		}
+		grant := func(i int, ch evalChunk) func() {
+			return acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
+		}
+		if err := p.transformAll(chunks, peaks, grant); err != nil {
+			return nil, err
+		}
 		for i, ch := range chunks {
-			release := acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
+			release := grant(i, ch)
 			err := p.chunk(ch, &peaks[i])
 			release()
 			if err != nil {
@@ -221,16 +233,20 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 }
 
 // chunk runs the layer on one chunk, raising *peak to the chunk's own
-// peak: from the precomputed aggregate when the pass has one, else from
-// the layer's input rows of the chunk's sources.
+// peak: from the precomputed aggregate when the pass has one, from the
+// transformed rows of the chunk's sources when the layer transforms first,
+// else from the layer's input rows of the chunk's sources.
 func (p *layerPass) chunk(ch evalChunk, peak *int64) error {
 	scope := device.NewScope()
 	dev := device.Scoped(p.dev, scope)
 	var y *tensor.Tensor
 	var err error
-	if p.agg != nil {
+	switch {
+	case p.agg != nil:
 		y, err = p.fromAggregate(dev, ch)
-	} else {
+	case p.t != nil:
+		y, err = p.fromTransformed(dev, ch)
+	default:
 		y, err = p.forward(dev, ch)
 	}
 	if err != nil {
@@ -296,13 +312,15 @@ func (p *layerPass) store(dev device.Device, y *tensor.Tensor, ch evalChunk) {
 }
 
 // uncut runs inference with model m on the whole graph, without any cut,
-// in chunks of Config.EvalChunk destinations, ignoring the budget (see
-// Result.TestAccUncut), and returns each node's predicted class.
+// in chunks of Config.EvalChunk destinations (automatic: sized by the
+// memory available), ignoring the budget (see Result.TestAccUncut), and
+// returns each node's predicted class.
 func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 	scratch := sample.NewScratch(in.g.N)
 	var chunks []evalChunk
-	for lo := 0; lo < in.g.N; lo += in.cfg.EvalChunk {
-		hi := min(in.g.N, lo+in.cfg.EvalChunk)
+	size := in.uncutChunk(m)
+	for lo := 0; lo < in.g.N; lo += size {
+		hi := min(in.g.N, lo+size)
 		blk, src, err := rangeBlock(in.g, lo, hi, scratch)
 		if err != nil {
 			return nil, err
@@ -311,7 +329,7 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 	}
 	in.prepareBlocks(m, chunks, false)
 	preds := make([]int32, in.g.N)
-	var peak int64
+	peaks := make([]int64, len(chunks))
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
 	for l, layer := range m.Layers {
@@ -320,8 +338,11 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 		if l < last {
 			p.next = make([]float32, in.g.N*out)
 		}
-		for _, ch := range chunks {
-			if err := p.chunk(ch, &peak); err != nil {
+		if err := p.transformAll(chunks, peaks, nil); err != nil {
+			return nil, err
+		}
+		for i, ch := range chunks {
+			if err := p.chunk(ch, &peaks[i]); err != nil {
 				return nil, err
 			}
 		}
