@@ -35,15 +35,16 @@ type inference struct {
 	gate     *memory.Gate
 	rec      *profile.Recorder
 
-	mu         sync.Mutex
-	cache      []evalChunk // inference blocks, kept between evaluations
-	agg0       []float32   // first layer's input aggregate, kept between evaluations
-	noAggCache bool        // tests: always aggregate the input afresh
-	seen       []int64     // each chunk's largest measured peak (see grant)
-	cutEdges   int64       // edges dropped from the chunks
-	minKeep    int         // the resolved automatic Config.CutMinKeep, once minKeepSet
-	minKeepSet bool
-	available  func() int64 // tests: the memory available (nil: data.AvailableMemory)
+	mu          sync.Mutex
+	cache       []evalChunk // inference blocks, kept between evaluations
+	agg0        []float32   // first layer's input aggregate, kept between evaluations
+	noAggCache  bool        // tests: always aggregate the input afresh
+	noTransform bool        // tests: run every layer on each chunk's input rows
+	seen        []int64     // each chunk's largest measured peak (see grant)
+	cutEdges    int64       // edges dropped from the chunks
+	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
+	minKeepSet  bool
+	available   func() int64 // tests: the memory available (nil: data.AvailableMemory)
 }
 
 func newInference(cfg Config, ds *data.Dataset, x, deg []float32, isVal []bool, mem *memState, rec *profile.Recorder) *inference {
@@ -123,8 +124,10 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 		grant := func(i int, ch evalChunk) func() {
 			return acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
 		}
-		if err := p.transformAll(chunks, peaks, grant); err != nil {
-			return nil, err
+		if !in.noTransform {
+			if err := p.transformAll(chunks, peaks, grant); err != nil {
+				return nil, err
+			}
 		}
 		for i, ch := range chunks {
 			release := grant(i, ch)
@@ -318,7 +321,7 @@ func (p *layerPass) store(dev device.Device, y *tensor.Tensor, ch evalChunk) {
 func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 	scratch := sample.NewScratch(in.g.N)
 	var chunks []evalChunk
-	size := in.uncutChunk(m)
+	size := uncutChunk(m, in.cfg, in.g.N, in.available)
 	for lo := 0; lo < in.g.N; lo += size {
 		hi := min(in.g.N, lo+size)
 		blk, src, err := rangeBlock(in.g, lo, hi, scratch)

@@ -126,29 +126,29 @@ func (in *inference) room() int64 {
 	if in.cfg.EvalChunk > 0 {
 		return 0
 	}
-	return in.hostRoom()
+	return autoRoom(in.available)
 }
 
-// hostRoom is the share of the memory available that automatic chunks may
-// take without a budget (0: unknown).
-func (in *inference) hostRoom() int64 {
-	avail := data.AvailableMemory
-	if in.available != nil {
-		avail = in.available
+// autoRoom is the share of the memory available (available, or
+// data.AvailableMemory when nil) that automatic chunks may take without a
+// budget (0: unknown).
+func autoRoom(available func() int64) int64 {
+	if available == nil {
+		available = data.AvailableMemory
 	}
-	return avail() / autoRoomShare
+	return available() / autoRoomShare
 }
 
 // uncutChunk returns the destinations per chunk of the uncut reference
 // inference (see uncut): Config.EvalChunk, or, automatic, the largest
 // power-of-two share of the graph whose chunks of as many sources fit the
 // share of the memory available (see room), ignoring the budget.
-func (in *inference) uncutChunk(m *nn.Model) int {
-	if in.cfg.EvalChunk > 0 {
-		return in.cfg.EvalChunk
+func uncutChunk(m *nn.Model, cfg Config, n int, available func() int64) int {
+	if cfg.EvalChunk > 0 {
+		return cfg.EvalChunk
 	}
-	size := max(in.g.N, 1)
-	if room := in.hostRoom(); room > 0 {
+	size := max(n, 1)
+	if room := autoRoom(available); room > 0 {
 		for size > minEvalChunk && evalPeak(m, size, size) > room {
 			size /= 2
 		}
