@@ -195,14 +195,16 @@ const maxCachedAggregateBytes = 2 << 30
 
 // inputAggregate returns the first layer's aggregation of the input
 // features over every node's full neighborhood (N×F on the host), computed
-// once and reused by every evaluation, or nil when the first layer
-// transforms before aggregating (its aggregate then depends on the weights)
-// or the aggregate would be too large to keep. The features never change,
-// so evaluations from it are exactly those computed from scratch.
+// once and reused by every evaluation, or nil when the first layer cannot
+// run from an aggregate (nn.Precomputable) or the aggregate would be too
+// large to keep. The features never change, so evaluations from it are
+// those computed from scratch: exactly for a layer that aggregates first,
+// up to the rounding of the sums for one that transforms first, whose
+// every evaluation then skips the aggregation.
 func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []evalChunk) ([]float32, error) {
 	p, ok := m.Layers[0].(nn.Precomputable)
 	f := in.f
-	if !ok || !p.AggregatesFirst() || in.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
+	if !ok || in.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
 		return nil, nil
 	}
 	in.mu.Lock()
@@ -277,24 +279,25 @@ func (p *layerPass) forward(dev device.Device, ch evalChunk) (*tensor.Tensor, er
 }
 
 // fromAggregate runs the first layer from the precomputed input aggregate:
-// only the destinations' own rows and their aggregate move to the device,
-// and no aggregation runs.
+// only the destinations' aggregate (and their own rows, when the layer
+// reads them) move to the device, and no aggregation runs.
 func (p *layerPass) fromAggregate(dev device.Device, ch evalChunk) (*tensor.Tensor, error) {
 	n, f := ch.hi-ch.lo, p.dim
 	a, err := dev.Alloc(n, f)
 	if err != nil {
 		return nil, err
 	}
-	xd, err := dev.Alloc(n, f)
-	if err != nil {
-		dev.Free(a)
-		return nil, err
-	}
+	defer dev.Free(a)
 	dev.CopyFromHost(a, p.agg[ch.lo*f:ch.hi*f])
-	dev.CopyFromHost(xd, p.in[ch.lo*f:ch.hi*f])
+	var xd *tensor.Tensor
+	if usesRoot(p.model.Layers[0]) {
+		if xd, err = dev.Alloc(n, f); err != nil {
+			return nil, err
+		}
+		defer dev.Free(xd)
+		dev.CopyFromHost(xd, p.in[ch.lo*f:ch.hi*f])
+	}
 	y, err := p.model.FromAggregate(&nn.Context{Dev: dev}, 0, a, xd)
-	dev.Free(a)
-	dev.Free(xd)
 	if err != nil {
 		return nil, fmt.Errorf("layer 1: %w", err)
 	}

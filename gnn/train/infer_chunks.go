@@ -99,10 +99,11 @@ func evalLayerBytes(in, out, ns, nd int) int64 {
 	return 4 * (int64(ns)*int64(in) + int64(nd)*int64(out) + mid)
 }
 
-// evalPeak is the largest evalLayerPeak over the model's layers: the
-// predicted peak of an inference chunk of ns sources and nd destinations.
+// evalPeak is the largest evalLayerPeak over the model's layers, and the
+// first layer's inputAggregateBytes: the predicted peak of an inference
+// chunk of ns sources and nd destinations.
 func evalPeak(m *nn.Model, ns, nd int) int64 {
-	var p int64
+	p := inputAggregateBytes(m, ns, nd)
 	for l := range m.Layers {
 		p = max(p, evalLayerPeak(m, l, ns, nd))
 	}

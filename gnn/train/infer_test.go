@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -45,20 +46,21 @@ func inferAll(t *testing.T, tr *trainer) inferOut {
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
 
 // TestInferenceTransformsOnce: inference that transforms every layer's
-// input once and aggregates the transformed rows per chunk computes what
-// running every layer on each chunk's input rows computes (hidden layers,
-// logits, predictions), for GCN, GraphSAGE and GAT layers that transform
-// first and GCN and GraphSAGE layers that aggregate first, over several
-// chunks, with and without an inference cut.
+// input once and aggregates the transformed rows per chunk, and runs the
+// first layer from the input aggregate whichever order the layer takes,
+// computes what running every layer on each chunk's input rows computes
+// (hidden layers, logits, predictions), for GCN, GraphSAGE and GAT layers
+// that transform first and GCN and GraphSAGE layers that aggregate first,
+// over several chunks, with and without an inference cut.
 func TestInferenceTransformsOnce(t *testing.T) {
 	ds := plantedPartition(t, 700, 4, 5)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 20, 150, 300, 0)
 	for _, kind := range []nn.Kind{nn.KindGCN, nn.KindSAGE, nn.KindGAT} {
 		for _, cut := range []float64{0, 0.3} {
 			cfg := Defaults(kind)
+			cfg.Sampler, cfg.Epochs = SamplerFull, 1
 			// 8 features → 6 → 6 → 4 classes: the first and last layers
 			// transform first, the middle one aggregates first.
-			cfg.Sampler, cfg.Epochs = SamplerFull, 1
 			cfg.Hidden, cfg.Layers, cfg.EvalChunk, cfg.EvalCut = 6, 3, 96, cut
 			if kind == nn.KindGAT {
 				cfg.Hidden, cfg.Heads = 3, 2
@@ -74,28 +76,37 @@ func TestInferenceTransformsOnce(t *testing.T) {
 			if err != nil || len(chunks) < 5 {
 				t.Fatalf("%s: %d chunks, %v", kind, len(chunks), err)
 			}
-			got := inferAll(t, tr)
-			tr.inf.noTransform = true
+			tr.inf.noAggCache, tr.inf.noTransform = true, true
 			want := inferAll(t, tr)
-			for l := range want.hidden {
-				for i, v := range want.hidden[l] {
-					if !closeTo(float64(got.hidden[l][i]), float64(v)) {
-						t.Fatalf("%s cut %g: layer %d value %d: %g, per chunk %g", kind, cut, l+1, i, got.hidden[l][i], v)
-					}
-				}
-			}
-			if !closeTo(got.ce, want.ce) || math.IsNaN(got.ce) {
-				t.Fatalf("%s cut %g: cross-entropy %g, per chunk %g", kind, cut, got.ce, want.ce)
-			}
-			for i := range want.preds {
-				if got.preds[i] != want.preds[i] {
-					t.Fatalf("%s cut %g: node %d predicted %d, per chunk %d", kind, cut, i, got.preds[i], want.preds[i])
-				}
+			for _, v := range []struct{ noAgg, noTransform bool }{{true, false}, {false, false}, {false, true}} {
+				tr.inf.noAggCache, tr.inf.noTransform = v.noAgg, v.noTransform
+				what := fmt.Sprintf("%s cut %g no aggregate %t no transform %t", kind, cut, v.noAgg, v.noTransform)
+				compareInference(t, what, inferAll(t, tr), want)
 			}
 			if cut > 0 && tr.inf.cut() == 0 {
 				t.Fatalf("%s: nothing cut", kind)
 			}
 			tr.close()
+		}
+	}
+}
+
+// compareInference fails unless got is want up to float32 rounding.
+func compareInference(t *testing.T, what string, got, want inferOut) {
+	t.Helper()
+	for l := range want.hidden {
+		for i, v := range want.hidden[l] {
+			if !closeTo(float64(got.hidden[l][i]), float64(v)) {
+				t.Fatalf("%s: layer %d value %d: %g, per chunk %g", what, l+1, i, got.hidden[l][i], v)
+			}
+		}
+	}
+	if !closeTo(got.ce, want.ce) || math.IsNaN(got.ce) {
+		t.Fatalf("%s: cross-entropy %g, per chunk %g", what, got.ce, want.ce)
+	}
+	for i := range want.preds {
+		if got.preds[i] != want.preds[i] {
+			t.Fatalf("%s: node %d predicted %d, per chunk %d", what, i, got.preds[i], want.preds[i])
 		}
 	}
 }
@@ -234,9 +245,9 @@ func TestAutoEvalChunksUnderBudget(t *testing.T) {
 	}
 }
 
-// TestEvalPeakMeasured: an inference chunk's measured peak is its
-// analytic one (evalPeak) when a GraphSAGE layer that transforms first
-// holds the largest peak, and within it for GAT.
+// TestEvalPeakMeasured: an inference chunk's recorded peak is its
+// analytic one (evalPeak) when a GraphSAGE first layer run from the input
+// aggregate holds the largest peak, and within it for GAT.
 func TestEvalPeakMeasured(t *testing.T) {
 	ds := bandedGraph(t, 2000)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
@@ -253,5 +264,40 @@ func TestEvalPeakMeasured(t *testing.T) {
 				t.Fatalf("%s: eval chunk %d: peak %d, analytic %d", kind, e.Batch, e.Peak, e.Predicted)
 			}
 		}
+	}
+}
+
+// TestEvalLayerPeakMeasured: for a layer that transforms first, each
+// chunk's measured peak over the transform pass and the chunk pass is the
+// analytic evalLayerPeak, for GCN, GraphSAGE and GAT.
+func TestEvalLayerPeakMeasured(t *testing.T) {
+	ds := bandedGraph(t, 2000)
+	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
+	for _, kind := range []nn.Kind{nn.KindGCN, nn.KindSAGE, nn.KindGAT} {
+		cfg := Defaults(kind)
+		cfg.Sampler, cfg.Hidden, cfg.Heads, cfg.EvalChunk = SamplerFull, 4, 2, 300
+		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := tr.inf.chunks(tr.model)
+		if err != nil || len(chunks) < 6 {
+			t.Fatalf("%s: %d chunks, %v", kind, len(chunks), err)
+		}
+		in, out := tr.model.Layers[0].Dims()
+		p := &layerPass{dev: tr.dev, model: tr.model, in: tr.x, dim: in, out: out, next: make([]float32, ds.Graph.N*out)}
+		peaks := make([]int64, len(chunks))
+		if err := p.transformAll(chunks, peaks, nil); err != nil || p.t == nil {
+			t.Fatalf("%s: transform: %v", kind, err)
+		}
+		for i, ch := range chunks {
+			if err := p.chunk(ch, &peaks[i]); err != nil {
+				t.Fatal(err)
+			}
+			if want := evalLayerPeak(tr.model, 0, ch.blk.NumSrc, ch.blk.NumDst); peaks[i] != want {
+				t.Fatalf("%s: chunk %d: peak %d, analytic %d", kind, i, peaks[i], want)
+			}
+		}
+		tr.close()
 	}
 }

@@ -114,3 +114,32 @@ func evalLayerPeak(m *nn.Model, l, ns, nd int) int64 {
 	}
 	return 4 * max(chunk, int64(nd)*(int64(in)+w))
 }
+
+// inputAggregateBytes is the device memory one chunk of ns sources and nd
+// destinations holds at its peak while the first layer's input aggregate
+// is computed (the sources' input rows and the destinations' aggregate)
+// and in the first layer run from it (the aggregate, the destinations' own
+// rows when the layer reads them, the output); 0 when that layer cannot
+// run from an aggregate (see inference.inputAggregate).
+func inputAggregateBytes(m *nn.Model, ns, nd int) int64 {
+	layer := m.Layers[0]
+	if _, ok := layer.(nn.Precomputable); !ok {
+		return 0
+	}
+	in, out := layer.Dims()
+	run := int64(nd) * int64(in+out)
+	if usesRoot(layer) {
+		run += int64(nd) * int64(in)
+	}
+	return 4 * max(int64(ns+nd)*int64(in), run)
+}
+
+// usesRoot reports whether layer reads the destinations' own input rows
+// beside the aggregate of their neighbors' (a layer that does not say is
+// assumed to).
+func usesRoot(layer nn.Layer) bool {
+	if r, ok := layer.(interface{ UsesRoot() bool }); ok {
+		return r.UsesRoot()
+	}
+	return true
+}
