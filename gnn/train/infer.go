@@ -16,9 +16,11 @@ import (
 )
 
 // inference is exact layer-wise inference over the whole graph: layer by
-// layer, each in chunks of destinations with all their neighbors (cut to
-// fit the budget, or by Config.EvalCut), the intermediate embeddings kept
-// on the host. The chunks (and the first layer's input aggregate, where
+// layer, each in chunks of destinations with all their neighbors (as many
+// as fit the budget or the memory available, cut to fit the budget, or by
+// Config.EvalCut), the intermediate embeddings, and the transformed rows
+// of a layer that transforms first (see infer_transform.go), kept on the
+// host. The chunks (and the first layer's input aggregate, where
 // the model allows) are built once and shared by every evaluation; an
 // overlapped evaluation runs on another goroutine than the setup, hence
 // the mutex.
