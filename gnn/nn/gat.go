@@ -115,13 +115,14 @@ func hostOf(dev device.Device, t *tensor.Tensor) []float32 {
 	return h
 }
 
-// headScores returns, for rows [0, n) of xw, the per-head dot products with
-// the attention vector att (n×H).
-func (l *GATConv) headScores(xw, att []float32, n int) []float32 {
+// headScores returns, for rows [0, n) of xw (rows stride apart, the
+// projection in the first H·C columns of each), the per-head dot products
+// with the attention vector att (n×H).
+func (l *GATConv) headScores(xw []float32, stride int, att []float32, n int) []float32 {
 	H, C := l.Heads, l.Ch
 	s := make([]float32, n*H)
 	for j := 0; j < n; j++ {
-		row := xw[j*H*C : (j+1)*H*C]
+		row := xw[j*stride : j*stride+H*C]
 		for h := 0; h < H; h++ {
 			var acc float32
 			for c := 0; c < C; c++ {
@@ -177,10 +178,40 @@ func (l *GATConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*tens
 	dev.Gemm(false, false, 1, x, l.W.W, 0, xwT)
 	xw := hostOf(dev, xwT)
 	dev.Free(xwT)
-	as := l.headScores(xw, hostOf(dev, l.AttSrc.W), blk.NumSrc)
-	ad := l.headScores(xw, hostOf(dev, l.AttDst.W), blk.NumDst)
+	as := l.headScores(xw, hc, hostOf(dev, l.AttSrc.W), blk.NumSrc)
+	ad := l.headScores(xw, hc, hostOf(dev, l.AttDst.W), blk.NumDst)
+	z, alpha := l.attention(blk, as, ad)
+	var mask []float32
+	if E := blk.NumEdges(); c.Train && l.AttnDropout > 0 && E > 0 {
+		m, err := dev.Alloc(int(E), H)
+		if err != nil {
+			return nil, err
+		}
+		dev.DropoutMask(m, l.AttnDropout, c.maskSeed(l.site))
+		mask = hostOf(dev, m)
+		dev.Free(m)
+	}
+	out := l.aggregate(blk, xw, hc, alpha, mask)
+	y, err := dev.Alloc(blk.NumDst, l.Out)
+	if err != nil {
+		return nil, err
+	}
+	dev.CopyFromHost(y, out)
+	dev.AddBias(y, l.B.W)
+	if c.Train {
+		l.s = saved{blk: blk, x: x, live: true}
+		l.g = gatSaved{xw: xw, z: z, alpha: alpha, mask: mask}
+	}
+	return y, nil
+}
+
+// attention returns the attention logits before the LeakyReLU (E×H) and
+// the softmax coefficients (E×H) of blk's edges from the source scores as
+// (NumSrc×H) and the destination scores ad (NumDst×H).
+func (l *GATConv) attention(blk *graph.Block, as, ad []float32) (z, alpha []float32) {
+	H := l.Heads
 	E := blk.NumEdges()
-	z := make([]float32, E*int64(H))
+	z = make([]float32, E*int64(H))
 	lr := make([]float32, len(z))
 	for i := 0; i < blk.NumDst; i++ {
 		for e := blk.Indptr[i]; e < blk.Indptr[i+1]; e++ {
@@ -195,18 +226,18 @@ func (l *GATConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*tens
 			}
 		}
 	}
-	alpha := make([]float32, len(z))
+	alpha = make([]float32, len(z))
 	EdgeSoftmax(blk, lr, alpha, H)
-	var mask []float32
-	if c.Train && l.AttnDropout > 0 && E > 0 {
-		m, err := dev.Alloc(int(E), H)
-		if err != nil {
-			return nil, err
-		}
-		dev.DropoutMask(m, l.AttnDropout, c.maskSeed(l.site))
-		mask = hostOf(dev, m)
-		dev.Free(m)
-	}
+	return z, alpha
+}
+
+// aggregate returns the destinations' rows (NumDst×Out, on the host): the
+// projected sources xw (rows stride apart, the projection in the first
+// H·C columns of each) weighed by the attention coefficients alpha, times
+// the dropout mask when it is not nil, per head, concatenated or
+// averaged.
+func (l *GATConv) aggregate(blk *graph.Block, xw []float32, stride int, alpha, mask []float32) []float32 {
+	H, C := l.Heads, l.Ch
 	out := make([]float32, blk.NumDst*l.Out)
 	scale := float32(1)
 	if !l.Concat {
@@ -215,7 +246,7 @@ func (l *GATConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*tens
 	for i := 0; i < blk.NumDst; i++ {
 		orow := out[i*l.Out : (i+1)*l.Out]
 		for e := blk.Indptr[i]; e < blk.Indptr[i+1]; e++ {
-			src := xw[int(blk.Indices[e])*hc:]
+			src := xw[int(blk.Indices[e])*stride:]
 			for h := 0; h < H; h++ {
 				k := e*int64(H) + int64(h)
 				a := alpha[k]
@@ -236,17 +267,7 @@ func (l *GATConv) Forward(c *Context, blk *graph.Block, x *tensor.Tensor) (*tens
 			}
 		}
 	}
-	y, err := dev.Alloc(blk.NumDst, l.Out)
-	if err != nil {
-		return nil, err
-	}
-	dev.CopyFromHost(y, out)
-	dev.AddBias(y, l.B.W)
-	if c.Train {
-		l.s = saved{blk: blk, x: x, live: true}
-		l.g = gatSaved{xw: xw, z: z, alpha: alpha, mask: mask}
-	}
-	return y, nil
+	return out
 }
 
 // Backward sets the gradients of the projection, attention vectors and

@@ -25,7 +25,8 @@ type Layer interface {
 // aggregation that depends only on the input (not on the weights) and a
 // transform of that aggregate. When the input never changes (raw features
 // in the first layer), the aggregation can be computed once and reused by
-// every evaluation.
+// every evaluation, whichever order Forward takes: the transform is
+// linear, so the two orders differ only in the rounding of their sums.
 type Precomputable interface {
 	// AggregatesFirst reports whether Forward aggregates the input before
 	// transforming it (otherwise the aggregation depends on the weights).
@@ -34,8 +35,9 @@ type Precomputable interface {
 	// caller owns it.
 	Aggregate(c *Context, blk *graph.Block, x *tensor.Tensor) (*tensor.Tensor, error)
 	// FromAggregate returns the layer's output from an aggregate and the
-	// destinations' own input rows xdst (NumDst×In), as Forward would in
-	// evaluation mode; the caller owns it.
+	// destinations' own input rows xdst (NumDst×In; nil for a layer whose
+	// UsesRoot is false), as Forward would in evaluation mode (exactly
+	// when AggregatesFirst, else up to rounding); the caller owns it.
 	FromAggregate(c *Context, agg, xdst *tensor.Tensor) (*tensor.Tensor, error)
 }
 

@@ -368,15 +368,16 @@ func (m *Model) ForwardLayer(c *Context, l int, blk *graph.Block, x *tensor.Tens
 	return y, nil
 }
 
-// FromAggregate runs layer l (a Precomputable layer that aggregates first)
-// in evaluation mode from a precomputed aggregate of its input and the
-// destinations' own input rows, with the activation that follows it unless
-// it is the last. It returns exactly what ForwardLayer would. The caller owns the
-// result.
+// FromAggregate runs layer l (a Precomputable layer) in evaluation mode
+// from a precomputed aggregate of its input and the destinations' own
+// input rows (nil when the layer's UsesRoot is false), with the activation
+// that follows it unless it is the last. It returns what ForwardLayer
+// would: exactly when the layer aggregates first, else up to the rounding
+// of the sums. The caller owns the result.
 func (m *Model) FromAggregate(c *Context, l int, agg, xdst *tensor.Tensor) (*tensor.Tensor, error) {
 	p, ok := m.Layers[l].(Precomputable)
-	if !ok || !p.AggregatesFirst() {
-		return nil, fmt.Errorf("layer %d does not aggregate its input first", l+1)
+	if !ok {
+		return nil, fmt.Errorf("layer %d cannot run from an aggregate of its input", l+1)
 	}
 	ec := *c
 	ec.Train = false

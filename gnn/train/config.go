@@ -75,8 +75,10 @@ type Config struct {
 	// NormalizeFeatures), "none", or "auto": row when every feature is
 	// non-negative (bag-of-words data such as Cora), none otherwise.
 	Features string `json:"features"`
-	// EvalChunk is the number of destination nodes per block in layer-wise
-	// inference.
+	// EvalChunk bounds the destination nodes per block in layer-wise
+	// inference; 0 (the default) sizes blocks automatically: each is the
+	// largest whose predicted peak fits the memory budget, or a quarter of
+	// the memory available without one.
 	EvalChunk int `json:"eval_chunk"`
 	// EvalEvery evaluates every this many epochs (and always at the last).
 	EvalEvery int `json:"eval_every"`
@@ -181,7 +183,7 @@ func (c Config) cutRule() string {
 func Defaults(model nn.Kind) Config {
 	c := Config{
 		Model: model, Layers: 2, Hidden: 64, Epochs: 200, LR: 0.01, WeightDecay: 5e-4, Dropout: 0.5,
-		Sampler: SamplerFull, Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 8192, EvalEvery: 1,
+		Sampler: SamplerFull, Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 0, EvalEvery: 1,
 	}
 	switch model {
 	case nn.KindSAGE:
@@ -338,8 +340,8 @@ func (c Config) checkSchedule(p *problems) {
 	default:
 		p.add("features %q is not one of auto, row, none", c.Features)
 	}
-	if c.EvalChunk < 1 {
-		p.add("eval chunk must be at least 1, got %d", c.EvalChunk)
+	if c.EvalChunk < 0 {
+		p.add("eval chunk must be non-negative (0 = automatic), got %d", c.EvalChunk)
 	}
 	if c.SamplerWorkers < 0 {
 		p.add("sampler workers must be non-negative, got %d", c.SamplerWorkers)

@@ -107,7 +107,9 @@
 //     training batch (the budget plan) and acquires each chunk's analytic
 //     peak (evalPeak, exact for GCN and GraphSAGE; or the
 //     chunk's measured peak in an earlier evaluation, if larger) before
-//     the chunk allocates.
+//     the chunk allocates, and again, for a layer that transforms its
+//     input first (nn.NodeTransform), before the chunk's rows are
+//     transformed.
 //
 // Grants that fit together run together; when they do not, the later one
 // waits (a mem.wait span on its lane) until the earlier one is done. A

@@ -16,9 +16,11 @@ import (
 )
 
 // inference is exact layer-wise inference over the whole graph: layer by
-// layer, each in chunks of destinations with all their neighbors (cut to
-// fit the budget, or by Config.EvalCut), the intermediate embeddings kept
-// on the host. The chunks (and the first layer's input aggregate, where
+// layer, each in chunks of destinations with all their neighbors (as many
+// as fit the budget or the memory available, cut to fit the budget, or by
+// Config.EvalCut), the intermediate embeddings, and the transformed rows
+// of a layer that transforms first (see infer_transform.go), kept on the
+// host. The chunks (and the first layer's input aggregate, where
 // the model allows) are built once and shared by every evaluation; an
 // overlapped evaluation runs on another goroutine than the setup, hence
 // the mutex.
@@ -40,14 +42,16 @@ type inference struct {
 	gate    *memory.Gate
 	rec     *profile.Recorder
 
-	mu         sync.Mutex
-	cache      []evalChunk // inference blocks, kept between evaluations
-	agg0       []float32   // first layer's input aggregate, kept between evaluations
-	noAggCache bool        // tests: always aggregate the input afresh
-	seen       []int64     // each chunk's largest measured peak (see grant)
-	cutEdges   int64       // edges dropped from the chunks
-	minKeep    int         // the resolved automatic Config.CutMinKeep, once minKeepSet
-	minKeepSet bool
+	mu          sync.Mutex
+	cache       []evalChunk // inference blocks, kept between evaluations
+	agg0        []float32   // first layer's input aggregate, kept between evaluations
+	noAggCache  bool        // tests: always aggregate the input afresh
+	noTransform bool        // tests: run every layer on each chunk's input rows
+	seen        []int64     // each chunk's largest measured peak (see grant)
+	cutEdges    int64       // edges dropped from the chunks
+	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
+	minKeepSet  bool
+	available   func() int64 // tests: the memory available (nil: data.AvailableMemory)
 }
 
 func newInference(cfg Config, ds *data.Dataset, x, deg []float32, isVal []bool, mem *memState, rec *profile.Recorder) *inference {
@@ -78,6 +82,11 @@ type layerPass struct {
 	in    []float32 // the layer's input rows on the host, dim wide
 	dim   int
 	agg   []float32 // the first layer's precomputed input aggregate, or nil
+	// tr is the layer's node transform when it transforms first (and agg
+	// is nil); t then holds every node's transformed row, tw wide.
+	tr    nn.NodeTransform
+	t     []float32
+	tw    int
 	out   int       // the layer's output width
 	next  []float32 // the layer's output rows (nil at the last layer)
 	preds []int32   // the predicted classes (written at the last layer)
@@ -136,8 +145,16 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 				return nil, err
 			}
 		}
+		grant := func(i int, ch evalChunk) func() {
+			return acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
+		}
+		if !in.noTransform {
+			if err := p.transformAll(chunks, peaks, grant); err != nil {
+				return nil, err
+			}
+		}
 		for i, ch := range chunks {
-			release := acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
+			release := grant(i, ch)
 			err := p.chunk(ch, &peaks[i])
 			release()
 			if err != nil {
@@ -202,14 +219,16 @@ const maxCachedAggregateBytes = 2 << 30
 
 // inputAggregate returns the first layer's aggregation of the input
 // features over every node's full neighborhood (N×F on the host), computed
-// once and reused by every evaluation, or nil when the first layer
-// transforms before aggregating (its aggregate then depends on the weights)
-// or the aggregate would be too large to keep. The features never change,
-// so evaluations from it are exactly those computed from scratch.
+// once and reused by every evaluation, or nil when the first layer cannot
+// run from an aggregate (nn.Precomputable) or the aggregate would be too
+// large to keep. The features never change, so evaluations from it are
+// those computed from scratch: exactly for a layer that aggregates first,
+// up to the rounding of the sums for one that transforms first, whose
+// every evaluation then skips the aggregation.
 func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []evalChunk) ([]float32, error) {
 	p, ok := m.Layers[0].(nn.Precomputable)
 	f := in.f
-	if !ok || !p.AggregatesFirst() || in.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
+	if !ok || in.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
 		return nil, nil
 	}
 	in.mu.Lock()
@@ -243,16 +262,20 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 }
 
 // chunk runs the layer on one chunk, raising *peak to the chunk's own
-// peak: from the precomputed aggregate when the pass has one, else from
-// the layer's input rows of the chunk's sources.
+// peak: from the precomputed aggregate when the pass has one, from the
+// transformed rows of the chunk's sources when the layer transforms first,
+// else from the layer's input rows of the chunk's sources.
 func (p *layerPass) chunk(ch evalChunk, peak *int64) error {
 	scope := device.NewScope()
 	dev := device.Scoped(p.dev, scope)
 	var y *tensor.Tensor
 	var err error
-	if p.agg != nil {
+	switch {
+	case p.agg != nil:
 		y, err = p.fromAggregate(dev, ch)
-	} else {
+	case p.t != nil:
+		y, err = p.fromTransformed(dev, ch)
+	default:
 		y, err = p.forward(dev, ch)
 	}
 	if err != nil {
@@ -280,24 +303,25 @@ func (p *layerPass) forward(dev device.Device, ch evalChunk) (*tensor.Tensor, er
 }
 
 // fromAggregate runs the first layer from the precomputed input aggregate:
-// only the destinations' own rows and their aggregate move to the device,
-// and no aggregation runs.
+// only the destinations' aggregate (and their own rows, when the layer
+// reads them) move to the device, and no aggregation runs.
 func (p *layerPass) fromAggregate(dev device.Device, ch evalChunk) (*tensor.Tensor, error) {
 	n, f := ch.hi-ch.lo, p.dim
 	a, err := dev.Alloc(n, f)
 	if err != nil {
 		return nil, err
 	}
-	xd, err := dev.Alloc(n, f)
-	if err != nil {
-		dev.Free(a)
-		return nil, err
-	}
+	defer dev.Free(a)
 	dev.CopyFromHost(a, p.agg[ch.lo*f:ch.hi*f])
-	dev.CopyFromHost(xd, p.in[ch.lo*f:ch.hi*f])
+	var xd *tensor.Tensor
+	if usesRoot(p.model.Layers[0]) {
+		if xd, err = dev.Alloc(n, f); err != nil {
+			return nil, err
+		}
+		defer dev.Free(xd)
+		dev.CopyFromHost(xd, p.in[ch.lo*f:ch.hi*f])
+	}
 	y, err := p.model.FromAggregate(&nn.Context{Dev: dev}, 0, a, xd)
-	dev.Free(a)
-	dev.Free(xd)
 	if err != nil {
 		return nil, fmt.Errorf("layer 1: %w", err)
 	}
@@ -318,13 +342,15 @@ func (p *layerPass) store(dev device.Device, y *tensor.Tensor, ch evalChunk) {
 }
 
 // uncut runs inference with model m on the whole graph, without any cut,
-// in chunks of Config.EvalChunk destinations, ignoring the budget (see
-// Result.TestAccUncut), and returns each node's predicted class.
+// in chunks of Config.EvalChunk destinations (automatic: sized by the
+// memory available), ignoring the budget (see Result.TestAccUncut), and
+// returns each node's predicted class.
 func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 	scratch := sample.NewScratch(in.g.N)
 	var chunks []evalChunk
-	for lo := 0; lo < in.g.N; lo += in.cfg.EvalChunk {
-		hi := min(in.g.N, lo+in.cfg.EvalChunk)
+	size := uncutChunk(m, in.cfg, in.g.N, in.available)
+	for lo := 0; lo < in.g.N; lo += size {
+		hi := min(in.g.N, lo+size)
 		blk, src, err := rangeBlock(in.g, lo, hi, scratch)
 		if err != nil {
 			return nil, err
@@ -333,7 +359,7 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 	}
 	in.prepareBlocks(m, chunks, false)
 	preds := make([]int32, in.g.N)
-	var peak int64
+	peaks := make([]int64, len(chunks))
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
 	for l, layer := range m.Layers {
@@ -342,8 +368,11 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 		if l < last {
 			p.next = make([]float32, in.g.N*out)
 		}
-		for _, ch := range chunks {
-			if err := p.chunk(ch, &peak); err != nil {
+		if err := p.transformAll(chunks, peaks, nil); err != nil {
+			return nil, err
+		}
+		for i, ch := range chunks {
+			if err := p.chunk(ch, &peaks[i]); err != nil {
 				return nil, err
 			}
 		}

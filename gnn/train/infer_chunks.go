@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
@@ -41,21 +42,26 @@ func (in *inference) chunks(m *nn.Model) ([]evalChunk, error) {
 	scratch := sample.NewScratch(g.N)
 	var chunks []evalChunk
 	size := in.cfg.EvalChunk
-	if in.budget > 0 {
-		// Chunks whose destination rows alone would not fit the budget are
-		// made smaller; edges are cut from those that still do not fit.
-		room := in.budget - in.resident
+	if size <= 0 {
+		size = max(g.N, 1)
+	}
+	room := in.room()
+	if room > 0 {
+		// Chunks whose destination rows alone would not fit are made
+		// smaller; with a budget, edges are cut from those that still do
+		// not fit.
 		for size > 1 && evalPeak(m, size, size) > room {
 			size /= 2
 		}
 	}
-	// Consecutive chunks of up to size destinations; with a budget, each
-	// as large as its full neighborhood allows (see nextChunk), edges
-	// cut from those that still do not fit.
+	// Consecutive chunks of up to size destinations; with a budget or
+	// automatic chunks, each as large as its full neighborhood allows (see
+	// nextChunk), and with a budget, edges cut from those that still do
+	// not fit.
 	var cut int64 // edges dropped from all chunks
 	want := size
 	for lo := 0; lo < g.N; {
-		ch, next, err := in.nextChunk(m, scratch, lo, want)
+		ch, next, err := in.nextChunk(m, scratch, lo, want, room)
 		if err != nil {
 			return nil, err
 		}
@@ -78,12 +84,13 @@ func (in *inference) cutOrder(lo int) memory.Order {
 }
 
 // evalLayerBytes is the device memory one chunk of layer-wise inference
-// holds at its peak in a layer mapping in to out columns, with ns sources
-// and nd destinations: the input rows, the output, and the intermediate
-// (the transformed sources when the layer transforms first, the
-// destinations' aggregate otherwise). It is exact for GCN and GraphSAGE
-// (TestEvalPeakAnalytic) and bounds the first layer's precomputed-aggregate
-// path.
+// holds at its peak in a layer that runs on the chunk's input rows (it has
+// no node transform, see evalLayerPeak), mapping in to out columns, with
+// ns sources and nd destinations: the input rows, the output, and the
+// intermediate (the transformed sources when the layer transforms first,
+// the destinations' aggregate otherwise). It is exact for GCN and
+// GraphSAGE layers that aggregate first (TestEvalPeakMeasured) and bounds
+// the first layer's precomputed-aggregate path.
 func evalLayerBytes(in, out, ns, nd int) int64 {
 	mid := int64(nd) * int64(in)
 	if in > out {
@@ -92,14 +99,62 @@ func evalLayerBytes(in, out, ns, nd int) int64 {
 	return 4 * (int64(ns)*int64(in) + int64(nd)*int64(out) + mid)
 }
 
-// evalPeak is the largest evalLayerBytes over the model's layers.
+// evalPeak is the largest evalLayerPeak over the model's layers, and the
+// first layer's inputAggregateBytes: the predicted peak of an inference
+// chunk of ns sources and nd destinations.
 func evalPeak(m *nn.Model, ns, nd int) int64 {
-	var p int64
-	for _, l := range m.Layers {
-		in, out := l.Dims()
-		p = max(p, evalLayerBytes(in, out, ns, nd))
+	p := inputAggregateBytes(m, ns, nd)
+	for l := range m.Layers {
+		p = max(p, evalLayerPeak(m, l, ns, nd))
 	}
 	return p
+}
+
+// autoRoomShare is the share of the memory available (data.AvailableMemory)
+// that automatic inference chunks (Config.EvalChunk 0) may take without a
+// budget: the rest is left to the layers' outputs and transformed rows,
+// kept for all nodes on the host, and to whatever else runs.
+const autoRoomShare = 4
+
+// room returns the bytes an inference chunk's predicted peak may take
+// (0: no limit): the budget less the resident bytes; without a budget,
+// with automatic chunks, a share of the memory available (no limit when
+// that is unknown).
+func (in *inference) room() int64 {
+	if in.budget > 0 {
+		return max(in.budget-in.resident, 1)
+	}
+	if in.cfg.EvalChunk > 0 {
+		return 0
+	}
+	return autoRoom(in.available)
+}
+
+// autoRoom is the share of the memory available (available, or
+// data.AvailableMemory when nil) that automatic chunks may take without a
+// budget (0: unknown).
+func autoRoom(available func() int64) int64 {
+	if available == nil {
+		available = data.AvailableMemory
+	}
+	return available() / autoRoomShare
+}
+
+// uncutChunk returns the destinations per chunk of the uncut reference
+// inference (see uncut): Config.EvalChunk, or, automatic, the largest
+// power-of-two share of the graph whose chunks of as many sources fit the
+// share of the memory available (see room), ignoring the budget.
+func uncutChunk(m *nn.Model, cfg Config, n int, available func() int64) int {
+	if cfg.EvalChunk > 0 {
+		return cfg.EvalChunk
+	}
+	size := max(n, 1)
+	if room := autoRoom(available); room > 0 {
+		for size > minEvalChunk && evalPeak(m, size, size) > room {
+			size /= 2
+		}
+	}
+	return size
 }
 
 // builtChunk is one inference chunk as nextChunk builds it.
@@ -119,16 +174,17 @@ func rangeBlock(g *graph.CSR, lo, hi int, scratch *sample.Scratch) (*graph.Block
 }
 
 // nextChunk builds the inference chunk of the destinations from lo on:
-// want of them (fewer at the graph's end) or, with a budget, as many as fit
-// with their full neighborhood: smaller chunks cost no accuracy, only time
-// (more chunks gather more source rows in all), so each chunk is the
-// largest that fits, down to minEvalChunk destinations, whose edges are
-// then cut to fit. A try that does not fit shrinks the chunk by the square
-// of the ratio of the room to its need (its sources grow more slowly than
-// its destinations). It returns the chunk and, with a budget, the size to
-// try next: a sixteenth more than this one, so that chunk sizes follow the
+// want of them (fewer at the graph's end) or, with room for its predicted
+// peak (see room; 0: none), as many as fit with their full neighborhood:
+// smaller chunks cost no accuracy, only time (more chunks gather more
+// source rows in all), so each chunk is the largest that fits, down to
+// minEvalChunk destinations, whose edges are then cut to fit a budget. A
+// try that does not fit shrinks the chunk by the square of the ratio of
+// the room to its need (its sources grow more slowly than its
+// destinations). It returns the chunk and, with room, the size to try
+// next: a sixteenth more than this one, so that chunk sizes follow the
 // graph's density.
-func (in *inference) nextChunk(m *nn.Model, scratch *sample.Scratch, lo, want int) (builtChunk, int, error) {
+func (in *inference) nextChunk(m *nn.Model, scratch *sample.Scratch, lo, want int, room int64) (builtChunk, int, error) {
 	g := in.g
 	n := min(want, g.N-lo)
 	for {
@@ -136,8 +192,7 @@ func (in *inference) nextChunk(m *nn.Model, scratch *sample.Scratch, lo, want in
 		if err != nil {
 			return builtChunk{}, 0, err
 		}
-		room := in.budget - in.resident
-		if need := evalPeak(m, blk.NumSrc, blk.NumDst); in.budget > 0 && n > minEvalChunk && need > room {
+		if need := evalPeak(m, blk.NumSrc, blk.NumDst); room > 0 && n > minEvalChunk && need > room {
 			r := max(0, float64(room)/float64(need))
 			n = max(minEvalChunk, min(n-1, int(float64(n)*r*r)))
 			continue
@@ -147,7 +202,7 @@ func (in *inference) nextChunk(m *nn.Model, scratch *sample.Scratch, lo, want in
 			return builtChunk{}, 0, err
 		}
 		next := want
-		if in.budget > 0 {
+		if room > 0 {
 			next = n + n/16 + 1
 		}
 		return builtChunk{evalChunk{lo: lo, hi: lo + n, blk: blk, src: src}, dropped}, next, nil
