@@ -101,6 +101,22 @@ the journal's event as written, with "skipped_ns" after a skipped gap.`,
 	return cmd
 }
 
+// selectRun returns the runs to replay: run alone ("": every run, nil),
+// which must have a journal in s.
+func selectRun(s *sessions.Session, run string) ([]string, error) {
+	if run == "" {
+		return nil, nil
+	}
+	if err := sessions.ValidName(run); err != nil {
+		return nil, fmt.Errorf("run %q: %w", run, err)
+	}
+	if _, err := os.Stat(s.JournalPath(run)); err != nil {
+		names, _ := s.Runs()
+		return nil, fmt.Errorf("session %s has no journal for run %q (runs: %s)", s.ID(), run, cmdutil.Dash(strings.Join(names, ", ")))
+	}
+	return []string{run}, nil
+}
+
 // parseSpeed reads a replay speed: a positive factor, optionally with an x
 // before or after it (x10, 10x), or "max" (returned as +Inf).
 func parseSpeed(s string) (float64, error) {
@@ -136,16 +152,9 @@ func replayRun(opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	var runs []string
-	if run != "" {
-		if err := sessions.ValidName(run); err != nil {
-			return fmt.Errorf("run %q: %w", run, err)
-		}
-		if _, err := os.Stat(s.JournalPath(run)); err != nil {
-			names, _ := s.Runs()
-			return fmt.Errorf("session %s has no journal for run %q (runs: %s)", s.ID(), run, cmdutil.Dash(strings.Join(names, ", ")))
-		}
-		runs = []string{run}
+	runs, err := selectRun(s, run)
+	if err != nil {
+		return err
 	}
 	errw := opts.IO.ErrOut
 	if !opts.Headless && !opts.JSON {

@@ -51,7 +51,7 @@ type inference struct {
 	cutEdges    int64       // edges dropped from the chunks
 	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
 	minKeepSet  bool
-	available   func() int64 // tests: the memory available (nil: data.AvailableMemory)
+	available   func() int64 // the memory chunks are sized from without a budget (nil: data.AvailableMemory)
 }
 
 func newInference(cfg Config, ds *data.Dataset, x, deg []float32, isVal []bool, mem *memState, rec *profile.Recorder) *inference {
@@ -92,23 +92,6 @@ type layerPass struct {
 	preds []int32   // the predicted classes (written at the last layer)
 	ce    *valCE
 	last  bool
-}
-
-// rebuild sets what stays on the device outside the chunks, resident,
-// and the bytes of it the chunks leave to other consumers, reserve, then
-// builds the chunks afresh for model m (cached as chunks caches them) and
-// returns the edges they cut.
-func (in *inference) rebuild(m *nn.Model, resident, reserve int64) (int64, error) {
-	in.mu.Lock()
-	in.resident, in.reserve = resident+reserve, reserve
-	in.cache, in.seen, in.cutEdges = nil, nil, 0
-	in.mu.Unlock()
-	if _, err := in.chunks(m); err != nil {
-		return 0, err
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.cutEdges, nil
 }
 
 // predict runs inference with model m and returns each node's predicted

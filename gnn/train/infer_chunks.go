@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
@@ -362,4 +363,20 @@ func (in *inference) cutChunk(m *nn.Model, blk *graph.Block, src []int32, lo int
 		ns[i] = src[k]
 	}
 	return out, ns, dropped, nil
+}
+
+// deviceAvailable is what automatic inference chunks are sized from
+// without a budget on dev: a GPU's memory less what is live on it, or nil
+// (the host's available memory) on the CPU, where chunks live in host
+// memory.
+func deviceAvailable(dev device.Device) func() int64 {
+	d, ok := device.Unwrap(dev).(device.Describer)
+	if !ok {
+		return nil
+	}
+	info := d.Info()
+	if info.Backend != device.KindCUDA || info.Memory <= 0 {
+		return nil
+	}
+	return func() int64 { return max(info.Memory-dev.Mem().Stats().Live, 0) }
 }

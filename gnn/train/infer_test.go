@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/memory"
@@ -299,5 +300,37 @@ func TestEvalLayerPeakMeasured(t *testing.T) {
 			}
 		}
 		tr.close()
+	}
+}
+
+// gpuLike is a CPU device that describes itself as a CUDA device of mem
+// bytes.
+type gpuLike struct {
+	device.Device
+	mem int64
+}
+
+func (g gpuLike) Info() device.Info {
+	return device.Info{Backend: device.KindCUDA, Name: "test GPU", Memory: g.mem}
+}
+
+// TestDeviceAvailable: without a budget, automatic chunks on a GPU are
+// sized from its free memory, on the CPU from the host's.
+func TestDeviceAvailable(t *testing.T) {
+	dev := cpu.New(1, 0)
+	if f := deviceAvailable(dev); f != nil {
+		t.Error("a CPU device sizes chunks from something else than host memory")
+	}
+	x, err := dev.Alloc(1000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free(x)
+	f := deviceAvailable(gpuLike{dev, 1 << 20})
+	if f == nil {
+		t.Fatal("a GPU sizes chunks from host memory")
+	}
+	if got := f(); got != 1<<20-4000 {
+		t.Errorf("GPU of 1 MiB with 4000 bytes live: %d available", got)
 	}
 }

@@ -133,9 +133,9 @@ func (t *budgetPlanner) planEval(sz budgetSizes) (string, error) {
 
 // chunkCut builds the inference chunks afresh for a room of resident
 // bytes beside them with reserve of it left to other consumers (see
-// inference.rebuild) and returns the edges they cut.
+// rebuildChunks) and returns the edges they cut.
 func (t *budgetPlanner) chunkCut(resident, reserve int64) (int64, error) {
-	cut, err := t.inf.rebuild(t.model, resident, reserve)
+	cut, err := rebuildChunks(t.inf, t.model, resident, reserve)
 	if err != nil {
 		return 0, fmt.Errorf("inference blocks: %w", err)
 	}
@@ -200,4 +200,21 @@ func (t *budgetPlanner) batchSizes() (budgetSizes, error) {
 		sz.in = max(sz.in, inputBytes(b, t.f))
 	}
 	return sz, nil
+}
+
+// rebuildChunks sets what stays on the device outside inference's chunks, resident,
+// and the bytes of it the chunks leave to other consumers, reserve, then
+// builds the chunks afresh for model m (cached as chunks caches them) and
+// returns the edges they cut.
+func rebuildChunks(in *inference, m *nn.Model, resident, reserve int64) (int64, error) {
+	in.mu.Lock()
+	in.resident, in.reserve = resident+reserve, reserve
+	in.cache, in.seen, in.cutEdges = nil, nil, 0
+	in.mu.Unlock()
+	if _, err := in.chunks(m); err != nil {
+		return 0, err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cutEdges, nil
 }

@@ -197,6 +197,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		return nil, err
 	}
 	t.inf = newInference(cfg, ds, t.x, t.deg, t.isVal, &t.mem, rec)
+	t.inf.available = deviceAvailable(dev)
 	if cfg.Sampler == SamplerNeighbor {
 		if t.sampler, err = sample.NewNeighbor(g, cfg.Fanouts, cfg.Seed); err != nil {
 			t.close()
