@@ -69,6 +69,10 @@ func Open(root string) (*Store, error) {
 // Root returns the store's root folder.
 func (st *Store) Root() string { return st.root }
 
+// SessionsDir returns the folder that holds one folder per session: what
+// a view watches for sessions created elsewhere.
+func (st *Store) SessionsDir() string { return filepath.Join(st.root, "sessions") }
+
 // SessionMeta is the content of session.json.
 type SessionMeta struct {
 	Version  int             `json:"v"`

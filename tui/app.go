@@ -57,6 +57,7 @@ type Model struct {
 	quitting  bool
 
 	first *common.OpenDashboardMsg // opened at start (OpenFirst), or nil
+	watch bool                     // watch the sessions folder (WatchSessions)
 }
 
 // New returns the root model on c; it opens on the sessions list.
@@ -75,12 +76,21 @@ func (m *Model) setLauncher(l launch.Launcher) {
 
 // Init loads the sessions list.
 func (m *Model) Init() tea.Cmd {
-	if m.first == nil {
-		return m.list.Init()
+	cmds := []tea.Cmd{m.list.Init()}
+	if m.watch {
+		cmds = append(cmds, m.list.Watch())
 	}
-	first := *m.first
-	return tea.Batch(m.list.Init(), func() tea.Msg { return first })
+	if m.first != nil {
+		first := *m.first
+		cmds = append(cmds, func() tea.Msg { return first })
+	}
+	return tea.Batch(cmds...)
 }
+
+// WatchSessions makes the workbench watch the sessions folder from its
+// start, so that sessions created elsewhere appear within a second
+// (sessionlist.Model.Watch).
+func (m *Model) WatchSessions() { m.watch = true }
 
 // OpenFirst makes the workbench open a session's dashboard as it starts
 // (gnnscope ui SESSION), above the sessions list.

@@ -47,6 +47,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	c := common.New(store, common.Options{NoColor: opts.NoColor, ASCII: opts.ASCII})
 	m := New(c, launch.Runner(store))
+	m.WatchSessions()
 	if opts.Session != "" {
 		m.OpenFirst(common.OpenDashboardMsg{Session: opts.Session, Replay: opts.Replay})
 	}

@@ -141,14 +141,37 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 		t.Errorf("%d sessions after quitting, want the one launched", len(list))
 	}
 
+	// a session launched from another shell shows in the open list within
+	// seconds, without a key
+	tm("new-session", "-d", "-s", "watch", "-x", "120", "-y", "40", "env GNNSCOPE_HOME="+shellQuote(home)+
+		" TERM=xterm-256color "+shellQuote(bin)+"; echo gnnscope-exit=$?; sleep 600")
+	screen = func() string { return tm("capture-pane", "-p", "-t", "watch") }
+	waitScreen("the sessions list", 30*time.Second, has(s.ID()))
+	launch := exec.Command(bin, "run", "--data", "synth-tiny", "--epochs", "1", "--variants", "baseline", "-q")
+	launch.Env = append(os.Environ(), "GNNSCOPE_HOME="+home)
+	if out, err := launch.CombinedOutput(); err != nil {
+		t.Fatalf("gnnscope run from another shell: %v\n%s", err, out)
+	}
+	list, err = st.List()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("sessions after the second launch: %d, %v", len(list), err)
+	}
+	other := list[0].ID
+	if other == s.ID() {
+		other = list[1].ID
+	}
+	waitScreen("the session launched elsewhere in the list", 10*time.Second, has(other))
+	tm("send-keys", "-t", "watch", "q")
+	waitScreen("the workbench to exit", 30*time.Second, has("gnnscope-exit="))
+
 	// gnnscope ui SESSION and gnnscope replay SESSION (on a terminal) open
 	// on the session's replay dashboard.
-	for i, args := range []string{"ui " + s.ID()[:12], "replay last"} {
+	for i, args := range []string{"ui " + s.ID()[:15], "replay " + s.ID()} {
 		name := fmt.Sprintf("e2e%d", i)
 		tm("new-session", "-d", "-s", name, "-x", "120", "-y", "40", "env GNNSCOPE_HOME="+shellQuote(home)+
 			" TERM=xterm-256color "+shellQuote(bin)+" "+args+"; echo gnnscope-exit=$?; sleep 600")
 		screen = func() string { return tm("capture-pane", "-p", "-t", name) }
-		waitScreen("the dashboard of gnnscope "+args, 30*time.Second, has("Run "+s.ID()+" (replay)", "Timeline"))
+		waitScreen("the dashboard of gnnscope "+args, 30*time.Second, has("Run "+s.ID(), "Timeline"))
 		tm("send-keys", "-t", name, "q")
 		if end := waitScreen("gnnscope "+args+" to exit", 30*time.Second, has("gnnscope-exit=")); !strings.Contains(end, "gnnscope-exit=0") {
 			t.Fatalf("gnnscope %s did not exit cleanly:\n%s", args, end)

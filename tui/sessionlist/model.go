@@ -70,6 +70,9 @@ type Model struct {
 	focused bool
 	polling bool // a poll is under way
 	ticking bool // the next poll's tick is scheduled
+	stale   bool // the sessions folder changed during the poll under way
+
+	watch *watcher // the sessions folder's watch (Watch), or nil
 	poller  *poller
 
 	confirm *confirmation
@@ -135,8 +138,24 @@ func (m *Model) Select(id string) {
 	m.setEntries(m.entries)
 }
 
-// Close ends the journal tails.
-func (m *Model) Close() { m.poller.close() }
+// Close ends the journal tails and the watch of the sessions folder.
+func (m *Model) Close() {
+	m.poller.close()
+	if m.watch != nil {
+		m.watch.close()
+	}
+}
+
+// Watch starts watching the sessions folder, so that sessions created
+// elsewhere (another shell's gnnscope run, an import) appear within a
+// second, and returns the command that waits for the first change. The
+// workbench calls it once; tests drive the list without it.
+func (m *Model) Watch() tea.Cmd {
+	if m.watch == nil {
+		m.watch = newWatcher(m.c.Store.SessionsDir())
+	}
+	return m.watch.wait
+}
 
 func (m *Model) pollCmd() tea.Cmd {
 	prev := make(map[string]Entry, len(m.entries))
@@ -290,7 +309,17 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	case polledMsg:
 		m.polling = false
 		m.merge(msg.res)
+		if m.stale { // the folder changed during the poll
+			m.stale = false
+			return m, m.Poll()
+		}
 		return m, m.next()
+	case changedMsg:
+		if m.polling {
+			m.stale = true
+			return m, m.watch.wait
+		}
+		return m, tea.Batch(m.Poll(), m.watch.wait)
 	case actionMsg:
 		st := common.StatusMsg{Text: msg.text}
 		if msg.err != nil {
