@@ -72,8 +72,8 @@ type Model struct {
 	ticking bool // the next poll's tick is scheduled
 	stale   bool // the sessions folder changed during the poll under way
 
-	watch *watcher // the sessions folder's watch (Watch), or nil
-	poller  *poller
+	watch  *watcher // the sessions folder's watch (Watch), or nil
+	poller *poller
 
 	confirm *confirmation
 	export  *exporter.Model
