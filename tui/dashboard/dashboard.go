@@ -30,7 +30,8 @@ type Model struct {
 	closed  bool
 
 	width, height int
-	focus         int // focused run (Tab)
+	focus         int  // focused run (Tab)
+	picked        bool // the user picked the focused run (Tab): live focus stays
 
 	table  *summary.Model
 	panels []*panel // one per run, so each keeps its own caches
@@ -200,6 +201,7 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		if m.closed {
 			return m, nil
 		}
+		m.follow()
 		if m.needsTick() {
 			return m, m.tick()
 		}
@@ -208,6 +210,28 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, m.key(msg)
 	}
 	return m, nil
+}
+
+// follow keeps a live dashboard's focus on the run in progress until the
+// user picks a run (Tab): when the focused run is not in progress and
+// another is, the first such run takes the focus.
+func (m *Model) follow() {
+	if !m.live || m.picked {
+		return
+	}
+	m.set.Lock()
+	defer m.set.Unlock()
+	runs := m.set.Runs()
+	inProgress := func(r *runstate.Run) bool { return r.Started && !r.Ended }
+	if m.focus < len(runs) && inProgress(runs[m.focus]) {
+		return
+	}
+	for i, r := range runs {
+		if inProgress(r) {
+			m.focus, m.dirty = i, true
+			return
+		}
+	}
 }
 
 // needsTick reports whether redraw checks must go on: events may still
@@ -227,7 +251,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.NextPane):
 		if len(m.names) > 1 {
 			m.focus = (m.focus + 1) % len(m.names)
-			m.dirty = true
+			m.dirty, m.picked = true, true
 		}
 		return nil
 	case key.Matches(msg, k.ZoomIn), key.Matches(msg, k.ZoomOut):

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
@@ -108,6 +110,16 @@ func TestLive(t *testing.T) {
 	}
 	if _, cmd := m.Update(tickMsg{id: m.id}); cmd == nil {
 		t.Error("the tick stopped while a run is live")
+	}
+	// the focus follows the run in progress (optimized), not the finished
+	// baseline, until the user picks a run
+	if m.focus != 1 {
+		t.Errorf("live focus on run %d, want the running optimized (1)", m.focus)
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	m.Update(tickMsg{id: m.id})
+	if m.focus != 0 {
+		t.Errorf("after tab: focus %d, want the picked baseline (0)", m.focus)
 	}
 	if err := jw.WriteEvents(rest); err != nil {
 		t.Fatal(err)
