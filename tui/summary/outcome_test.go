@@ -53,3 +53,21 @@ func TestOutcomes(t *testing.T) {
 	}
 	golden.Check(t, "outcomes_160", out)
 }
+
+// TestColumnsKeepTrainAndEval: at every width, the table drops the
+// stage columns of sample and transfer before those of train and eval.
+func TestColumnsKeepTrainAndEval(t *testing.T) {
+	runs := outcomes()
+	m := New(common.New(nil, common.Options{NoColor: true}), false)
+	for w := 60; w <= 220; w += 4 {
+		m.SetSize(w, 4)
+		head := strings.SplitN(m.View(runs, 0), "\n", 2)[0]
+		minor := strings.Contains(head, "sample s") || strings.Contains(head, "transf. s")
+		if minor && (!strings.Contains(head, "train s") || !strings.Contains(head, "eval s")) {
+			t.Errorf("width %d keeps sample or transfer but not train and eval:\n%s", w, head)
+		}
+		if w >= 120 && (!strings.Contains(head, "train s") || !strings.Contains(head, "eval s")) {
+			t.Errorf("width %d drops train or eval:\n%s", w, head)
+		}
+	}
+}

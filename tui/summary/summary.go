@@ -302,16 +302,16 @@ func (m *Model) columns() []column {
 			}
 			return strconv.FormatFloat(r.Speedup, 'f', 2, 64) + "x"
 		}},
-		{"test acc", 8, 5, true, func(r *Row) string {
+		{"test acc", 8, 7, true, func(r *Row) string {
 			if math.IsNaN(r.TestAcc) {
 				return "-"
 			}
 			return strconv.FormatFloat(r.TestAcc, 'f', 4, 64)
 		}},
-		{"overlap", 8, 6, true, func(r *Row) string { return fixed(r.Overlap) }},
-		{"effic.", 7, 7, true, func(r *Row) string { return fixed(r.Eff) }},
-		{"wait s", 8, 8, true, func(r *Row) string { return secs(r.DataWaitS) }},
-		{"peak mem", 11, 9, true, func(r *Row) string {
+		{"overlap", 8, 11, true, func(r *Row) string { return fixed(r.Overlap) }},
+		{"effic.", 7, 12, true, func(r *Row) string { return fixed(r.Eff) }},
+		{"wait s", 8, 13, true, func(r *Row) string { return secs(r.DataWaitS) }},
+		{"peak mem", 11, 8, true, func(r *Row) string {
 			if r.PeakBytes <= 0 {
 				return "-"
 			}
@@ -322,12 +322,12 @@ func (m *Model) columns() []column {
 			return s
 		}},
 		// failed allocations and the guard's actions, apart
-		{"OOMs", 5, 10, true, func(r *Row) string { return count(r.OOMs) }},
-		{"guard", 6, 11, true, func(r *Row) string { return count(r.Guards) }},
-		{"sample s", 9, 12, true, func(r *Row) string { return secs(r.SampleS) }},
-		{"transf. s", 10, 13, true, func(r *Row) string { return secs(r.TransferS) }},
-		{"train s", 9, 14, true, func(r *Row) string { return secs(r.TrainS) }},
-		{"eval s", 8, 15, true, func(r *Row) string { return secs(r.EvalS) }},
+		{"OOMs", 5, 9, true, func(r *Row) string { return count(r.OOMs) }},
+		{"guard", 6, 10, true, func(r *Row) string { return count(r.Guards) }},
+		{"sample s", 9, 14, true, func(r *Row) string { return secs(r.SampleS) }},
+		{"transf. s", 10, 15, true, func(r *Row) string { return secs(r.TransferS) }},
+		{"train s", 9, 5, true, func(r *Row) string { return secs(r.TrainS) }},
+		{"eval s", 8, 6, true, func(r *Row) string { return secs(r.EvalS) }},
 	}
 	for _, r := range m.Rows {
 		if r.Straggler > 0 {
