@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -20,6 +19,9 @@ type Table struct {
 	// Runs are the runs' figures as sessions.Compare gives them (the same
 	// fields as `gnnscope compare --format json`).
 	Runs []sessions.RunFigures `json:"runs"`
+	// Width is the text width Render fits its table and notes to (0: no
+	// limit): columns are dropped least important first (see Columns).
+	Width int `json:"-"`
 }
 
 // Compare puts a session's runs side by side, in launch order, through
@@ -49,13 +51,9 @@ func Compare(s *sessions.Session) (Table, error) {
 }
 
 // Render writes the table as aligned plain-ASCII text: one line per run
-// (EPOCH s is the mean epoch time, SD its sample standard deviation; a
-// distributed run's epoch times are its slowest rank's, and when a run is
-// distributed STRAGGLER, its slowest rank's training time over the median
-// rank's, follows MAX; when
-// a run cut its inference edges, UNCUT ACC, the test accuracy of the same
-// weights on the whole graph, follows TEST ACC; when a run has history
-// figures, STALE MEAN, STALE MAX, HIST ERR and HIST BYTES follow), then notes and the errors of runs that did not end ok.
+// with the columns of Columns, as many as fit Width (0: all), then, with
+// repeats, one line per variant, then notes and the errors of runs that
+// did not end ok, wrapped to Width.
 func (t Table) Render(w io.Writer) error {
 	title := "session " + t.Session
 	if t.Name != "" {
@@ -64,68 +62,15 @@ func (t Table) Render(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "%s\n%s\n\n", title, t.Dir); err != nil {
 		return err
 	}
+	cols := fitColumns(t.Columns(), t.Width)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	gas, uncut, ranks, mem := false, false, false, false
-	for _, r := range t.Runs {
-		gas = gas || r.StaleMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
-		uncut = uncut || r.TestAccUncut != nil
-		ranks = ranks || r.Ranks > 1
-		mem = mem || r.OOMs > 0 || r.GuardActions > 0
-	}
-	header := "VARIANT\tSTATUS\tEPOCHS\tEPOCH s\tSD\tMIN\tMEDIAN\tMAX"
-	if ranks {
-		header += "\tSTRAGGLER"
-	}
-	header += "\tSAMPLE s\tTRANSFER s\tTRAIN s\tEVAL s\tDATA WAIT s\tOVERLAP\tEFFICIENCY\tSPEEDUP\tTEST ACC"
-	if uncut {
-		header += "\tUNCUT ACC"
-	}
-	if mem {
-		header += "\tOOMS\tGUARD"
-	}
-	if gas {
-		header += "\tSTALE MEAN\tSTALE MAX\tHIST ERR\tHIST BYTES"
-	}
-	fmt.Fprintln(tw, header)
-	for _, r := range t.Runs {
-		name, status := r.Variant, r.StatusText()
-		if r.Repeat > 0 {
-			name = r.Run
-		}
-		cells := []string{name, status}
-		if r.Epochs > 0 {
-			cells = append(cells, fmt.Sprint(r.Epochs), sec(r.EpochMeanS), sec(r.EpochStdS),
-				sec(r.EpochMinS), sec(r.EpochMedianS), sec(r.EpochMaxS))
-		} else {
-			cells = append(cells, "-", "-", "-", "-", "-", "-")
-		}
-		if ranks {
-			cells = append(cells, straggler(r))
-		}
-		if r.StageSource != "" {
-			cells = append(cells, sec(r.SampleS), sec(r.TransferS), sec(r.TrainS), sec(r.EvalS), sec(r.DataWaitS),
-				fmt.Sprintf("%.2f", r.Overlap), fmt.Sprintf("%.2f", r.Efficiency))
-		} else {
-			cells = append(cells, "-", "-", "-", "-", "-", "-", "-")
-		}
-		if sp := sessions.FormatSpeedup(&r, 2); sp != "" {
-			cells = append(cells, sp)
-		} else {
-			cells = append(cells, "-")
-		}
-		cells = append(cells, optFloat("%.4f", r.TestAcc))
-		if uncut {
-			cells = append(cells, optFloat("%.4f", r.TestAccUncut))
-		}
-		if mem { // failed allocations apart from the guard's reshaped batches
-			cells = append(cells, fmt.Sprint(r.OOMs), fmt.Sprint(r.GuardActions))
-		}
-		if gas {
-			cells = append(cells, optFloat("%.2f", r.StaleMean), optFloat("%.0f", r.StaleMax), optFloat("%.4f", r.HistoryRelErr))
-			if r.HistoryBytes != nil {
-				cells = append(cells, units.BytesFine(*r.HistoryBytes))
+	for i := -1; i < len(t.Runs); i++ {
+		cells := make([]string, len(cols))
+		for j, c := range cols {
+			if i < 0 {
+				cells[j] = c.Title
 			} else {
-				cells = append(cells, "-")
+				cells[j] = c.Cells[i]
 			}
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
@@ -136,7 +81,14 @@ func (t Table) Render(w io.Writer) error {
 	if err := t.renderVariants(w); err != nil {
 		return err
 	}
-	if notes := t.notes(); len(notes) > 0 {
+	notes := t.notes()
+	if len(cols) < len(t.Columns()) {
+		notes = append(notes, fmt.Sprintf("%d of %d columns shown to fit %d columns (--wide shows all)", len(cols), len(t.Columns()), t.Width))
+	}
+	if len(notes) > 0 {
+		if t.Width > 0 {
+			notes = wrapLines(notes, t.Width)
+		}
 		_, err := fmt.Fprintf(w, "\n%s\n", strings.Join(notes, "\n"))
 		return err
 	}

@@ -114,6 +114,27 @@ func TestCompare(t *testing.T) {
 		t.Errorf("json: %v", err)
 	}
 
+	// at 80 columns: the variant, status, median epoch, train, eval and
+	// speedup stay, sample and transfer go first, and a note says so
+	narrow := tab
+	narrow.Width = 80
+	out.Reset()
+	if err := narrow.Render(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "VARIANT") && (!strings.Contains(l, "MEDIAN") || !strings.Contains(l, "TRAIN s") ||
+			!strings.Contains(l, "EVAL s") || !strings.Contains(l, "SPEEDUP") || strings.Contains(l, "SAMPLE s")) {
+			t.Errorf("narrow header: %q", l)
+		}
+		if len(l) > 80 && !strings.Contains(l, "(single run)") {
+			t.Errorf("line over 80 columns: %q", l)
+		}
+	}
+	if !strings.Contains(out.String(), "columns shown to fit 80 columns (--wide shows all)") {
+		t.Errorf("no note of the dropped columns:\n%s", out.String())
+	}
+
 	// no spans: epoch times from the result's history
 	writeRun(t, s, "nospans", nil, profile.StatusOK, &train.Result{BestEpoch: -1, TestAcc: 0.9,
 		History: []train.EpochStat{{Epoch: 1, TrainS: 1, EvalS: 1}, {Epoch: 2, TrainS: 3, EvalS: 1}}})

@@ -15,6 +15,10 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
+// TableWidth is the width the run --wait table fits by default (--wide:
+// no limit).
+const TableWidth = 80
+
 // waitAndCompare follows a session's runs until none is running or
 // pending, then prints the comparison. Ctrl-C stops waiting only.
 func waitAndCompare(opts *RunOptions, s *sessions.Session) error {
@@ -33,6 +37,9 @@ func waitAndCompare(opts *RunOptions, s *sessions.Session) error {
 	if opts.JSON {
 		err = opts.IO.WriteJSON(t)
 	} else {
+		if !opts.Wide {
+			t.Width = TableWidth
+		}
 		err = t.Render(opts.IO.Out)
 	}
 	if err != nil {

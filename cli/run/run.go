@@ -27,6 +27,7 @@ type RunOptions struct {
 	Variants []string
 	Parallel bool
 	Wait     bool
+	Wide     bool
 	JSON     bool
 	Quiet    bool
 	Cancel   string
@@ -68,6 +69,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringSliceVar(&opts.Variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
 	fl.BoolVar(&opts.Parallel, "parallel", false, "start every run at once instead of one after the other")
 	fl.BoolVar(&opts.Wait, "wait", false, "follow the runs, then print the comparison table")
+	fl.BoolVar(&opts.Wide, "wide", false, "with --wait: every column of the table (default: the most important that fit 80 columns)")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON on stdout (with --wait: the comparison)")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
 	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
@@ -147,7 +149,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.
