@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/compare"
 	"github.com/gnnscope/gnnscope/tui/dashboard"
@@ -183,11 +184,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.push(&page{screen: common.ScreenCompare, cmp: cm})
 		return m, cm.Init()
 	case common.OpenNewMsg:
-		form := newexp.New(m.c, m.launch)
-		w, h := m.bodySize()
-		form.SetSize(w, h)
-		m.push(&page{screen: common.ScreenNew, form: form})
-		return m, form.Init()
+		return m, m.openForm(msg.From)
 	case common.BackMsg:
 		return m, m.back()
 	case common.LaunchedMsg:
@@ -306,6 +303,38 @@ func (m *Model) back() tea.Cmd {
 		return m.list.Focus()
 	}
 	return nil
+}
+
+// openForm shows the new-experiment form, filled with the experiment of
+// session from when it is set; what the form cannot hold goes to the
+// status bar.
+func (m *Model) openForm(from string) tea.Cmd {
+	form := newexp.New(m.c, m.launch)
+	var st tea.Cmd
+	if from != "" {
+		s, err := m.c.Store.MatchSession(from)
+		var exp runner.Experiment
+		var resolved []runner.Resolved
+		if err == nil {
+			exp, resolved, err = runner.LoadSession(s)
+		}
+		if err != nil {
+			return m.setStatus(common.StatusMsg{Text: err.Error(), Err: true})
+		}
+		variants := make([]runner.Variant, len(resolved))
+		for i, r := range resolved {
+			variants[i] = r.Variant
+		}
+		text := "a copy of " + s.ID() + "'s experiment"
+		if notes := form.Prefill(exp, variants); len(notes) > 0 {
+			text += "; " + strings.Join(notes, "; ")
+		}
+		st = m.setStatus(common.StatusMsg{Text: text})
+	}
+	w, h := m.bodySize()
+	form.SetSize(w, h)
+	m.push(&page{screen: common.ScreenNew, form: form})
+	return tea.Batch(form.Init(), st)
 }
 
 // openDashboard shows a session's dashboard.

@@ -73,8 +73,10 @@ func TestGoldenHelp(t *testing.T) {
 		t.Fatal("? did not open the help")
 	}
 	fixture.Golden(t, "help_80x24", hs.view())
-	// every binding of the keymap is listed
-	v := ansi.Strip(hs.view())
+	// every binding of the keymap is listed (at 80x24 the help scrolls)
+	wide := newHarness(t, fixture.Standard(t), 160, 48, common.Options{})
+	wide.press("?")
+	v := ansi.Strip(wide.view())
 	for _, sec := range hs.c.Keys.All() {
 		for _, b := range sec.Bindings {
 			if !strings.Contains(v, b.Help().Desc) {
@@ -289,5 +291,32 @@ func TestOpenFirst(t *testing.T) {
 		if hs.m.Screen() != common.ScreenSessions {
 			t.Errorf("esc: screen %v", hs.m.Screen())
 		}
+	}
+}
+
+// TestEditCopy: e on a session opens the new-experiment form filled with
+// its experiment and variants; the status bar says whose copy it is.
+func TestEditCopy(t *testing.T) {
+	st := fixture.Standard(t)
+	fixture.Add(t, st, fixture.Session{ID: "20260104-010101-eeee", Name: "mine", Model: "gcn", Variants: []string{"baseline", "mem-guard"}})
+	hs := newHarness(t, st, 120, 40, common.Options{})
+	hs.press("g", "e") // the newest session
+	if hs.m.Screen() != common.ScreenNew {
+		t.Fatalf("e: screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	}
+	form := hs.m.top().form
+	exp, variants, _ := form.Experiment()
+	if exp.Name != "mine" || exp.Data != "synth-tiny" || exp.Train.Model != "gcn" || exp.Train.Epochs != 2 {
+		t.Errorf("form experiment %+v", exp)
+	}
+	var names []string
+	for _, v := range variants {
+		names = append(names, v.Name)
+	}
+	if strings.Join(names, ",") != "baseline,mem-guard" {
+		t.Errorf("variants %v", names)
+	}
+	if !strings.Contains(hs.m.Status().Text, "a copy of 20260104-010101-eeee") {
+		t.Errorf("status %q", hs.m.Status().Text)
 	}
 }

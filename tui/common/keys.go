@@ -13,6 +13,7 @@ type KeyMap struct {
 	Up, Down, Left, Right         key.Binding
 	PageUp, PageDown, Top, Bottom key.Binding
 	Open, NewExperiment, Launch   key.Binding
+	Edit                          key.Binding
 	Replay, Compare, Export       key.Binding
 	Delete, Cancel, Confirm       key.Binding
 	Select, Refresh, NextPane     key.Binding
@@ -40,6 +41,7 @@ func DefaultKeyMap() KeyMap {
 		Bottom:        b("G", "bottom", "G", "end"),
 		Open:          b("enter", "open", "enter"),
 		NewExperiment: b("n", "new experiment", "n"),
+		Edit:          b("e", "new experiment from it", "e"),
 		Launch:        b("L", "launch the default experiment", "L"),
 		Replay:        b("r", "replay", "r"),
 		Compare:       b("c", "compare", "c"),
@@ -65,7 +67,7 @@ func (k KeyMap) All() []Section {
 	return []Section{
 		{"Everywhere", []key.Binding{k.Help, k.Quit, k.Back}},
 		{"Lists", []key.Binding{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.Open, k.Refresh}},
-		{"Sessions", []key.Binding{k.NewExperiment, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
+		{"Sessions", []key.Binding{k.NewExperiment, k.Edit, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
 		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut}},
 	}
 }

@@ -22,8 +22,9 @@ type OpenDashboardMsg struct {
 // or session ids meaning all their runs).
 type OpenCompareMsg struct{ Refs []string }
 
-// OpenNewMsg asks the root to show the new-experiment form.
-type OpenNewMsg struct{}
+// OpenNewMsg asks the root to show the new-experiment form, filled with
+// the experiment of session From when it is set (a copy to edit).
+type OpenNewMsg struct{ From string }
 
 // BackMsg asks the root to return to the previous screen.
 type BackMsg struct{}

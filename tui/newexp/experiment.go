@@ -30,6 +30,17 @@ func (m *Model) variantParams() (p runner.VariantParams, pipeErr string) {
 	return p, ""
 }
 
+// gasParts returns the gas variant's number of parts (the field over the
+// default), or false when the field is not a whole number.
+func (m *Model) gasParts(p runner.VariantParams) (runner.VariantParams, bool) {
+	parts, err := strconv.Atoi(m.value(FieldParts))
+	if err != nil {
+		return p, false
+	}
+	p.Parts = parts
+	return p, true
+}
+
 // trainKeys collects the [train] keys the form sets; parse errors go to
 // their fields.
 func (m *Model) trainKeys(errs map[string]string) map[string]any {
@@ -49,7 +60,7 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 			keys["fanouts"] = fan
 		}
 	}
-	for _, k := range []string{FieldBatch, FieldEpochs} {
+	for _, k := range []string{FieldBatch, FieldHidden, FieldEpochs} {
 		s := m.value(k)
 		if s == "" {
 			errs[k] = "required"
@@ -64,6 +75,9 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 	}
 	if s := m.value(FieldBudget); s != "" {
 		keys["mem_budget"] = s
+	}
+	if s := m.value(FieldOnOOM); s != "abort" {
+		keys["on_oom"] = s
 	}
 	return keys
 }
@@ -101,12 +115,17 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	baseOK := len(errs) == 0
 	var variants []runner.Variant
 	params, pipeErr := m.variantParams()
+	params, partsOK := m.gasParts(params)
 	for _, f := range m.fields {
 		if f.kind != toggle || !f.on {
 			continue
 		}
 		if f.variant.Pipeline && pipeErr != "" {
 			errs[pipeErr] = "not a whole number"
+			continue
+		}
+		if f.variant.Name == runner.GAS && !partsOK {
+			errs[FieldParts] = "not a whole number"
 			continue
 		}
 		v := f.variant.Variant(params)

@@ -23,10 +23,13 @@ const (
 	FieldSampler  = "sampler"
 	FieldFanouts  = "fanouts"
 	FieldBatch    = "batch_size"
+	FieldHidden   = "hidden"
 	FieldEpochs   = "epochs"
 	FieldBudget   = "mem_budget"
+	FieldOnOOM    = "on_oom"
 	FieldWorkers  = "workers"
 	FieldPrefetch = "prefetch"
+	FieldParts    = "parts"
 	FieldRepeats  = "repeats"
 	FieldLaunch   = "launch"
 )
@@ -88,10 +91,13 @@ func New(c *common.Common, l launch.Launcher) *Model {
 		{key: FieldSampler, label: "Sampler", kind: choice, choices: []string{"full", "neighbor", "gas"}, help: "full batch, neighbor or GAS parts"},
 		in(FieldFanouts, "Fanouts", "", "", "one per layer, -1 = all"),
 		in(FieldBatch, "Batch size", "", "", "target nodes per batch"),
+		in(FieldHidden, "Hidden size", "", "", "width of the hidden layers"),
 		in(FieldEpochs, "Epochs", strconv.Itoa(cfg.Epochs), "", "passes over the training nodes"),
 		in(FieldBudget, "Memory budget", "", "", "512MiB, 0.1G...; empty = none"),
-		in(FieldWorkers, "Sampler workers", "2", "", "for optimized and pipelined"),
-		in(FieldPrefetch, "Prefetch", "4", "", "batches waiting, at most"),
+		{key: FieldOnOOM, label: "On OOM", kind: choice, choices: []string{"abort", "skip"}, help: "a batch over the budget: stop, or skip it"},
+		in(FieldWorkers, "Sampler workers", strconv.Itoa(runner.DefaultSamplerWorkers), "", "for optimized and pipelined"),
+		in(FieldPrefetch, "Prefetch", strconv.Itoa(runner.DefaultPrefetch), "", "batches waiting, at most"),
+		in(FieldParts, "GAS parts", strconv.Itoa(runner.DefaultGASParts), "", "graph parts of the gas variant"),
 		in(FieldRepeats, "Repeats", "1", "", "runs per variant; 3+ give intervals"),
 	}
 	m.setModelDefaults()
@@ -165,6 +171,7 @@ func (m *Model) setModelDefaults() {
 	}
 	m.field(FieldFanouts).input.SetValue(strings.Join(fan, ","))
 	m.field(FieldBatch).input.SetValue(strconv.Itoa(cfg.BatchSize))
+	m.field(FieldHidden).input.SetValue(strconv.Itoa(cfg.Hidden))
 }
 
 // Errors returns the inline errors by field key (variant toggles are
@@ -218,6 +225,7 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		if msg.Session == "" && msg.Err != nil {
 			m.err = msg.Err.Error()
 			m.field(FieldLaunch).err = m.err
+			return m, m.setFocus(len(m.fields) - 1) // the launch error, in view
 		} else {
 			m.launched = true
 		}

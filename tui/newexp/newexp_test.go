@@ -2,6 +2,7 @@ package newexp
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -353,5 +354,97 @@ func TestVariantCatalog(t *testing.T) {
 	_, variants, errs = hs.m.Experiment()
 	if errs[FieldWorkers] != "not a whole number" || len(variants) != len(names)-2 {
 		t.Errorf("bad workers: errors %v, %d variants", errs, len(variants))
+	}
+}
+
+// TestNewFields: hidden size, the OOM action and the GAS parts reach the
+// experiment and its gas variant; a GAS parts value that is not a number
+// is an error of its field.
+func TestNewFields(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.focus(FieldHidden)
+	hs.clear()
+	hs.press("128")
+	hs.focus(FieldOnOOM)
+	hs.press("right")
+	hs.focus(FieldParts)
+	hs.clear()
+	hs.press("16")
+	hs.focus("variant.gas")
+	hs.press("space")
+	exp, variants, errs := hs.m.Experiment()
+	if len(errs) != 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	if exp.Train.Hidden != 128 || exp.Train.OnOOM != "skip" {
+		t.Errorf("hidden %d, on_oom %q", exp.Train.Hidden, exp.Train.OnOOM)
+	}
+	var gas *runner.Variant
+	for i := range variants {
+		if variants[i].Name == string(runner.GAS) {
+			gas = &variants[i]
+		}
+	}
+	if gas == nil || fmt.Sprint(gas.Overrides["parts"]) != "16" {
+		t.Fatalf("gas variant %+v", gas)
+	}
+	hs.focus(FieldParts)
+	hs.clear()
+	hs.press("x")
+	if got := hs.m.Errors()[FieldParts]; got != "not a whole number" {
+		t.Errorf("parts x: error %q", got)
+	}
+}
+
+// TestErrorsWrapped: an error too long to stand beside its field is
+// wrapped below it, in full, at 80 columns.
+func TestErrorsWrapped(t *testing.T) {
+	hs := newHarness(t, 80, 40)
+	hs.focus(FieldData)
+	hs.clear()
+	long := "/no/such/folder/with/a/rather/long/name/for/a/dataset/graph.npz"
+	hs.press(long)
+	msg := hs.m.Errors()[FieldData]
+	if msg == "" {
+		t.Fatal("no error for a missing dataset")
+	}
+	view := ansi.Strip(hs.m.View())
+	for _, l := range strings.Split(view, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("line over 80 columns: %q", l)
+		}
+	}
+	// long words break at the edge: compare without white space
+	if !strings.Contains(strings.Join(strings.Fields(view), ""), strings.Join(strings.Fields(msg), "")) {
+		t.Errorf("the error %q is not shown in full:\n%s", msg, view)
+	}
+}
+
+// TestPrefill: the form takes an experiment's fields and built-in
+// variants with their settings, and names what it cannot hold.
+func TestPrefill(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	exp := runner.NewExperiment("synth-small", "sage")
+	exp.Name, exp.Repeats = "copy", 3
+	exp.Train.Epochs, exp.Train.Hidden, exp.Train.LR = 7, 32, 0.005
+	variants := []runner.Variant{
+		{Name: "baseline"},
+		{Name: "optimized", Overrides: map[string]any{"sampler_workers": 3, "prefetch": 6, "overlap_eval": true}},
+		{Name: "big", Overrides: map[string]any{"hidden": 256}},
+	}
+	notes := hs.m.Prefill(exp, variants)
+	joined := strings.Join(notes, "; ")
+	if !strings.Contains(joined, "variant big is not built in") || !strings.Contains(joined, "lr 0.005") {
+		t.Errorf("notes %q", notes)
+	}
+	got, vs, errs := hs.m.Experiment()
+	if len(errs) != 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	if got.Name != "copy" || got.Data != "synth-small" || got.Repeats != 3 || got.Train.Epochs != 7 || got.Train.Hidden != 32 {
+		t.Errorf("experiment %+v", got)
+	}
+	if len(vs) != 2 || vs[1].Name != "optimized" || fmt.Sprint(vs[1].Overrides["sampler_workers"]) != "3" || fmt.Sprint(vs[1].Overrides["prefetch"]) != "6" {
+		t.Errorf("variants %+v", vs)
 	}
 }

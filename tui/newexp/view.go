@@ -74,10 +74,22 @@ func (m *Model) lines() ([]string, []int) {
 			label = strings.Repeat(" ", labelW)
 		}
 		note := st.Muted.Render(m.helpText(f))
+		row := cur + label + widget
 		if f.err != "" && f.kind != button {
-			note = st.Error.Render(errGlyph(m.c) + " " + f.err)
+			msg := errGlyph(m.c) + " " + f.err
+			if draw.Width(row)+2+draw.Width(msg) > m.width {
+				// too long beside the field: wrapped below it, never cut
+				out = append(out, row)
+				indent := strings.Repeat(" ", 2+labelW)
+				wrapped := ansi.Wrap(msg, max(m.width-2-labelW, 10), " ")
+				for _, l := range strings.Split(wrapped, "\n") {
+					out = append(out, indent+st.Error.Render(l))
+				}
+				continue
+			}
+			note = st.Error.Render(msg)
 		}
-		out = append(out, cur+label+widget+"  "+note)
+		out = append(out, row+"  "+note)
 		if f.err != "" && f.kind == button {
 			// the experiment's or the launch's error, in full
 			wrapped := ansi.Wrap(errGlyph(m.c)+" "+f.err, max(m.width-4, 10), " ")
@@ -108,14 +120,18 @@ func (m *Model) scroll() {
 	if m.height <= 0 {
 		return
 	}
-	_, at := m.lines()
+	lines, at := m.lines()
 	h := max(m.height-1, 1)
 	line := at[m.focus]
+	last := len(lines) - 1 // the focused field's last line (its wrapped error)
+	if m.focus+1 < len(at) {
+		last = at[m.focus+1] - 1
+	}
 	if line < m.offset {
 		m.offset = line
 	}
-	if line >= m.offset+h {
-		m.offset = line - h + 1
+	if last >= m.offset+h {
+		m.offset = min(line, last-h+1)
 	}
 }
 

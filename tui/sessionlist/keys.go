@@ -106,6 +106,8 @@ func (m *Model) rowKey(msg tea.KeyPressMsg, e *Entry, r row) tea.Cmd {
 		return send(common.OpenDashboardMsg{Session: e.ID})
 	case key.Matches(msg, keys.Replay):
 		return send(common.OpenDashboardMsg{Session: e.ID, Replay: true})
+	case key.Matches(msg, keys.Edit):
+		return send(common.OpenNewMsg{From: e.ID})
 	case key.Matches(msg, keys.Compare):
 		refs := m.Selected()
 		if len(refs) == 0 {
