@@ -7,7 +7,9 @@ install(torch, client) patches, once torch is imported:
   StopIteration of the iterator that fed training batches ends the epoch;
 * Tensor.to / .cuda / .pin_memory on batch data (not inside Module.to or a
   forward): calls between a batch's sample and its forward are grouped into
-  one `transfer` span;
+  one `transfer` span; host-timed (without CUDA events), it starts where
+  the batch's sample ended, so that the loop's own work between the two
+  (unpacking the batch, releasing the previous one) is not lost;
 * nn.Module.__call__, outermost call only: in training mode with grad
   enabled it is `forward`; otherwise an evaluation forward, and
   consecutive ones form one `eval` span per pass;

@@ -257,7 +257,13 @@ class Recorder:
         b = self.cur
         if b.train_start is None:
             if b.xfer is not None:
-                self.c.span("transfer", b.xfer[0], b.xfer[1], b.epoch, b.batch)
+                start = b.xfer[0]
+                if start[1] is None and b.sample is not None and b.sample[1][0] <= start[0]:
+                    # host-timed: the batch is in transfer from the moment
+                    # its sample hands it over (unpacking, the previous
+                    # batch's release) until it is on the device
+                    start = b.sample[1]
+                self.c.span("transfer", start, b.xfer[1], b.epoch, b.batch)
             zg = b.zg
             if zg is not None and b.xfer is not None and b.xfer[0][0] >= zg[0]:
                 zg = None  # zero_grad before the transfer: not part of train
