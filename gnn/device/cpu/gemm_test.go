@@ -49,6 +49,8 @@ var gemmShapes = [][3]int{
 	{1, 1, 1}, {0, 3, 4}, {3, 0, 4}, {3, 4, 0}, {2, 3, 5}, {7, 13, 11},
 	{17, 19, 23}, {33, 5, 257}, {97, 64, 101}, {131, 67, 300}, {5, 300, 9},
 	{200, 17, 520}, {301, 130, 70},
+	// More than one pass over k: only the first may store into C.
+	{37, 45, 2*gemmKC + 3}, {13, 33, gemmKC},
 }
 
 // kernelsUnderTest are all the micro-kernels this machine runs.

@@ -30,19 +30,27 @@ func cpuFeatures() (avx2fma, avx512 bool) {
 	return avx2fma, avx512
 }
 
-// kernelAVX2 computes a 6×16 tile with 12 YMM accumulators and FMA.
+// kernelAVX2 computes a 6×16 tile with 12 YMM accumulators and FMA,
+// adding it to C (set == 0) or storing it there.
 //
 //go:noescape
-func kernelAVX2(kc int, a, b, c *float32, ldc int)
+func kernelAVX2(kc int, a, b, c *float32, ldc int, set int)
 
-func kernelAVX2Checked(kc int, a, b, c []float32, ldc int) {
+func kernelAVX2Checked(kc int, a, b, c []float32, ldc int, set bool) {
+	_ = c[5*ldc+15]
 	if kc <= 0 {
+		if set {
+			clearTile(c, ldc, 6, 16)
+		}
 		return
 	}
 	_ = a[6*kc-1]
 	_ = b[16*kc-1]
-	_ = c[5*ldc+15]
-	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc)
+	s := 0
+	if set {
+		s = 1
+	}
+	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, s)
 }
 
 // kernelAVX512 computes a 12×32 tile with 24 ZMM accumulators and FMA.
@@ -50,13 +58,16 @@ func kernelAVX2Checked(kc int, a, b, c []float32, ldc int) {
 //go:noescape
 func kernelAVX512(kc int, a, b, c *float32, ldc int)
 
-func kernelAVX512Checked(kc int, a, b, c []float32, ldc int) {
+func kernelAVX512Checked(kc int, a, b, c []float32, ldc int, set bool) {
+	_ = c[11*ldc+31]
+	if set {
+		clearTile(c, ldc, 12, 32)
+	}
 	if kc <= 0 {
 		return
 	}
 	_ = a[12*kc-1]
 	_ = b[32*kc-1]
-	_ = c[11*ldc+31]
 	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc)
 }
 

@@ -1,17 +1,39 @@
 #include "textflag.h"
 
-// func kernelAVX2(kc int, a, b, c *float32, ldc int)
+// func kernelAVX2(kc int, a, b, c *float32, ldc int, set int)
 //
-// C[0:6, 0:16] += A·B where a holds kc groups of 6 packed values (a column
-// of A), b holds kc groups of 16 (a row of B) and C's rows are ldc floats
-// apart. Accumulators start at zero and are added to C at the end.
-TEXT ·kernelAVX2(SB), NOSPLIT, $0-40
+// C[0:6, 0:16] += A·B (set == 0) or C[0:6, 0:16] = A·B (set != 0, C is
+// not read) where a holds kc groups of 6 packed values (a column of A), b
+// holds kc groups of 16 (a row of B) and C's rows are ldc floats apart.
+// Accumulators start at zero and are added to (or stored in) C at the end;
+// the C tile's cache lines are prefetched first, so that a tile of a
+// large C arrives from memory while the loop runs.
+TEXT ·kernelAVX2(SB), NOSPLIT, $0-48
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+
+	MOVQ       DX, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 60(AX)
+	ADDQ       R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 60(AX)
+	ADDQ       R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 60(AX)
+	ADDQ       R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 60(AX)
+	ADDQ       R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 60(AX)
+	ADDQ       R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 60(AX)
 
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
@@ -103,6 +125,9 @@ tail:
 	VFMADD231PS  Y1, Y3, Y15
 
 store:
+	MOVQ set+40(FP), AX
+	TESTQ AX, AX
+	JNE   storeset
 	VADDPS  (DX), Y4, Y4
 	VADDPS  32(DX), Y5, Y5
 	VMOVUPS Y4, (DX)
@@ -130,6 +155,27 @@ store:
 	ADDQ    R8, DX
 	VADDPS  (DX), Y14, Y14
 	VADDPS  32(DX), Y15, Y15
+	VMOVUPS Y14, (DX)
+	VMOVUPS Y15, 32(DX)
+	VZEROUPPER
+	RET
+
+storeset:
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y12, (DX)
+	VMOVUPS Y13, 32(DX)
+	ADDQ    R8, DX
 	VMOVUPS Y14, (DX)
 	VMOVUPS Y15, 32(DX)
 	VZEROUPPER
