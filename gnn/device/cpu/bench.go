@@ -53,6 +53,7 @@ func BenchGemm(m, k, n, threads int, minTime time.Duration) GemmResult {
 // transB for input gradients (dY·Wᵀ).
 func BenchGemmOp(transA, transB bool, m, k, n, threads int, minTime time.Duration) GemmResult {
 	d := New(threads, 0)
+	defer d.Close()
 	d.SetPoolLimit(0)
 	ar, ac := m, k
 	if transA {
@@ -125,6 +126,7 @@ func (r GatherResult) String() string {
 // for the matrix (once at a time) plus three n×cols buffers.
 func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult {
 	d := New(threads, 0)
+	defer d.Close()
 	d.SetPoolLimit(0)
 	r := rng.New(2)
 	idx := make([]int32, n)
