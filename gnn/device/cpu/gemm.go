@@ -29,6 +29,9 @@ type microKernel struct {
 	name   string
 	mr, nr int
 	fn     func(kc int, a, b, c []float32, ldc int, set bool)
+	// direct, where not nil, is fn reading an mr×kc block of A in place,
+	// its rows lda apart (see gemmBlockDirect).
+	direct func(kc int, a []float32, lda int, b, c []float32, ldc int, set bool)
 }
 
 // clearTile zeroes rows×cols values of C, whose rows are ldc apart.
@@ -155,8 +158,13 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 	nt = (n + colsPer - 1) / colsPer
 	task := func(t int) {
 		i0, j0 := (t/nt)*rowsPer, (t%nt)*colsPer
+		i1, j1 := min(i0+rowsPer, m), min(j0+colsPer, n)
 		ws := getWorkspace(kern)
-		gemmBlock(&op, i0, min(i0+rowsPer, m), j0, min(j0+colsPer, n), kern, ws)
+		if useDirect(&op, kern, j1-j0) {
+			gemmBlockDirect(&op, i0, i1, j0, j1, kern, ws)
+		} else {
+			gemmBlock(&op, i0, i1, j0, j1, kern, ws)
+		}
 		putWorkspace(ws)
 	}
 	d.parallelChunks(mt*nt, task)
@@ -323,16 +331,8 @@ func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) 
 							kern.fn(kc, apan, bpan, op.c[off:], op.ldc, set)
 							continue
 						}
-						tmp := ws.tmp
-						kern.fn(kc, apan, bpan, tmp, nr, true)
-						for r := 0; r < mrr; r++ {
-							dst := op.c[off+r*op.ldc : off+r*op.ldc+nrr]
-							if set {
-								copy(dst, tmp[r*nr:r*nr+nrr])
-							} else {
-								addVec(tmp[r*nr:r*nr+nrr], dst)
-							}
-						}
+						kern.fn(kc, apan, bpan, ws.tmp, nr, true)
+						storeTile(op.c[off:], op.ldc, ws.tmp, nr, mrr, nrr, set)
 					}
 				}
 			}

@@ -74,7 +74,7 @@ func kernelAVX512Checked(kc int, a, b, c []float32, ldc int, set bool) {
 func init() {
 	avx2fma, avx512 := cpuFeatures()
 	if avx2fma {
-		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked}}, availableKernels...)
+		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked, direct: kernelAVX2DirectChecked}}, availableKernels...)
 	}
 	if avx512 {
 		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked}}, availableKernels...)
@@ -106,4 +106,27 @@ func axpyNext(alpha float32, x, y []float32, next *float32) {
 		return
 	}
 	axpyVec(alpha, x, y)
+}
+
+// kernelAVX2Direct is kernelAVX2 with A read in place: row r of the 6×kc
+// block of A starts at a + r*lda floats.
+//
+//go:noescape
+func kernelAVX2Direct(kc int, a *float32, lda int, b, c *float32, ldc int, set int)
+
+func kernelAVX2DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool) {
+	_ = c[5*ldc+15]
+	if kc <= 0 {
+		if set {
+			clearTile(c, ldc, 6, 16)
+		}
+		return
+	}
+	_ = a[5*lda+kc-1]
+	_ = b[16*kc-1]
+	s := 0
+	if set {
+		s = 1
+	}
+	kernelAVX2Direct(kc, &a[0], lda, &b[0], &c[0], ldc, s)
 }
