@@ -386,8 +386,11 @@ func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
 					*(*[12]float32)(pan[p*12:]) = *(*[12]float32)(op.a[base+p*op.lda:])
 				}
 			case alpha == 1 && rows == 6 && mr == 6:
+				// Element by element: an array copy here calls memmove.
 				for p := 0; p < kc; p++ {
-					*(*[6]float32)(pan[p*6:]) = *(*[6]float32)(op.a[base+p*op.lda:])
+					s := op.a[base+p*op.lda : base+p*op.lda+6 : base+p*op.lda+6]
+					o := pan[p*6 : p*6+6 : p*6+6]
+					o[0], o[1], o[2], o[3], o[4], o[5] = s[0], s[1], s[2], s[3], s[4], s[5]
 				}
 			default:
 				for p := 0; p < kc; p++ {
