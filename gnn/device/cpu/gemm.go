@@ -156,13 +156,24 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 	colsPer := roundUp((n+nt-1)/nt, kern.nr)
 	mt = (m + rowsPer - 1) / rowsPer
 	nt = (n + colsPer - 1) / colsPer
+	var shared []float32 // op(B) packed once for every task
+	if nt == 1 && mt > 1 && useDirect(&op, kern, n) {
+		wsB := getWorkspace(kern)
+		defer putWorkspace(wsB)
+		shared = wsB.bp
+		packBAll(&op, shared, 0, n, kern.nr)
+	}
 	task := func(t int) {
 		i0, j0 := (t/nt)*rowsPer, (t%nt)*colsPer
 		i1, j1 := min(i0+rowsPer, m), min(j0+colsPer, n)
 		ws := getWorkspace(kern)
-		if useDirect(&op, kern, j1-j0) {
-			gemmBlockDirect(&op, i0, i1, j0, j1, kern, ws)
-		} else {
+		switch {
+		case shared != nil:
+			gemmBlockDirect(&op, i0, i1, j0, j1, kern, ws, shared)
+		case useDirect(&op, kern, j1-j0):
+			packBAll(&op, ws.bp, j0, j1-j0, kern.nr)
+			gemmBlockDirect(&op, i0, i1, j0, j1, kern, ws, ws.bp)
+		default:
 			gemmBlock(&op, i0, i1, j0, j1, kern, ws)
 		}
 		putWorkspace(ws)

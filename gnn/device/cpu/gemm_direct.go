@@ -7,7 +7,8 @@ package cpu
 // 256×64) packing A costs about as much as the product itself, and at the
 // other tall shapes it still reads and writes A once more than needed.
 // The direct path packs all of op(B) for the task's columns at once (its
-// k rows must fit the workspace) and keeps a block of gemmDirectMC rows of
+// k rows must fit the workspace; where the tasks split only the rows,
+// once for all of them) and keeps a block of gemmDirectMC rows of
 // C in L2 over every pass along k, so a long k does not stream C from
 // memory once per pass.
 
@@ -21,22 +22,30 @@ func useDirect(op *gemmOp, kern microKernel, nc int) bool {
 		op.k*roundUp(nc, kern.nr) <= gemmKC*roundUp(gemmNC, kern.nr)
 }
 
+// packBAll packs op(B)[:, j0:j0+nc] for the direct path: for each pass
+// along k, panels of nr columns as packB lays them out, the pass starting
+// at row pc at pc*roundUp(nc, nr).
+func packBAll(op *gemmOp, dst []float32, j0, nc, nr int) {
+	ncp := roundUp(nc, nr)
+	for pc := 0; pc < op.k; pc += gemmKC {
+		packB(op, dst[pc*ncp:], pc, min(gemmKC, op.k-pc), j0, nc, nr)
+	}
+}
+
 // gemmBlockDirect computes rows [i0, i1) × columns [j0, j1) of
-// C += op(A)·op(B) with A read in place (see useDirect).
-func gemmBlockDirect(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) {
+// C += op(A)·op(B) with A read in place (see useDirect) and op(B) packed
+// by packBAll in bp.
+func gemmBlockDirect(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace, bpAll []float32) {
 	mr, nr := kern.mr, kern.nr
 	nc := j1 - j0
 	ncp := roundUp(nc, nr)
 	nq := ncp / nr
-	for pc := 0; pc < op.k; pc += gemmKC {
-		packB(op, ws.bp[pc*ncp:], pc, min(gemmKC, op.k-pc), j0, nc, nr)
-	}
 	for ic := i0; ic < i1; ic += gemmDirectMC {
 		ie := min(ic+gemmDirectMC, i1)
 		for pc := 0; pc < op.k; pc += gemmKC {
 			kc := min(gemmKC, op.k-pc)
 			set := op.overwrite && pc == 0
-			bp := ws.bp[pc*ncp : pc*ncp+ncp*kc]
+			bp := bpAll[pc*ncp : pc*ncp+ncp*kc]
 			ir := ic
 			for ; ir+mr <= ie; ir += mr {
 				a := op.a[ir*op.lda+pc:]
