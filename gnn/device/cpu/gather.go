@@ -20,9 +20,11 @@ func (d *Device) gather(dst, src []float32, cols int, idx []int32) {
 	}
 	pf := hasPrefetch && cols > 0 && len(src) >= gatherPrefetchFloats
 	d.parallelFor(len(idx), grainRows(4*cols), func(lo, hi int) {
-		if checkGatherRows(idx[lo:hi], cols, len(src)) {
+		switch {
+		case checkGatherRows(idx[lo:hi], cols, len(src)):
 			gatherRuns(dst, src, cols, idx, lo, hi, pf)
-		} else {
+		case gatherRowsAsm(dst, src, cols, idx, lo, hi, gatherAhead, pf):
+		default:
 			gatherRows(dst, src, cols, idx, lo, hi, pf)
 		}
 	})
@@ -51,7 +53,8 @@ func checkGatherRows(idx []int32, cols, srcLen int) (runs bool) {
 
 // gatherRows copies rows [lo, hi) one at a time, prefetching (pf) the
 // source row gatherAhead ahead of the one copied. It is the loop for
-// scattered rows: a test for runs in it costs more than it saves there.
+// scattered rows where gatherRowsAsm has no assembly routine: a test for
+// runs in it costs more than it saves there.
 func gatherRows(dst, src []float32, cols int, idx []int32, lo, hi int, pf bool) {
 	ahead := gatherAhead
 	if pf {

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,18 @@ func TestGatherPaths(t *testing.T) {
 						t.Fatalf("cols=%d %s: wrote past the end", cols, pattern)
 					}
 					d.Close()
+				}
+				// The portable loops, whichever path this CPU takes.
+				for _, pf := range []bool{false, true} {
+					for name, f := range map[string]func([]float32, []float32, int, []int32, int, int, bool){"rows": gatherRows, "runs": gatherRuns} {
+						dst := make([]float32, len(idx)*cols)
+						f(dst, src, cols, idx, 0, len(idx), pf && len(src) >= gatherPrefetchFloats)
+						for i, s := range idx {
+							if !slices.Equal(dst[i*cols:(i+1)*cols], src[int(s)*cols:(int(s)+1)*cols]) {
+								t.Fatalf("gather%s cols=%d %s pf=%v: row %d wrong", name, cols, pattern, pf, i)
+							}
+						}
+					}
 				}
 			}
 		}

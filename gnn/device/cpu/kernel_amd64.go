@@ -130,3 +130,32 @@ func kernelAVX2DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc i
 	}
 	kernelAVX2Direct(kc, &a[0], lda, &b[0], &c[0], ldc, s)
 }
+
+// gatherRowsAVX2 copies row idx[i] of src to row i of dst for i < n, rows
+// cols floats long, prefetching the ends of the row ahead rows further on.
+// The indices must be valid and dst n*cols long.
+//
+//go:noescape
+func gatherRowsAVX2(dst, src *float32, idx *int32, n, cols, ahead int)
+
+// hasGatherAsm reports whether gatherRowsAsm runs the assembly routine.
+var hasGatherAsm, _ = cpuFeatures()
+
+// gatherRowsAsm copies rows [lo, hi) of a gather (indices already checked)
+// in one assembly loop, prefetching ahead rows further on (none if pf is
+// false). It reports false, doing nothing, where the CPU lacks AVX2.
+func gatherRowsAsm(dst, src []float32, cols int, idx []int32, lo, hi, ahead int, pf bool) bool {
+	if !hasGatherAsm {
+		return false
+	}
+	n := hi - lo
+	if n <= 0 || cols == 0 {
+		return true
+	}
+	_ = dst[hi*cols-1]
+	if !pf {
+		ahead = n
+	}
+	gatherRowsAVX2(&dst[lo*cols], &src[0], &idx[lo], n, cols, ahead)
+	return true
+}

@@ -670,3 +670,78 @@ dstoreset:
 	VMOVUPS Y15, 32(DX)
 	VZEROUPPER
 	RET
+
+// func gatherRowsAVX2(dst, src *float32, idx *int32, n, cols, ahead int)
+//
+// For i in [0, n): copies the cols floats of row idx[i] of src to row i of
+// dst (rows packed one after the other), first issuing PREFETCHT0 for the
+// first and the last line of row idx[i+ahead] where i+ahead < n (the
+// hardware fetches the lines between; prefetching every line of 400-byte
+// rows measured about 15% slower). The indices must be valid.
+TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), BX
+	MOVQ n+24(FP), CX
+	MOVQ cols+32(FP), R8
+	MOVQ ahead+40(FP), R10
+	MOVQ R8, R9
+	SHLQ $2, R9
+	XORQ R11, R11
+
+grow:
+	CMPQ R11, CX
+	JGE  gdone
+	LEAQ (R11)(R10*1), AX
+	CMPQ AX, CX
+	JGE  gcopy
+	MOVLQSX    (BX)(AX*4), AX
+	IMULQ      R9, AX
+	ADDQ       SI, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 -4(AX)(R9*1)
+
+gcopy:
+	MOVLQSX (BX)(R11*4), AX
+	IMULQ   R9, AX
+	ADDQ    SI, AX
+	MOVQ    R8, DX
+
+gc16:
+	CMPQ    DX, $16
+	JLT     gc8
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $64, AX
+	ADDQ    $64, DI
+	SUBQ    $16, DX
+	JMP     gc16
+
+gc8:
+	CMPQ    DX, $8
+	JLT     gc1
+	VMOVUPS (AX), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, AX
+	ADDQ    $32, DI
+	SUBQ    $8, DX
+
+gc1:
+	TESTQ DX, DX
+	JE    gnext
+	MOVL  (AX), R12
+	MOVL  R12, (DI)
+	ADDQ  $4, AX
+	ADDQ  $4, DI
+	DECQ  DX
+	JMP   gc1
+
+gnext:
+	INCQ R11
+	JMP  grow
+
+gdone:
+	VZEROUPPER
+	RET
