@@ -10,7 +10,9 @@ kernels at the same sizes as gnnscope's bench:
   gather  torch.index_select(src, 0, idx, out=dst) of 200,000 uniformly
           random rows of a 2,449,029 x 100 float32 matrix, once on plain
           4 KiB pages and once advised to use transparent huge pages
-          (madvise MADV_HUGEPAGE before first touch), as gnnscope does.
+          (madvise MADV_HUGEPAGE before first touch), each gather timed in
+          alternation with a copy of as many bytes elsewhere, as gnnscope
+          does.
 
 Each figure is the median over repeats lasting at least --min-time (and at
 least 3). Needs only the standard library and torch; run it with Debian's
@@ -36,8 +38,10 @@ least 3). Needs only the standard library and torch; run it with Debian's
        "HugePages": bool,              # the advice was taken
        "GatherGBps": float,            # huge pages
        "GatherPerOp": int,             # median nanoseconds, huge pages
+       "GatherGBpsPerCPUSecond": float,  # bytes per CPU second (all threads)
        "Gather4KGBps": float,          # plain pages
-       "Gather4KPerOp": int}
+       "Gather4KPerOp": int,
+       "Gather4KGBpsPerCPUSecond": float}
     ]
   }
 
@@ -101,6 +105,21 @@ def timed(fn, min_time):
     return len(walls), int(statistics.median(walls)), int(statistics.median(cpus))
 
 
+def timed_pair(fn, other, min_time):
+    """As timed, for fn run in alternation with other (its figures unused)."""
+    fn()
+    other()
+    walls, cpus = [], []
+    start = time.perf_counter()
+    while len(walls) < 3 or time.perf_counter() - start < min_time:
+        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
+        fn()
+        walls.append(time.perf_counter_ns() - t0)
+        cpus.append(time.process_time_ns() - c0)
+        other()
+    return len(walls), int(statistics.median(walls)), int(statistics.median(cpus))
+
+
 def gemm_fn(m, k, n, ta, tb, backend):
     """Operands (stored as the transposes say) and the product to time."""
     g = torch.Generator().manual_seed(1)
@@ -156,10 +175,15 @@ def gather_once(idx, huge, min_time):
     advised = advise_huge(src) if huge else False
     src.fill_(1.0)  # first touch, after the advice
     dst = torch.empty(GATHER_N, GATHER_COLS)
-    _, wall, _ = timed(lambda: torch.index_select(src, 0, idx, out=dst), min_time)
-    del src, dst
+    # Alternate with a copy of as many bytes between two other buffers, as
+    # gnnscope's bench does (it times that copy as memcpy bandwidth): each
+    # gather then starts with caches that hold none of its rows.
+    a, b = torch.ones(GATHER_N, GATHER_COLS), torch.empty(GATHER_N, GATHER_COLS)
+    _, wall, cpu = timed_pair(lambda: torch.index_select(src, 0, idx, out=dst),
+                              lambda: b.copy_(a), min_time)
+    del src, dst, a, b
     gc.collect()
-    return advised, wall
+    return advised, wall, cpu
 
 
 def bench_gather(threads, min_time):
@@ -169,12 +193,14 @@ def bench_gather(threads, min_time):
     out = []
     for t in threads:
         torch.set_num_threads(t)
-        _, wall4k = gather_once(idx, False, min_time)
-        advised, wall = gather_once(idx, True, min_time)
+        _, wall4k, cpu4k = gather_once(idx, False, min_time)
+        advised, wall, cpu = gather_once(idx, True, min_time)
         r = {"Rows": GATHER_ROWS, "Cols": GATHER_COLS, "N": GATHER_N, "Threads": t,
              "Bytes": nbytes, "HugePages": advised,
              "GatherGBps": nbytes / wall, "GatherPerOp": wall,
-             "Gather4KGBps": nbytes / wall4k, "Gather4KPerOp": wall4k}
+             "GatherGBpsPerCPUSecond": nbytes / cpu if cpu > 0 else 0.0,
+             "Gather4KGBps": nbytes / wall4k, "Gather4KPerOp": wall4k,
+             "Gather4KGBpsPerCPUSecond": nbytes / cpu4k if cpu4k > 0 else 0.0}
         log(f"gather threads={t}: huge pages={advised} {r['GatherGBps']:.2f} GB/s, "
             f"4 KiB pages {r['Gather4KGBps']:.2f} GB/s")
         out.append(r)

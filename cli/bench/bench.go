@@ -74,6 +74,7 @@ With --json it prints one object (durations are integer nanoseconds):
    "gather": [{"Rows", "Cols", "N", "Threads": int, "Bytes": int,
                "HugePages": bool, "GatherGBps": float (huge pages),
                "GatherPerOp": ns, "Gather4KGBps": float (4 KiB pages),
+               "GatherGBpsPerCPUSecond", "Gather4KGBpsPerCPUSecond": float,
                "MemcpyGBps", "Memcpy4KGBps", "Ratio", "Ratio4K", ...}, ...],
    "sampling": [...]}
 
