@@ -37,6 +37,9 @@ type BenchOptions struct {
 	Batch   int
 	MinTime time.Duration
 	JSON    bool
+
+	// GemmShapes lists the gemm products, MxKxN[:tA|:tB].
+	GemmShapes string
 }
 
 // NewCmdBench returns `gnnscope bench`. With runF, the command calls it
@@ -52,15 +55,36 @@ func NewCmdBench(f *cmdutil.Factory, runF func(*BenchOptions) error) *cobra.Comm
           by default synth-products with fanouts 15,10,5 and batches of 1024
   gather  row-gather bandwidth from a 2.4M x 100 float32 feature matrix,
           against this machine's memcpy bandwidth measured the same way
-  gemm    GFLOP/s at GNN shapes (100k x 256 times 256 x 256, and the
-          transposed products the backward pass runs)
+  gemm    GFLOP/s of C = op(A)·op(B) at GNN shapes (--gemm-shapes): forward
+          products X·W with 100k rows (K x N of 256x256, 602x256, 100x256,
+          256x64), the backward products (weight gradient Xᵀ·dY, ":tA";
+          input gradient dY·Wᵀ, ":tB") and a 1024-row mini-batch layer
 
 Each figure is the median over repeats lasting at least --min-time. The
 machine's other load distorts wall-clock rates; the per-CPU-second rates
-divide by the CPU time the process actually received.`,
+divide by the CPU time the process actually received.
+
+With --json it prints one object (durations are integer nanoseconds):
+
+  {"cpu": str, "cores": int,
+   "gemm": [{"M", "K", "N": int (op(A) is MxK, op(B) KxN),
+             "TransA", "TransB": bool, "Threads": int, "Kernel": str,
+             "Iters": int, "PerOp": ns, "GFLOPS": float, "GFLOPSPerCore": float,
+             "CPUTime": ns, "GFLOPSPerCPUSecond": float}, ...],
+   "gather": [{"Rows", "Cols", "N", "Threads": int, "Bytes": int,
+               "HugePages": bool, "GatherGBps": float (huge pages),
+               "GatherPerOp": ns, "Gather4KGBps": float (4 KiB pages),
+               "GatherGBpsPerCPUSecond", "Gather4KGBpsPerCPUSecond": float,
+               "MemcpyGBps", "Memcpy4KGBps", "Ratio", "Ratio4K", ...}, ...],
+   "sampling": [...]}
+
+scripts/bench-torch-kernels.py prints the same keys for PyTorch
+(torch.mm, torch.index_select), so entries match on M, K, N, TransA,
+TransB and Threads (gemm) or Threads (gather).`,
 		Example: `  gnnscope bench
   gnnscope bench --only sample --data synth-small --threads 1,2
-  gnnscope bench --only gemm,gather --json`,
+  gnnscope bench --only gemm,gather --json
+  gnnscope bench --only gemm --gemm-shapes 100000x602x256,602x100000x256:tA`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -77,6 +101,7 @@ divide by the CPU time the process actually received.`,
 	fl.StringVar(&opts.Threads, "threads", "1,2", "thread counts to measure (comma-separated)")
 	fl.DurationVar(&opts.MinTime, "min-time", 3*time.Second, "minimum measuring time per figure")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
+	fl.StringVar(&opts.GemmShapes, "gemm-shapes", defaultGemmShapes, "gemm shapes MxKxN[:tA|:tB] (comma-separated)")
 	return cmd
 }
 
@@ -85,6 +110,7 @@ type plan struct {
 	kinds   map[string]bool
 	threads []int
 	fanouts []int
+	shapes  []gemmShape
 }
 
 // parse checks the options and returns the plan.
@@ -108,6 +134,9 @@ func (opts *BenchOptions) parse() (plan, error) {
 	}
 	if p.fanouts, err = cmdutil.ParseInts(opts.Fanout); err != nil {
 		return p, fmt.Errorf("--fanout: %w", err)
+	}
+	if p.shapes, err = parseGemmShapes(opts.GemmShapes); err != nil {
+		return p, fmt.Errorf("--gemm-shapes: %w", err)
 	}
 	if opts.MinTime <= 0 {
 		return p, fmt.Errorf("--min-time must be positive")
@@ -139,17 +168,8 @@ func benchRun(opts *BenchOptions) error {
 		}
 	}
 	if p.kinds["gemm"] {
-		shapes := []struct {
-			ta, tb  bool
-			m, k, n int
-		}{
-			{false, false, 100_000, 256, 256}, // forward: X·W
-			{true, false, 256, 100_000, 256},  // weight gradient: Xᵀ·dY
-			{false, true, 100_000, 256, 256},  // input gradient: dY·Wᵀ
-			{false, false, 1024, 100, 256},    // first layer of a small batch
-		}
 		for _, t := range p.threads {
-			for _, s := range shapes {
+			for _, s := range p.shapes {
 				r := cpu.BenchGemmOp(s.ta, s.tb, s.m, s.k, s.n, t, opts.MinTime)
 				rep.Gemm = append(rep.Gemm, r)
 				say("%s\n", r)

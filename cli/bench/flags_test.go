@@ -25,6 +25,10 @@ func TestNewCmdBenchFlags(t *testing.T) {
 	if !p.kinds["gemm"] || !p.kinds["gather"] || p.kinds["sample"] || !slices.Equal(p.threads, []int{1, 4}) || !slices.Equal(p.fanouts, []int{10, 5}) {
 		t.Errorf("plan %+v", p)
 	}
+	if len(p.shapes) != 8 || p.shapes[1] != (gemmShape{ta: true, m: 256, k: 100_000, n: 256}) ||
+		p.shapes[2] != (gemmShape{tb: true, m: 100_000, k: 256, n: 256}) || p.shapes[7] != (gemmShape{m: 1024, k: 100, n: 256}) {
+		t.Errorf("default gemm shapes %+v", p.shapes)
+	}
 	opts, err = flagtest.Parse(t, NewCmdBench)
 	if err != nil || opts.Only != "sample,gather,gemm" || opts.Data != "synth-products" || opts.Fanout != "15,10,5" || opts.Threads != "1,2" ||
 		opts.Batch != 1024 || opts.MinTime != 3*time.Second {
@@ -39,6 +43,10 @@ func TestNewCmdBenchFlags(t *testing.T) {
 		{[]string{"--threads", ""}, "--threads: empty list"},
 		{[]string{"--fanout", "a"}, `--fanout: "a" is not an integer`},
 		{[]string{"--min-time", "0s"}, "--min-time must be positive"},
+		{[]string{"--gemm-shapes", "10x20"}, `--gemm-shapes: "10x20" is not MxKxN`},
+		{[]string{"--gemm-shapes", "10x20x30:tC"}, `--gemm-shapes: "10x20x30:tC": the suffix must be :tA or :tB`},
+		{[]string{"--gemm-shapes", "10x0x30"}, `--gemm-shapes: "10x0x30": "0" is not a dimension`},
+		{[]string{"--gemm-shapes", "16000000x16000000x1"}, "operands over 8 GiB"},
 	} {
 		opts, err := flagtest.Parse(t, NewCmdBench, c.args...)
 		if err != nil {

@@ -48,7 +48,8 @@ func Open(name string, opt Options) (device.Device, func() error, error) {
 	if kind == device.KindCUDA {
 		return openCUDA(ordinal, opt)
 	}
-	return cpu.New(opt.Threads, opt.Budget), func() error { return nil }, nil
+	d := cpu.New(opt.Threads, opt.Budget)
+	return d, d.Close, nil
 }
 
 // Describe fills the GPU fields of a run_start host description from the

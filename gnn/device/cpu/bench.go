@@ -53,6 +53,7 @@ func BenchGemm(m, k, n, threads int, minTime time.Duration) GemmResult {
 // transB for input gradients (dY·Wᵀ).
 func BenchGemmOp(transA, transB bool, m, k, n, threads int, minTime time.Duration) GemmResult {
 	d := New(threads, 0)
+	defer d.Close()
 	d.SetPoolLimit(0)
 	ar, ac := m, k
 	if transA {
@@ -103,6 +104,11 @@ type GatherResult struct {
 	Memcpy4KGBps float64
 	Ratio4K      float64
 
+	// Bytes gathered per second of CPU time the process received (all
+	// threads), huge and plain pages: on a shared machine it estimates the
+	// rate of an unloaded one per core (0 where CPU time is unavailable).
+	GatherGBpsPerCPUSecond, Gather4KGBpsPerCPUSecond float64
+
 	// Ratio of the rates per second of CPU time received (bytes / (CPU
 	// time / Threads)), huge and plain pages: on a shared machine they
 	// estimate the ratios of an unloaded one (0 where CPU time is
@@ -125,6 +131,7 @@ func (r GatherResult) String() string {
 // for the matrix (once at a time) plus three n×cols buffers.
 func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult {
 	d := New(threads, 0)
+	defer d.Close()
 	d.SetPoolLimit(0)
 	r := rng.New(2)
 	idx := make([]int32, n)
@@ -169,7 +176,14 @@ func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult
 		return (gb / (g.cpu.Seconds() / th)) / (gb / (mc.cpu.Seconds() / th))
 	}
 
+	perCPU := func(g timing) float64 {
+		if g.cpu <= 0 {
+			return 0
+		}
+		return gb / g.cpu.Seconds()
+	}
 	g, mc, _ := measure(false)
+	res.Gather4KGBpsPerCPUSecond = perCPU(g)
 	res.Gather4KGBps = gb / g.wall.Seconds()
 	res.Memcpy4KGBps = gb / mc.wall.Seconds()
 	res.Ratio4K = res.Gather4KGBps / res.Memcpy4KGBps
@@ -180,6 +194,7 @@ func BenchGather(rows, cols, n, threads int, minTime time.Duration) GatherResult
 	g, mc, res.HugePages = measure(true)
 	res.GatherPerOp, res.MemcpyPerOp = g.wall, mc.wall
 	res.GatherGBps = gb / g.wall.Seconds()
+	res.GatherGBpsPerCPUSecond = perCPU(g)
 	res.MemcpyGBps = gb / mc.wall.Seconds()
 	res.Ratio = res.GatherGBps / res.MemcpyGBps
 	res.BusyRatio = busy(g, mc)

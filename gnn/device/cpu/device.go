@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
@@ -13,12 +14,18 @@ import (
 var _ device.Device = (*Device)(nil)
 
 // Device is the pure-Go CPU backend. Its methods are safe for concurrent use
-// on distinct tensors; each kernel runs on up to Threads goroutines and
-// returns when its work is done (Sync is a no-op).
+// on distinct tensors; each kernel runs on up to Threads goroutines (the
+// caller's and Threads-1 persistent workers the device starts on first use)
+// and returns when its work is done (Sync is a no-op). Close stops the
+// workers; a Device that is dropped without Close stops them when it is
+// garbage collected.
 type Device struct {
 	threads int
 	mem     *device.Allocator
 	pool    *pool
+
+	poolOnce sync.Once
+	wpool    *workerPool
 }
 
 // New returns a CPU device whose kernels use threads goroutines
@@ -49,6 +56,17 @@ func (d *Device) PoolStats() PoolStats { return d.pool.stats() }
 
 // Sync is a no-op: every CPU kernel has finished when it returns.
 func (d *Device) Sync() {}
+
+// Close stops the device's worker goroutines and waits for them to end.
+// Kernels called afterwards still work, on the calling goroutine alone.
+// It always returns nil.
+func (d *Device) Close() error {
+	d.poolOnce.Do(func() {}) // no pool is started after Close
+	if d.wpool != nil {
+		d.wpool.stop()
+	}
+	return nil
+}
 
 // allocation is the Handle of a tensor allocated by a Device: it remembers
 // the owner, the full pooled buffer and whether it has been freed, so that a

@@ -1,6 +1,8 @@
 // Package cpu is gnnscope's CPU compute backend: an implementation of
 // device.Device in Go (with optional amd64 assembly gemm kernels) that runs
-// every kernel on the host, parallelized over a fixed number of goroutines.
+// every kernel on the host, parallelized over a fixed number of goroutines:
+// the caller's and Threads-1 persistent workers the Device starts on first
+// use and stops on Close.
 //
 // Memory: every Alloc reserves rows*cols*4 bytes through a device.Allocator,
 // so a CPU device with a budget models an accelerator of that size (an
@@ -21,11 +23,14 @@
 // init), a pure-Go 2×4 kernel otherwise. GemmKernel names the kernel in use;
 // the environment variable GNNSCOPE_GEMM_KERNEL (a name prefix such as "go"
 // or "avx2") picks another one for comparisons. Kernels differ in rounding
-// (FMA), never in results across thread counts.
+// (FMA), never in results across thread counts. Where A is not transposed
+// the AVX2 kernel reads A in place instead of packing it (gemm_direct.go).
 //
-// GatherHost prefetches the rows it will copy next; random rows of a large
-// host matrix mostly miss the TLB, so the matrix should be given huge pages
-// (AdviseHugePages). BenchGemm, BenchGemmOp and BenchGather measure the
-// backend on this machine; scripts/bench-openblas.sh measures OpenBLAS at
-// the same shapes for comparison.
+// GatherHost prefetches the rows it will copy next and copies runs of
+// consecutive rows at once; random rows of a large host matrix mostly miss
+// the TLB, so the matrix should be given huge pages (AdviseHugePages).
+// BenchGemm, BenchGemmOp and BenchGather measure the backend on this
+// machine; scripts/bench-openblas.sh measures OpenBLAS and
+// scripts/bench-torch-kernels.py PyTorch (oneDNN, its BLAS) at the same
+// shapes for comparison.
 package cpu

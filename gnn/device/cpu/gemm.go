@@ -20,14 +20,25 @@ const (
 	gemmNC = 1024
 )
 
-// microKernel computes C[0:mr, 0:nr] += Apanel·Bpanel where a holds kc
+// microKernel computes C[0:mr, 0:nr] += Apanel·Bpanel (or, with set,
+// C[0:mr, 0:nr] = Apanel·Bpanel without reading C) where a holds kc
 // columns of mr packed values, b holds kc rows of nr packed values and C's
 // rows are ldc apart. The sum over kc starts from zero and is added to C
 // at the end, so the result does not depend on how C was partitioned.
 type microKernel struct {
 	name   string
 	mr, nr int
-	fn     func(kc int, a, b, c []float32, ldc int)
+	fn     func(kc int, a, b, c []float32, ldc int, set bool)
+	// direct, where not nil, is fn reading an mr×kc block of A in place,
+	// its rows lda apart (see gemmBlockDirect).
+	direct func(kc int, a []float32, lda int, b, c []float32, ldc int, set bool)
+}
+
+// clearTile zeroes rows×cols values of C, whose rows are ldc apart.
+func clearTile(c []float32, ldc, rows, cols int) {
+	for r := range rows {
+		clear(c[r*ldc : r*ldc+cols])
+	}
 }
 
 // goKernel is the portable register-tiled micro-kernel.
@@ -83,6 +94,9 @@ type gemmOp struct {
 	ldb            int
 	c              []float32
 	ldc            int
+	// overwrite makes the first pass over k store into C instead of adding
+	// to it: C's old values (NaNs included) are neither read nor kept.
+	overwrite bool
 }
 
 // Gemm computes C = alpha*op(A)*op(B) + beta*C, where op transposes when the
@@ -113,20 +127,28 @@ func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, b
 	d.gemm(&op, beta, kernel())
 }
 
-func (d *Device) gemm(op *gemmOp, beta float32, kern microKernel) {
+func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
+	op := *o
 	m, n, k := op.m, op.n, op.k
 	cd := op.c
+	empty := m == 0 || n == 0 || k == 0 || op.alpha == 0
+	nch := 1
+	if !empty {
+		nch = kSplitChunks(m, n, k)
+	}
 	switch {
+	case beta == 0 && !empty && nch == 1:
+		op.overwrite = true // the product's first pass stores into C
 	case beta == 0:
 		d.zero(cd)
 	case beta != 1:
 		d.each(len(cd), func(lo, hi int) { scaleVec(beta, cd[lo:hi]) })
 	}
-	if m == 0 || n == 0 || k == 0 || op.alpha == 0 {
+	if empty {
 		return
 	}
-	if nch := kSplitChunks(m, n, k); nch > 1 {
-		d.gemmKSplit(op, nch, kern)
+	if nch > 1 {
+		d.gemmKSplit(&op, nch, kern)
 		return
 	}
 	mt, nt := gemmGrid(m, n, k, d.threads, kern)
@@ -134,10 +156,26 @@ func (d *Device) gemm(op *gemmOp, beta float32, kern microKernel) {
 	colsPer := roundUp((n+nt-1)/nt, kern.nr)
 	mt = (m + rowsPer - 1) / rowsPer
 	nt = (n + colsPer - 1) / colsPer
+	var shared []float32 // op(B) packed once for every task
+	if nt == 1 && mt > 1 && useDirect(&op, kern, n) {
+		wsB := getWorkspace(kern)
+		defer putWorkspace(wsB)
+		shared = wsB.bp
+		packBAll(&op, shared, 0, n, kern.nr)
+	}
 	task := func(t int) {
 		i0, j0 := (t/nt)*rowsPer, (t%nt)*colsPer
+		i1, j1 := min(i0+rowsPer, m), min(j0+colsPer, n)
 		ws := getWorkspace(kern)
-		gemmBlock(op, i0, min(i0+rowsPer, m), j0, min(j0+colsPer, n), kern, ws)
+		switch {
+		case shared != nil:
+			gemmBlockDirect(&op, i0, i1, j0, j1, kern, ws, shared)
+		case useDirect(&op, kern, j1-j0):
+			packBAll(&op, ws.bp, j0, j1-j0, kern.nr)
+			gemmBlockDirect(&op, i0, i1, j0, j1, kern, ws, ws.bp)
+		default:
+			gemmBlock(&op, i0, i1, j0, j1, kern, ws)
+		}
 		putWorkspace(ws)
 	}
 	d.parallelChunks(mt*nt, task)
@@ -190,7 +228,7 @@ func (d *Device) gemmKSplit(op *gemmOp, nch int, kern microKernel) {
 			sub.b = op.b[k0*op.ldb:]
 		}
 		sub.c, sub.ldc = parts[c*m*n:(c+1)*m*n], n
-		clear(sub.c)
+		sub.overwrite = true
 		ws := getWorkspace(kern)
 		gemmBlock(&sub, 0, m, 0, n, kern, ws)
 		putWorkspace(ws)
@@ -274,6 +312,7 @@ func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) 
 		nc := min(gemmNC, j1-jc)
 		for pc := 0; pc < op.k; pc += gemmKC {
 			kc := min(gemmKC, op.k-pc)
+			set := op.overwrite && pc == 0
 			packB(op, ws.bp, pc, kc, jc, nc, nr)
 			nextK := min(gemmKC, op.k-pc-kc) // depth of the next panel of B
 			nic := (i1 - i0 + gemmMC - 1) / gemmMC
@@ -300,15 +339,11 @@ func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) 
 						apan := ws.ap[ir*kc : (ir+mr)*kc]
 						off := (ic+ir)*op.ldc + jc + jr
 						if mrr == mr && nrr == nr {
-							kern.fn(kc, apan, bpan, op.c[off:], op.ldc)
+							kern.fn(kc, apan, bpan, op.c[off:], op.ldc, set)
 							continue
 						}
-						tmp := ws.tmp
-						clear(tmp)
-						kern.fn(kc, apan, bpan, tmp, nr)
-						for r := 0; r < mrr; r++ {
-							addVec(tmp[r*nr:r*nr+nrr], op.c[off+r*op.ldc:off+r*op.ldc+nrr])
-						}
+						kern.fn(kc, apan, bpan, ws.tmp, nr, true)
+						storeTile(op.c[off:], op.ldc, ws.tmp, nr, mrr, nrr, set)
 					}
 				}
 			}
@@ -362,8 +397,11 @@ func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
 					*(*[12]float32)(pan[p*12:]) = *(*[12]float32)(op.a[base+p*op.lda:])
 				}
 			case alpha == 1 && rows == 6 && mr == 6:
+				// Element by element: an array copy here calls memmove.
 				for p := 0; p < kc; p++ {
-					*(*[6]float32)(pan[p*6:]) = *(*[6]float32)(op.a[base+p*op.lda:])
+					s := op.a[base+p*op.lda : base+p*op.lda+6 : base+p*op.lda+6]
+					o := pan[p*6 : p*6+6 : p*6+6]
+					o[0], o[1], o[2], o[3], o[4], o[5] = s[0], s[1], s[2], s[3], s[4], s[5]
 				}
 			default:
 				for p := 0; p < kc; p++ {
@@ -437,7 +475,7 @@ func packB(op *gemmOp, dst []float32, pc, kc, jc, nc, nr int) {
 // kernelGo2x4 is the pure-Go micro-kernel: a 2×4 tile of accumulators
 // held in locals over the packed panels. (Wider tiles make the compiler
 // spill accumulators to the stack and run slower.)
-func kernelGo2x4(kc int, a, b, c []float32, ldc int) {
+func kernelGo2x4(kc int, a, b, c []float32, ldc int, set bool) {
 	var c00, c01, c02, c03 float32
 	var c10, c11, c12, c13 float32
 	a = a[:2*kc]
@@ -455,6 +493,9 @@ func kernelGo2x4(kc int, a, b, c []float32, ldc int) {
 		c11 += a1 * b1
 		c12 += a1 * b2
 		c13 += a1 * b3
+	}
+	if set {
+		clearTile(c, ldc, 2, 4)
 	}
 	r := c[0:4:4]
 	r[0] += c00

@@ -49,10 +49,25 @@ var gemmShapes = [][3]int{
 	{1, 1, 1}, {0, 3, 4}, {3, 0, 4}, {3, 4, 0}, {2, 3, 5}, {7, 13, 11},
 	{17, 19, 23}, {33, 5, 257}, {97, 64, 101}, {131, 67, 300}, {5, 300, 9},
 	{200, 17, 520}, {301, 130, 70},
+	// More than one pass over k: only the first may store into C.
+	{37, 45, 2*gemmKC + 3}, {13, 33, gemmKC},
 }
 
-// kernelsUnderTest are all the micro-kernels this machine runs.
-func kernelsUnderTest() []microKernel { return availableKernels }
+// kernelsUnderTest are all the micro-kernels this machine runs, those
+// with a direct variant (A read in place) twice: with and without it.
+func kernelsUnderTest() []microKernel {
+	var ks []microKernel
+	for _, k := range availableKernels {
+		if k.direct != nil {
+			packed := k
+			packed.name += "-packed"
+			packed.direct = nil
+			ks = append(ks, packed)
+		}
+		ks = append(ks, k)
+	}
+	return ks
+}
 
 // splitSmall makes even tiny products split into several tasks.
 func splitSmall(t *testing.T) {
@@ -147,6 +162,11 @@ func TestGemmLarge(t *testing.T) {
 	for _, kern := range kernelsUnderTest() {
 		testGemmCase(t, kern.name+"/large", r, kern, m, n, k, false, false, 1, 0.5)
 		testGemmCase(t, kern.name+"/largeT", r, kern, 9, 300, 2*gemmKC+3, true, false, 1, 0)
+		// Direct path: several blocks of rows, passes along k and a column
+		// edge; and an op(B) too deep for it to pack at once.
+		testGemmCase(t, kern.name+"/direct", r, kern, 2*gemmDirectMC+11, 70, gemmKC+9, false, false, 1, 0)
+		testGemmCase(t, kern.name+"/directT", r, kern, gemmDirectMC+5, 40, 2*gemmKC+1, false, true, 1, 0.5)
+		testGemmCase(t, kern.name+"/deep", r, kern, 20, gemmNC+8, gemmKC+1, false, false, 1, 0)
 		// Long inner dimension: split along k (see kSplitChunks).
 		k := 4*kSplitChunk + 77
 		if kSplitChunks(13, 37, k) < 4 {

@@ -30,19 +30,27 @@ func cpuFeatures() (avx2fma, avx512 bool) {
 	return avx2fma, avx512
 }
 
-// kernelAVX2 computes a 6×16 tile with 12 YMM accumulators and FMA.
+// kernelAVX2 computes a 6×16 tile with 12 YMM accumulators and FMA,
+// adding it to C (set == 0) or storing it there.
 //
 //go:noescape
-func kernelAVX2(kc int, a, b, c *float32, ldc int)
+func kernelAVX2(kc int, a, b, c *float32, ldc int, set int)
 
-func kernelAVX2Checked(kc int, a, b, c []float32, ldc int) {
+func kernelAVX2Checked(kc int, a, b, c []float32, ldc int, set bool) {
+	_ = c[5*ldc+15]
 	if kc <= 0 {
+		if set {
+			clearTile(c, ldc, 6, 16)
+		}
 		return
 	}
 	_ = a[6*kc-1]
 	_ = b[16*kc-1]
-	_ = c[5*ldc+15]
-	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc)
+	s := 0
+	if set {
+		s = 1
+	}
+	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, s)
 }
 
 // kernelAVX512 computes a 12×32 tile with 24 ZMM accumulators and FMA.
@@ -50,20 +58,23 @@ func kernelAVX2Checked(kc int, a, b, c []float32, ldc int) {
 //go:noescape
 func kernelAVX512(kc int, a, b, c *float32, ldc int)
 
-func kernelAVX512Checked(kc int, a, b, c []float32, ldc int) {
+func kernelAVX512Checked(kc int, a, b, c []float32, ldc int, set bool) {
+	_ = c[11*ldc+31]
+	if set {
+		clearTile(c, ldc, 12, 32)
+	}
 	if kc <= 0 {
 		return
 	}
 	_ = a[12*kc-1]
 	_ = b[32*kc-1]
-	_ = c[11*ldc+31]
 	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc)
 }
 
 func init() {
 	avx2fma, avx512 := cpuFeatures()
 	if avx2fma {
-		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked}}, availableKernels...)
+		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked, direct: kernelAVX2DirectChecked}}, availableKernels...)
 	}
 	if avx512 {
 		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked}}, availableKernels...)
@@ -95,4 +106,56 @@ func axpyNext(alpha float32, x, y []float32, next *float32) {
 		return
 	}
 	axpyVec(alpha, x, y)
+}
+
+// kernelAVX2Direct is kernelAVX2 with A read in place: row r of the 6×kc
+// block of A starts at a + r*lda floats.
+//
+//go:noescape
+func kernelAVX2Direct(kc int, a *float32, lda int, b, c *float32, ldc int, set int)
+
+func kernelAVX2DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool) {
+	_ = c[5*ldc+15]
+	if kc <= 0 {
+		if set {
+			clearTile(c, ldc, 6, 16)
+		}
+		return
+	}
+	_ = a[5*lda+kc-1]
+	_ = b[16*kc-1]
+	s := 0
+	if set {
+		s = 1
+	}
+	kernelAVX2Direct(kc, &a[0], lda, &b[0], &c[0], ldc, s)
+}
+
+// gatherRowsAVX2 copies row idx[i] of src to row i of dst for i < n, rows
+// cols floats long, prefetching the ends of the row ahead rows further on.
+// The indices must be valid and dst n*cols long.
+//
+//go:noescape
+func gatherRowsAVX2(dst, src *float32, idx *int32, n, cols, ahead int)
+
+// hasGatherAsm reports whether gatherRowsAsm runs the assembly routine.
+var hasGatherAsm, _ = cpuFeatures()
+
+// gatherRowsAsm copies rows [lo, hi) of a gather (indices already checked)
+// in one assembly loop, prefetching ahead rows further on (none if pf is
+// false). It reports false, doing nothing, where the CPU lacks AVX2.
+func gatherRowsAsm(dst, src []float32, cols int, idx []int32, lo, hi, ahead int, pf bool) bool {
+	if !hasGatherAsm {
+		return false
+	}
+	n := hi - lo
+	if n <= 0 || cols == 0 {
+		return true
+	}
+	_ = dst[hi*cols-1]
+	if !pf {
+		ahead = n
+	}
+	gatherRowsAVX2(&dst[lo*cols], &src[0], &idx[lo], n, cols, ahead)
+	return true
 }

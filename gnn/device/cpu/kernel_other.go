@@ -10,3 +10,8 @@ const hasAxpyNext = false
 
 // axpyNext sets y += alpha*x (next is a prefetch hint, unused here).
 func axpyNext(alpha float32, x, y []float32, next *float32) { axpyVec(alpha, x, y) }
+
+// gatherRowsAsm has no assembly routine here.
+func gatherRowsAsm(dst, src []float32, cols int, idx []int32, lo, hi, ahead int, pf bool) bool {
+	return false
+}

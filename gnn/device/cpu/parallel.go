@@ -1,13 +1,15 @@
 package cpu
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
 
 // minWork is the number of scalar operations below which a kernel runs
-// inline on the calling goroutine: spawning workers costs more than it saves.
+// inline on the calling goroutine: handing work to other threads costs more
+// than it saves.
 const minWork = 1 << 15
 
 // grainRows returns the smallest number of rows worth handing to a worker
@@ -52,50 +54,157 @@ func (d *Device) parallelFor(n, grain int, fn func(lo, hi int)) {
 }
 
 // parallelChunks calls fn(c) for every c in [0, nchunks) on up to d.threads
-// goroutines (the caller's included) and returns when all calls have.
+// goroutines (the caller's and the device's workers) and returns when all
+// calls have. Chunks are handed out one at a time from a shared counter.
+//
+// A panic in any call is carried to the caller and raised there again once
+// the calls under way have returned (no further chunk starts after it), and
+// the workers handle memory faults as the caller does
+// (debug.SetPanicOnFault): a fault reading a truncated mapped file reaches
+// the caller's recover instead of killing the process.
+//
+// The caller works through the chunks itself, so a call never waits for a
+// busy worker: concurrent and nested calls (fn calling parallelChunks) make
+// progress even when every worker is taken.
 func (d *Device) parallelChunks(nchunks int, fn func(c int)) {
-	workers := min(d.threads, nchunks)
-	if workers <= 1 {
+	helpers := min(d.threads, nchunks) - 1
+	if helpers <= 0 {
 		for c := 0; c < nchunks; c++ {
 			fn(c)
 		}
 		return
 	}
-	// A panic in a worker is carried to the caller and raised there again,
-	// and the workers handle memory faults as the caller does
-	// (debug.SetPanicOnFault): a fault reading a truncated mapped file
-	// reaches the caller's recover instead of killing the process.
 	faults := debug.SetPanicOnFault(false)
 	debug.SetPanicOnFault(faults)
-	var caught atomic.Pointer[any]
-	var next atomic.Int64
-	work := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= nchunks {
-				return
-			}
-			fn(c)
+	j := &job{fn: fn, n: int64(nchunks), faults: faults}
+	d.workers().offer(j, helpers)
+	j.run()
+	j.finish()
+}
+
+// job is one parallelChunks call shared between the caller and the workers
+// that join it.
+type job struct {
+	fn     func(c int)
+	n      int64
+	next   atomic.Int64
+	faults bool
+	caught atomic.Pointer[any]
+
+	mu     sync.Mutex
+	closed bool // the caller has stopped taking chunks: no one joins now
+	wg     sync.WaitGroup
+}
+
+// run takes chunks until none is left or a call panicked.
+func (j *job) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			j.caught.CompareAndSwap(nil, &r)
+			j.next.Store(j.n) // the others stop at their next chunk
 		}
+	}()
+	for {
+		c := j.next.Add(1) - 1
+		if c >= j.n {
+			return
+		}
+		j.fn(int(c))
 	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for w := 1; w < workers; w++ {
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					caught.CompareAndSwap(nil, &r)
-					next.Store(int64(nchunks)) // the others stop at their next chunk
-				}
-			}()
-			debug.SetPanicOnFault(faults)
-			work()
-		}()
+}
+
+// join runs the job on a worker unless the caller has finished it.
+func (j *job) join() {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return
 	}
-	work()
-	wg.Wait()
-	if r := caught.Load(); r != nil {
+	j.wg.Add(1)
+	j.mu.Unlock()
+	defer j.wg.Done()
+	debug.SetPanicOnFault(j.faults)
+	j.run()
+}
+
+// finish waits for the workers that joined and raises a panic one of the
+// calls raised.
+func (j *job) finish() {
+	j.mu.Lock()
+	j.closed = true
+	j.mu.Unlock()
+	j.wg.Wait()
+	if r := j.caught.Load(); r != nil {
 		panic(*r)
 	}
+}
+
+// workerPool is a Device's set of persistent worker goroutines, started on
+// the first parallel call and stopped by Device.Close (or, for a Device that
+// is never closed, once it is garbage).
+type workerPool struct {
+	jobs chan *job
+	quit chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+// workers returns the device's worker pool, starting it on first use (nil
+// after Close).
+func (d *Device) workers() *workerPool {
+	d.poolOnce.Do(func() {
+		p := &workerPool{jobs: make(chan *job, 4*d.threads), quit: make(chan struct{})}
+		p.wg.Add(d.threads - 1)
+		for w := 1; w < d.threads; w++ {
+			go p.loop()
+		}
+		d.wpool = p
+		// The workers do not refer to d, so an unclosed Device can still
+		// become garbage; its workers are stopped then.
+		runtime.AddCleanup(d, func(p *workerPool) { p.signal() }, p)
+	})
+	return d.wpool
+}
+
+func (p *workerPool) loop() {
+	defer p.wg.Done()
+	for {
+		select {
+		case j := <-p.jobs:
+			j.join()
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// offer posts j for up to n idle workers without blocking: when the queue
+// is full, or the device is closed (p nil or stopped), the caller does the
+// work itself.
+func (p *workerPool) offer(j *job, n int) {
+	if p == nil {
+		return
+	}
+	for range n {
+		select {
+		case <-p.quit:
+			return
+		default:
+		}
+		select {
+		case p.jobs <- j:
+		default:
+			return
+		}
+	}
+}
+
+// signal tells the workers to end once they finish what they run.
+func (p *workerPool) signal() { p.once.Do(func() { close(p.quit) }) }
+
+// stop ends the workers and waits for them; calls after it run on the
+// caller alone.
+func (p *workerPool) stop() {
+	p.signal()
+	p.wg.Wait()
 }

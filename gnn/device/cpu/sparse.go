@@ -134,38 +134,6 @@ func (d *Device) Gather(dst, src *tensor.Tensor, idx []int32) {
 	d.gather(dst.Data[:dst.Len()], src.Data[:src.Len()], dst.Cols, idx)
 }
 
-// gatherAhead is how many rows ahead gather prefetches: random rows of a
-// matrix larger than the caches each miss the TLB and DRAM, and waiting for
-// them one at a time would leave most of the memory bandwidth idle.
-var gatherAhead = 16
-
-func (d *Device) gather(dst, src []float32, cols int, idx []int32) {
-	for _, s := range idx {
-		if s < 0 || (int(s)+1)*cols > len(src) {
-			panic(fmt.Sprintf("cpu: gather: row %d out of range (%d rows of %d)", s, len(src)/max(cols, 1), cols))
-		}
-	}
-	d.parallelFor(len(idx), grainRows(4*cols), func(lo, hi int) {
-		if !hasPrefetch || cols == 0 || len(src) < 1<<20 {
-			for i := lo; i < hi; i++ {
-				s := int(idx[i]) * cols
-				copy(dst[i*cols:(i+1)*cols], src[s:s+cols])
-			}
-			return
-		}
-		for i := lo; i < min(lo+gatherAhead, hi); i++ {
-			prefetchLines(&src[int(idx[i])*cols], cols)
-		}
-		for i := lo; i < hi; i++ {
-			if j := i + gatherAhead; j < hi {
-				prefetchLines(&src[int(idx[j])*cols], cols)
-			}
-			s := int(idx[i]) * cols
-			copy(dst[i*cols:(i+1)*cols], src[s:s+cols])
-		}
-	})
-}
-
 // ScatterAdd adds src row i into dst row idx[i]. Indices may repeat: each
 // worker owns a range of dst rows and scans all of idx for its own rows, so
 // there are no races and every dst row receives its additions in index
