@@ -345,6 +345,7 @@ def main(argv=None):
         "nodes": n,
         "edges": int(data["col"].numel()),
         "features": f,
+        "classes": data["num_classes"],
         "config": {k: getattr(args, k) for k in ["layers", "hidden", "fanout", "batch_size", "epochs", "lr",
                                                   "weight_decay", "dropout", "seed", "eval_chunk"]},
         "agg_cache": agg0 is not None,
