@@ -41,7 +41,7 @@
 #   --products-repeats N  repeats of synth-products (1)
 #   --threads T           threads of the train/eval runs (all cores: nproc)
 #   --kernel-threads L    thread counts of the kernels (1,T)
-#   --min-time D          kernels: minimum time per figure (1s)
+#   --min-time S          kernels: minimum seconds per figure (1)
 #   --only LIST           sections: kernels,train (both)
 #   --data LIST           datasets of the train section (synth-small,synth-medium,synth-products)
 #   --quick               synth-small only, one repeat, no kernels: a smoke test
@@ -54,7 +54,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-repeats=3 products_repeats=1 threads=$(nproc) kthreads="" min_time=1s
+repeats=3 products_repeats=1 threads=$(nproc) kthreads="" min_time=1
 only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas=""
 SAGE_ARGS=${SAGE_ARGS:---layers 2 --hidden 64 --fanout 25,10 --batch-size 1024}
 PRODUCTS_ARGS=${PRODUCTS_ARGS:---layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024}
@@ -153,12 +153,12 @@ kernels() {
 	for t in ${kthreads//,/ }; do
 		for r in $(seq "$repeats"); do
 			log "kernels, $t threads, repeat $r/$repeats: gnnscope"
-			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only gemm,gather --json --threads "$t" --min-time "$min_time" ||
+			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only gemm,gather --json --threads "$t" --min-time "${min_time}s" ||
 				die "gnnscope bench failed"
 			[ $have = 1 ] || continue
 			log "kernels, $t threads, repeat $r/$repeats: torch"
 			torch_prefix "$t"
-			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather --json --threads "$t" --min-time "$min_time"; then
+			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather --threads "$t" --min-time "$min_time"; then
 				echo "kernels: $kscript failed; torch side skipped" | tee -a "$out/header.txt" >&2
 				rm -f "$out"/kernels-torch-*
 				have=0
@@ -188,7 +188,7 @@ train() {
 			# shellcheck disable=SC2086
 			torch_prefix "$threads"
 			timed "$base-torch" "${tp[@]}" "$PYTHON" scripts/torch-sage-reference.py "$npz" $args \
-				--epochs 1 --threads "$threads" --seed "$r" -q || die "torch reference on $ds failed"
+				--epochs 1 --threads "$threads" --seed "$r" || die "torch reference on $ds failed"
 		done
 	done
 }

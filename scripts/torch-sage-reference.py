@@ -263,11 +263,15 @@ def blas_library():
         return []
 
 
-def train_epoch(model, opt, data, sampler, batch_size):
+def train_epoch(model, opt, data, sampler, batch_size, log):
     model.train()
     perm = data["train"][torch.randperm(data["train"].numel())]
     loss_sum, seen, t_sample = 0.0, 0, 0.0
-    for targets in perm.split(batch_size):
+    batches = perm.split(batch_size)
+    step = max(len(batches) // 10, 1)
+    for b, targets in enumerate(batches):
+        if b and b % step == 0:
+            log(f"torch: batch {b}/{len(batches)}")
         s0 = time.perf_counter()
         nodes, blocks = sampler.sample(targets)
         t_sample += time.perf_counter() - s0
@@ -327,7 +331,7 @@ def main(argv=None):
     epochs = []
     for epoch in range(1, args.epochs + 1):
         e0 = time.perf_counter()
-        loss, t_sample = train_epoch(model, opt, data, sampler, args.batch_size)
+        loss, t_sample = train_epoch(model, opt, data, sampler, args.batch_size, log)
         train_s = time.perf_counter() - e0
         v0 = time.perf_counter()
         ev = evaluate(model, data, chunks, agg0)
