@@ -59,6 +59,10 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
+def times(r):
+    return "-" if r is None else f"{r:.2f}x"
+
+
 def gib(b):
     return "-" if b is None else f"{b / 2**30:.2f} GiB"
 
@@ -153,22 +157,24 @@ def train(d):
         t = {r: read_json(os.path.join(d, f"train-{ds}-r{r}-torch.json")) or {} for r in reps}
         bases = [os.path.join(d, f"train-{ds}-r{r}-{s}") for r in reps for s in ("gnnscope", "torch")]
         print(f"\n## {ds}: GraphSAGE {cfg_line(t)} ({len(reps)} repeats; {loads(bases)})\n")
+        if any((t[r].get("config") or {}).get("epochs") == 0 for r in reps):
+            print("torch trained no epoch here (--epochs 0): its evaluation ran on the initial weights\n")
         print("| figure | gnnscope | torch | torch/gnnscope | per repeat |")
         print("|---|---|---|---|---|")
         for key, label in (("train_s", "training epoch (s)"), ("eval_s", "full evaluation (s)"), ("setup_s", "setup (s)")):
             a = med([figure(g[r], key) for r in reps])
             b = med([figure(t[r], key) for r in reps])
             per = " ".join(fmt(ratio(figure(t[r], key), figure(g[r], key)), ".2f") for r in reps)
-            print(f"| {label} | {fmt(a)} | {fmt(b)} | {fmt(ratio(b, a), '.2f')}x | {per} |")
+            print(f"| {label} | {fmt(a)} | {fmt(b)} | {times(ratio(b, a))} | {per} |")
         a = med([g[r].get("test_acc") for r in reps])
         b = med([t[r].get("test_acc") for r in reps])
         print(f"| test accuracy after 1 epoch | {fmt(a, '.4f')} | {fmt(b, '.4f')} | | |")
         ra = med([max_rss(os.path.join(d, f"train-{ds}-r{r}-gnnscope")) for r in reps])
         rb = med([max_rss(os.path.join(d, f"train-{ds}-r{r}-torch")) for r in reps])
-        print(f"| peak RSS | {gib(ra)} | {gib(rb)} | {fmt(ratio(rb, ra), '.2f')}x | |")
+        print(f"| peak RSS | {gib(ra)} | {gib(rb)} | {times(ratio(rb, ra))} | |")
         mem.append((ds, needs(t[reps[0]], t[reps[0]].get("config") or {}), ra, rb, g[reps[0]].get("peak_bytes")))
     print("\n## Memory: what the data needs against each process's peak RSS\n")
-    print("| dataset | features | CSR | model+Adam | one layer (N x (in+out)) | sum | gnnscope RSS | engine peak | torch RSS |")
+    print("| dataset | features | CSR | model+Adam | one layer (N x (in+out)) | sum | gnnscope RSS | gnnscope peak_bytes | torch RSS |")
     print("|---|---|---|---|---|---|---|---|---|")
     for ds, p, ra, rb, peak in mem:
         if p is None:

@@ -24,10 +24,15 @@
 # OPENBLAS_NUM_THREADS).
 #
 # Time and memory: synth-products is 2.4M nodes x 100 features (a 1.2 GB
-# export in the work folder); one repeat of it takes several minutes per
-# side and about 3-8 GB of memory per process, so it runs
+# export in the work folder). Its runs peaked at about 10 GiB resident
+# (gnnscope) and 8.3 GiB (torch), one process at a time; gnnscope's epoch
+# and evaluation took 10 to 19 minutes on the loaded 2-core machine, torch's
+# training epoch did not finish within 36 minutes there (a run of its
+# evaluation alone, --epochs 0, took 2.3). So synth-products runs
 # --products-repeats times (default 1) while the other sections run
-# --repeats times (default 3). Progress goes to stderr, the tables to stdout.
+# --repeats times (default 3), and --torch-products-epochs 0 has torch only
+# evaluate there (no training ratio; the evaluation and memory still).
+# Progress goes to stderr, the tables to stdout.
 #
 # Torch's BLAS: Debian's python3-torch multiplies with whatever
 # libblas.so.3 the system selects. With only libblas3 installed that is the
@@ -39,6 +44,8 @@
 # Usage: scripts/bench-vs-torch.sh [flags]
 #   --repeats N           interleaved repeats of kernels, synth-small, synth-medium (3)
 #   --products-repeats N  repeats of synth-products (1)
+#   --torch-products-epochs N  torch's training epochs on synth-products (1; 0:
+#                         evaluate the initial weights only)
 #   --threads T           threads of the train/eval runs (all cores: nproc)
 #   --kernel-threads L    thread counts of the kernels (1,T)
 #   --min-time S          kernels: minimum seconds per figure (1)
@@ -54,7 +61,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-repeats=3 products_repeats=1 threads=$(nproc) kthreads="" min_time=1
+repeats=3 products_repeats=1 torch_products_epochs=1 threads=$(nproc) kthreads="" min_time=1
 only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas=""
 SAGE_ARGS=${SAGE_ARGS:---layers 2 --hidden 64 --fanout 25,10 --batch-size 1024}
 PRODUCTS_ARGS=${PRODUCTS_ARGS:---layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024}
@@ -66,6 +73,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--repeats) repeats=$2; shift ;;
 	--products-repeats) products_repeats=$2; shift ;;
+	--torch-products-epochs) torch_products_epochs=$2; shift ;;
 	--threads) threads=$2; shift ;;
 	--kernel-threads) kthreads=$2; shift ;;
 	--min-time) min_time=$2; shift ;;
@@ -79,7 +87,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $repeats$products_repeats$threads in *[!0-9]*) die "--repeats, --products-repeats and --threads take numbers" ;; esac
+case $repeats$products_repeats$torch_products_epochs$threads in
+*[!0-9]*) die "--repeats, --products-repeats, --torch-products-epochs and --threads take numbers" ;;
+esac
 [ -n "$kthreads" ] || kthreads="1,$threads"
 [ "$kthreads" = "1,1" ] && kthreads=1
 
@@ -168,10 +178,12 @@ kernels() {
 }
 
 train() {
-	local ds args n r npz base
+	local ds args n r npz base tepochs
 	for ds in ${data//,/ }; do
-		args=$SAGE_ARGS n=$repeats
-		if [ "$ds" = synth-products ]; then args=$PRODUCTS_ARGS n=$products_repeats; fi
+		args=$SAGE_ARGS n=$repeats tepochs=1
+		if [ "$ds" = synth-products ]; then
+			args=$PRODUCTS_ARGS n=$products_repeats tepochs=$torch_products_epochs
+		fi
 		npz=$workdir/$ds.npz
 		if [ ! -s "$npz" ]; then
 			log "$ds: generating (cached for later runs) and exporting to $npz"
@@ -184,11 +196,11 @@ train() {
 			# shellcheck disable=SC2086 # the model flags are words
 			timed "$base-gnnscope" "$bin" train --data "$ds" --model sage --sampler neighbor $args \
 				--epochs 1 --threads "$threads" --seed "$r" --json --history -q || die "gnnscope train on $ds failed"
-			log "$ds repeat $r/$n: torch reference"
+			log "$ds repeat $r/$n: torch reference, $tepochs epochs"
 			# shellcheck disable=SC2086
 			torch_prefix "$threads"
 			timed "$base-torch" "${tp[@]}" "$PYTHON" scripts/torch-sage-reference.py "$npz" $args \
-				--epochs 1 --threads "$threads" --seed "$r" || die "torch reference on $ds failed"
+				--epochs "$tepochs" --threads "$threads" --seed "$r" || die "torch reference on $ds failed"
 		done
 	done
 }
