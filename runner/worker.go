@@ -125,6 +125,7 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 	if v.Config.Threads > 0 {
 		runtime.GOMAXPROCS(v.Config.Threads)
 	}
+	TuneGC()
 	host := profile.LocalHost()
 	// The device is opened before run_start so that run_start names the
 	// GPU; a device that cannot be opened ends the run as failed.

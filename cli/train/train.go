@@ -97,6 +97,7 @@ func trainRun(opts *TrainOptions) error {
 	if cfg.Threads > 0 {
 		runtime.GOMAXPROCS(cfg.Threads)
 	}
+	runner.TuneGC()
 	prog := opts.IO.NewProgress(opts.Quiet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

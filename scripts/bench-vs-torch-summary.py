@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Print the tables of scripts/bench-vs-torch.sh from its output folder:
+medians of the interleaved repeats, their ratios, the load averages the
+runs started under, and what the data of each dataset needs in memory.
+
+    python3 scripts/bench-vs-torch-summary.py RUNS_DIR
+
+Reads kernels-{gnnscope,torch}-tT-rR.json (gnnscope bench --json and
+scripts/bench-torch-kernels.py: the same keys), train-DS-rR-{gnnscope,torch}.json
+(gnnscope train --json, scripts/torch-sage-reference.py) and, beside each,
+.time (/usr/bin/time -v) and .load (/proc/loadavg before the run).
+Standard library only.
+"""
+
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def max_rss(base):
+    """Maximum resident set size in bytes from /usr/bin/time -v, or None."""
+    try:
+        with open(base + ".time") as f:
+            m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", f.read())
+        return int(m.group(1)) * 1024 if m else None
+    except OSError:
+        return None
+
+
+def load1(base):
+    try:
+        with open(base + ".load") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, spec=".3g"):
+    return "-" if x is None else format(x, spec)
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def times(r):
+    return "-" if r is None else f"{r:.2f}x"
+
+
+def gib(b):
+    return "-" if b is None else f"{b / 2**30:.2f} GiB"
+
+
+def loads(bases):
+    ls = [x for x in (load1(b) for b in bases) if x is not None]
+    return f"load {min(ls):.2f}-{max(ls):.2f} (median {statistics.median(ls):.2f})" if ls else "load unknown"
+
+
+def kernel_rows(doc):
+    """(key, rate, unit) of every gemm and gather figure of one bench JSON."""
+    rows = []
+    for g in (doc or {}).get("gemm") or []:
+        k = ("gemm", g.get("M"), g.get("K"), g.get("N"), bool(g.get("TransA")), bool(g.get("TransB")), g.get("Threads"))
+        rows.append((k, g.get("GFLOPS"), "GFLOP/s"))
+    for g in (doc or {}).get("gather") or []:
+        k = ("gather", g.get("Rows"), g.get("Cols"), g.get("N"), False, False, g.get("Threads"))
+        rows.append((k, g.get("GatherGBps"), "GB/s"))
+    return rows
+
+
+def kernel_name(k):
+    kind, a, b, c, ta, tb, t = k
+    if kind == "gather":
+        return f"gather {c} rows of {a}x{b}, {t} thr"
+    op = ("A'" if ta else "A") + ("B'" if tb else "B")
+    return f"gemm {a}x{b}x{c} {op}, {t} thr"
+
+
+def kernels(d):
+    files = sorted(glob.glob(os.path.join(d, "kernels-gnnscope-*.json")))
+    if not files:
+        return
+    own, ref = {}, {}
+    for side, store in (("gnnscope", own), ("torch", ref)):
+        for f in glob.glob(os.path.join(d, f"kernels-{side}-*.json")):
+            for k, rate, unit in kernel_rows(read_json(f)):
+                store.setdefault(k, (unit, []))[1].append(rate)
+    bases = [f[:-5] for f in glob.glob(os.path.join(d, "kernels-*.json"))]
+    print(f"\n## Kernels (medians of {len(files)} gnnscope runs; {loads(bases)})\n")
+    print("| kernel | gnnscope | torch | gnnscope/torch |")
+    print("|---|---|---|---|")
+    for k in sorted(own, key=lambda k: (k[0], k[6], k[1:6])):
+        unit, xs = own[k]
+        a, b = med(xs), med(ref.get(k, (unit, []))[1])
+        print(f"| {kernel_name(k)} | {fmt(a)} {unit} | {fmt(b)} {unit if b else ''} | {fmt(ratio(a, b), '.2f')} |")
+    if not ref:
+        print("\n(no torch side: scripts/bench-torch-kernels.py missing or failed)")
+
+
+def needs(doc, cfg):
+    """What the data needs: features, CSR (int64 row pointers, int32
+    columns), parameters with gradients and Adam's two moments, and one
+    layer's input and output activations over all nodes."""
+    n, f, e = doc.get("nodes"), doc.get("features"), doc.get("edges")
+    if not (n and f and e):
+        return None
+    hidden, layers = cfg.get("hidden", 64), cfg.get("layers", 2)
+    classes = doc.get("classes") or 0
+    dims = [f] + [hidden] * (layers - 1) + [classes]
+    params = sum(2 * a * b + b for a, b in zip(dims[:-1], dims[1:]))
+    parts = {
+        "features": 4 * n * f,
+        "csr": 8 * (n + 1) + 4 * e,
+        "model+adam": 4 * 4 * params,
+        "one layer": 4 * n * (max(f, hidden) + hidden),
+    }
+    return parts
+
+
+def figure(doc, key):
+    """setup_s, or the mean over the epochs of their train_s or eval_s (from
+    the history: gnnscope's epoch_s counts the evaluation in)."""
+    if key == "setup_s":
+        return doc.get(key)
+    xs = [h.get(key) for h in doc.get("history") or [] if h.get(key) is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def train(d):
+    runs = {}
+    for f in glob.glob(os.path.join(d, "train-*-r*-gnnscope.json")):
+        m = re.match(r"train-(.+)-r(\d+)-gnnscope\.json$", os.path.basename(f))
+        runs.setdefault(m.group(1), []).append(int(m.group(2)))
+    if not runs:
+        return
+    mem = []
+    for ds in sorted(runs, key=lambda s: ["synth-tiny", "synth-small", "synth-medium", "synth-products"].index(s)
+                     if s in ["synth-tiny", "synth-small", "synth-medium", "synth-products"] else 9):
+        reps = sorted(runs[ds])
+        g = {r: read_json(os.path.join(d, f"train-{ds}-r{r}-gnnscope.json")) or {} for r in reps}
+        t = {r: read_json(os.path.join(d, f"train-{ds}-r{r}-torch.json")) or {} for r in reps}
+        bases = [os.path.join(d, f"train-{ds}-r{r}-{s}") for r in reps for s in ("gnnscope", "torch")]
+        print(f"\n## {ds}: GraphSAGE {cfg_line(t)} ({len(reps)} repeats; {loads(bases)})\n")
+        if any((t[r].get("config") or {}).get("epochs") == 0 for r in reps):
+            print("torch trained no epoch here (--epochs 0): its evaluation ran on the initial weights\n")
+        print("| figure | gnnscope | torch | torch/gnnscope | per repeat |")
+        print("|---|---|---|---|---|")
+        for key, label in (("train_s", "training epoch (s)"), ("eval_s", "full evaluation (s)"), ("setup_s", "setup (s)")):
+            a = med([figure(g[r], key) for r in reps])
+            b = med([figure(t[r], key) for r in reps])
+            per = " ".join(fmt(ratio(figure(t[r], key), figure(g[r], key)), ".2f") for r in reps)
+            print(f"| {label} | {fmt(a)} | {fmt(b)} | {times(ratio(b, a))} | {per} |")
+        a = med([g[r].get("test_acc") for r in reps])
+        b = med([t[r].get("test_acc") for r in reps])
+        print(f"| test accuracy after 1 epoch | {fmt(a, '.4f')} | {fmt(b, '.4f')} | | |")
+        ra = med([max_rss(os.path.join(d, f"train-{ds}-r{r}-gnnscope")) for r in reps])
+        rb = med([max_rss(os.path.join(d, f"train-{ds}-r{r}-torch")) for r in reps])
+        print(f"| peak RSS | {gib(ra)} | {gib(rb)} | {times(ratio(rb, ra))} | |")
+        mem.append((ds, needs(t[reps[0]], t[reps[0]].get("config") or {}), ra, rb, g[reps[0]].get("peak_bytes")))
+    print("\n## Memory: what the data needs against each process's peak RSS\n")
+    print("| dataset | features | CSR | model+Adam | one layer (N x (in+out)) | sum | gnnscope RSS | gnnscope peak_bytes | torch RSS |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for ds, p, ra, rb, peak in mem:
+        if p is None:
+            continue
+        print(f"| {ds} | {gib(p['features'])} | {gib(p['csr'])} | {gib(p['model+adam'])} | {gib(p['one layer'])} "
+              f"| {gib(sum(p.values()))} | {gib(ra)} | {gib(peak)} | {gib(rb)} |")
+
+
+def cfg_line(t):
+    for doc in t.values():
+        c = doc.get("config")
+        if c:
+            return (f"{c['layers']}x{c['hidden']}, fanouts {c['fanout']}, batch {c['batch_size']}, "
+                    f"{doc.get('threads')} threads")
+    return ""
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    d = sys.argv[1]
+    try:
+        with open(os.path.join(d, "header.txt")) as f:
+            print(f.read().rstrip())
+    except OSError:
+        pass
+    kernels(d)
+    train(d)
+
+
+if __name__ == "__main__":
+    main()
