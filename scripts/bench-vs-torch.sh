@@ -3,8 +3,9 @@
 # (gnnscope, torch, gnnscope, torch, ...), and the ratios of the medians.
 #
 #   kernels   `gnnscope bench --only gemm,gather --json` against
-#             scripts/bench-torch-kernels.py (torch.mm(out=), index_select(out=),
-#             the same JSON keys) at 1 and all threads; skipped with a note when
+#             scripts/bench-torch-kernels.py (oneDNN's inner product, or
+#             torch.mm(out=) with --torch-gemm mm; index_select(out=); the
+#             same JSON keys) at 1 and all threads; skipped with a note when
 #             that script is missing. Ratio = gnnscope's rate / torch's.
 #   train     per dataset, one `gnnscope train --model sage --epochs 1 --json`
 #             against scripts/torch-sage-reference.py with the same flags on the
@@ -49,6 +50,8 @@
 #   --threads T           threads of the train/eval runs (all cores: nproc)
 #   --kernel-threads L    thread counts of the kernels (1,T)
 #   --min-time S          kernels: minimum seconds per figure (1)
+#   --torch-gemm K        torch's matrix product: onednn (oneDNN's inner product,
+#                         whatever BLAS is installed) or mm (torch.mm, on that BLAS)
 #   --only LIST           sections: kernels,train (both)
 #   --data LIST           datasets of the train section (synth-small,synth-medium,synth-products)
 #   --quick               synth-small only, one repeat, no kernels: a smoke test
@@ -62,7 +65,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 repeats=3 products_repeats=1 torch_products_epochs=1 threads=$(nproc) kthreads="" min_time=1
-only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas=""
+only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas="" torch_gemm=onednn
 SAGE_ARGS=${SAGE_ARGS:---layers 2 --hidden 64 --fanout 25,10 --batch-size 1024}
 PRODUCTS_ARGS=${PRODUCTS_ARGS:---layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -77,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--threads) threads=$2; shift ;;
 	--kernel-threads) kthreads=$2; shift ;;
 	--min-time) min_time=$2; shift ;;
+	--torch-gemm) torch_gemm=$2; shift ;;
 	--only) only=$2; shift ;;
 	--data) data=$2; shift ;;
 	--quick) only=train data=synth-small repeats=1 ;;
@@ -168,7 +172,7 @@ kernels() {
 			[ $have = 1 ] || continue
 			log "kernels, $t threads, repeat $r/$repeats: torch"
 			torch_prefix "$t"
-			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather --threads "$t" --min-time "$min_time"; then
+			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
 				echo "kernels: $kscript failed; torch side skipped" | tee -a "$out/header.txt" >&2
 				rm -f "$out"/kernels-torch-*
 				have=0
