@@ -258,8 +258,10 @@ type Run struct {
 	Metrics []*Series
 	metric  map[string]*Series
 
-	// GPU is the last gpu sample (zero if none).
-	GPU profile.Event
+	// GPU is the last gpu sample (zero if none); GPUs all of them,
+	// bounded (MaxGPUSamples).
+	GPU  profile.Event
+	GPUs GPUSeries
 
 	// Now is the time of the latest event on the run's clock
 	// (sessions.EventTime): how far the run has got.
@@ -353,6 +355,7 @@ func (r *Run) Add(e *profile.Event) {
 		}
 	case profile.TypeGPU:
 		r.GPU = *e
+		r.GPUs.add(e, r.Now)
 	case profile.TypeRunStart:
 		r.Started = true
 		r.Variant, r.Session, r.Wall, r.Host, r.Config = e.Variant, e.Session, e.Wall, e.Host, e.Config
