@@ -94,6 +94,9 @@ func Budget(r *runstate.Run) int64 {
 	return 0
 }
 
+// Demand is what a batch that ran out of memory asked for (see demand).
+func Demand(o *runstate.OOM) int64 { return demand(o) }
+
 // demand is what a batch that ran out of memory asked for: the bytes
 // live when its allocation was refused plus the allocation.
 func demand(o *runstate.OOM) int64 {
