@@ -30,7 +30,7 @@ func finishedTracks(t testing.TB, opts common.Options, w, h int, tracks []sessio
 }
 
 func TestOverlayKey(t *testing.T) {
-	m := finished(t, common.Options{NoColor: true}, 160, 48)
+	m := finishedTracks(t, common.Options{NoColor: true}, 160, 48, gpuRuns())
 	before := ansi.Strip(m.View())
 	if m.Overlay() || strings.Contains(before, "Memory peak") {
 		t.Fatal("overlay on before o")
@@ -132,6 +132,17 @@ func TestGPULane(t *testing.T) {
 	if !strings.Contains(av, "GPU util ") {
 		t.Errorf("no ASCII lane:\n%s", av)
 	}
+}
+
+// TestGoldenOverlaySmall is the overlay at 80x24 (the README's screen).
+func TestGoldenOverlaySmall(t *testing.T) {
+	m := finishedTracks(t, common.Options{NoColor: true}, 80, 24, gpuRuns())
+	m.Update(press("o"))
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "Loss  * baseline") || !strings.Contains(v, "Memory peak") {
+		t.Errorf("overlay at 80x24:\n%s", v)
+	}
+	golden.Check(t, "overlay_80x24", v)
 }
 
 func TestOverlayASCII(t *testing.T) {
