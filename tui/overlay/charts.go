@@ -157,14 +157,20 @@ func (m *Model) memChart(runs []*runstate.Run, w, h int) []string {
 		n = max(n, trainPoints(r))
 	}
 	c := plot.New(plot.Area{W: pw, H: ph, X0: 1, X1: float64(n), Y0: 0, Y1: float64(top), Cells: m.cells})
+	// x is the training batch's number, the same for every run
+	xs := make([]float64, n)
+	for j := range xs {
+		xs[j] = float64(j + 1)
+	}
+	ys := make([]float64, 0, n)
 	for i, r := range runs {
-		var xs, ys []float64
-		for j := range r.Mem.Len() {
-			if !r.Mem.Eval[j] {
-				xs, ys = append(xs, float64(len(xs)+1)), append(ys, float64(r.Mem.Peak[j]))
+		ys = ys[:0]
+		for j, eval := range r.Mem.Eval {
+			if !eval {
+				ys = append(ys, float64(r.Mem.Peak[j]))
 			}
 		}
-		c.Line(xs, ys, pen(i), markers[i%len(markers)])
+		c.Line(xs[:len(ys)], ys, pen(i), markers[i%len(markers)])
 	}
 	for _, r := range runs {
 		if b := memchart.Budget(r); b > 0 {

@@ -100,6 +100,12 @@ func (c *Canvas) Line(xs, ys []float64, pen int, marker rune) {
 		}
 		prev, have = p, true
 	}
+	c.drawGrid(g, pen)
+}
+
+// drawGrid puts a braille grid's dots on the canvas with pen, merged
+// with the dots already there; marks and character lines stay on top.
+func (c *Canvas) drawGrid(g *graph.BrailleGrid, pen int) {
 	for y, row := range g.BraillePatterns() {
 		for x, r := range row {
 			if r == runes.BrailleBlockOffset || r == 0 {
@@ -107,7 +113,7 @@ func (c *Canvas) Line(xs, ys []float64, pen int, marker rune) {
 			}
 			pt := canvas.Point{X: x, Y: y}
 			if old := c.c.Cell(pt).Rune; old != 0 && !runes.IsBraillePattern(old) {
-				continue // a mark or a character line stays on top
+				continue
 			}
 			graph.DrawBrailleRune(&c.c, pt, r, c.plain)
 			c.owner[y*c.a.W+x] = uint8(pen)
@@ -224,3 +230,34 @@ func fold(xs, ys []float64, x0, x1 float64, n int) ([]float64, []float64) {
 	}
 	return outX, outY
 }
+
+// Ranges draws, in each braille dot column x, a vertical line over the
+// values [lo[x], hi[x]] joined to last[x-1], the value the previous
+// column ended on: a dense series folded by the caller so that no peak
+// is lost. Columns past the plot's dot width are ignored; a NaN lo
+// leaves a column empty.
+func (c *Canvas) Ranges(lo, hi, last []float64, pen int) {
+	g := graph.NewBrailleGrid(c.a.W, c.a.H, c.a.X0, c.a.X1, c.a.Y0, c.a.Y1)
+	row := func(v float64) int {
+		return g.GridPoint(canvas.Float64Point{X: c.a.X0, Y: min(max(v, c.a.Y0), c.a.Y1)}).Y
+	}
+	prev := -1
+	for x := 0; x < min(len(lo), c.a.W*2); x++ {
+		if math.IsNaN(lo[x]) {
+			prev = -1
+			continue
+		}
+		a, b := row(hi[x]), row(lo[x])
+		if prev >= 0 {
+			a, b = min(a, prev), max(b, prev)
+		}
+		for _, q := range graph.GetLinePoints(canvas.Point{X: x, Y: a}, canvas.Point{X: x, Y: b}) {
+			g.Set(q)
+		}
+		prev = row(last[x])
+	}
+	c.drawGrid(g, pen)
+}
+
+// Set puts r with pen in cell (x, y), over whatever is there.
+func (c *Canvas) Set(x, y int, r rune, pen int) { c.set(x, y, r, pen) }

@@ -69,3 +69,20 @@ func TestFold(t *testing.T) {
 		t.Errorf("no break in %v", gy)
 	}
 }
+
+// TestRangesKeepPeaks: a one-column spike of a folded series reaches
+// the top row.
+func TestRangesKeepPeaks(t *testing.T) {
+	c := New(Area{W: 3, H: 2, X0: 0, X1: 5, Y0: 0, Y1: 1})
+	lo := []float64{0, 0, 0, 0, 0, math.NaN()}
+	hi := []float64{0, 0, 1, 0, 0, 0}
+	c.Ranges(lo, hi, lo, 1)
+	got := c.Lines(nil)
+	if strings.TrimSpace(got[0]) == "" || got[0][0] != ' ' {
+		t.Errorf("spike lost or misplaced: %q", got)
+	}
+	// cell 2 holds dot columns 4 (a value) and 5 (NaN): its left dot only
+	if r := []rune(got[1])[2]; r != '⡀' {
+		t.Errorf("the NaN column drew: %q", got)
+	}
+}
