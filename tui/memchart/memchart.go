@@ -30,7 +30,23 @@ type Model struct {
 	w, h   int
 	pens   []draw.Pen
 
-	cache runstate.ViewCache
+	cache struct {
+		key memKey
+		out string
+		ok  bool
+	}
+}
+
+// memKey is what a drawing of the chart depends on: the run's memory
+// events (counted), OOMs and guard actions only grow (a replay that starts again
+// makes them shorter first), so their counts, the configured budget and
+// the size tell a stale drawing; span and metric events do not.
+type memKey struct {
+	run        *runstate.Run
+	points     uint64
+	ooms, grds int
+	budget     int64
+	w, h       int
 }
 
 // New returns a memory chart drawing with c's styles and options.
@@ -44,9 +60,18 @@ func New(c *common.Common) *Model {
 // SetSize sets the area: w columns by h lines.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
-// View draws the chart (cached while nothing changed).
+// View draws the chart, cached while the run's memory events and the
+// size stay the same.
 func (m *Model) View(r *runstate.Run) string {
-	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+	if r == nil || m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	k := memKey{run: r, points: r.Mem.Changes, ooms: len(r.OOMs), grds: len(r.Guards), budget: r.Budget, w: m.w, h: m.h}
+	if !m.cache.ok || m.cache.key != k {
+		m.cache.out = strings.Join(draw.Block(m.render(r), m.w, m.h), "\n")
+		m.cache.key, m.cache.ok = k, true
+	}
+	return m.cache.out
 }
 
 // series are one pane's points: training batches or evaluation chunks.

@@ -70,7 +70,7 @@ func (m *Model) View(r *runstate.Run) string {
 	for _, names := range [][]string{m.names, m.fallback} {
 		for _, n := range names {
 			if s := r.Metric(n); s != nil {
-				k.points = k.points*31 + uint64(s.Len()) + 1
+				k.points = k.points*31 + s.Changes + 1
 			}
 		}
 	}
@@ -80,7 +80,7 @@ func (m *Model) View(r *runstate.Run) string {
 // dataKey is what a drawing of the chart depends on.
 type dataKey struct {
 	run      *runstate.Run
-	points   uint64 // a hash of the drawn series' lengths (they only grow, or the run is new)
+	points   uint64 // a hash of the drawn series' Changes
 	epochs   int
 	w, h, tr int
 }

@@ -81,18 +81,19 @@ func (m *Model) View(runs []*runstate.Run) string {
 }
 
 // dataKey hashes what a drawing depends on: the size, the transform
-// and, per run, the lengths of what the charts draw (they only grow,
-// or a replay starts the run again with a new version).
+// and, per run, the counts of the events the charts draw (they only
+// grow, or a replay starts the run again).
 func (m *Model) dataKey(runs []*runstate.Run) uint64 {
 	k := uint64(m.w)*1000003 + uint64(m.h)*10007 + uint64(m.tr.Key())
 	mix := func(v int) { k = k*1099511628211 + uint64(v) + 1 }
+	mix64 := func(v uint64) { k = k*1099511628211 + v + 1 }
 	for _, r := range runs {
 		mix(r.Epochs)
-		mix(r.Mem.Len())
+		mix64(r.Mem.Changes)
 		mix(len(r.OOMs))
 		mix(len(r.Guards))
 		for _, s := range r.Metrics {
-			mix(s.Len())
+			mix64(s.Changes)
 		}
 		mix(int(r.Budget))
 	}
