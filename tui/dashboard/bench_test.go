@@ -65,9 +65,11 @@ func loadBench() {
 }
 
 // BenchmarkDashboardFrame draws full 200×50 frames of a live session of
-// about a million events. Every frame follows a new span in each run,
-// so nothing comes from a cache: the table, timelines, memory,
-// staleness and metric charts of both runs are drawn again.
+// about a million events. Every frame follows a new span in each run:
+// the table, the timelines and the staleness of both runs are drawn
+// again; the memory and metric charts, which no span changes, come from
+// their caches (BenchmarkDashboardFrameOverlay draws charts every
+// frame).
 func BenchmarkDashboardFrame(b *testing.B) { benchFrame(b, 0, false) }
 
 // BenchmarkDashboardFrameWholeRun is BenchmarkDashboardFrame with the
@@ -166,7 +168,8 @@ func TestFrameTime(t *testing.T) {
 // discarded) on a live session whose run is running but writes nothing,
 // and measures the process's CPU time with getrusage: tick checks,
 // journal polls and frames together must stay under 5 % of one core.
-// GNNSCOPE_IDLE_SECONDS sets the measuring time (default 3 s).
+// GNNSCOPE_IDLE_SECONDS sets the measuring time (default 3 s);
+// GNNSCOPE_IDLE_OVERLAY set to anything measures with the overlay on.
 func TestIdleCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures for seconds")
@@ -211,6 +214,10 @@ func TestIdleCPU(t *testing.T) {
 	}
 	if !m.live {
 		t.Fatal("the session is not live")
+	}
+	if os.Getenv("GNNSCOPE_IDLE_OVERLAY") != "" { // measure with the overlay on
+		m.charts = charts{overlay: true, smooth: 3}
+		m.applyCharts()
 	}
 	root := &idleRoot{m: m}
 	p := tea.NewProgram(root, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 50),
