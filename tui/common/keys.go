@@ -20,6 +20,11 @@ type KeyMap struct {
 	Pause, Faster, Slower         key.Binding
 	SeekBack, SeekForward         key.Binding
 	ZoomIn, ZoomOut               key.Binding
+	// charts of the dashboard
+	Overlay    key.Binding
+	SmoothMore key.Binding
+	SmoothLess key.Binding
+	LogScale   key.Binding
 }
 
 // DefaultKeyMap is the workbench's keymap.
@@ -59,6 +64,11 @@ func DefaultKeyMap() KeyMap {
 		SeekForward:   b("]", "seek forward 10%", "]"),
 		ZoomIn:        b("z", "zoom timeline in", "z"),
 		ZoomOut:       b("Z", "zoom timeline out", "Z"),
+		// charts of the dashboard
+		Overlay:    b("o", "overlay the runs in one chart", "o"),
+		SmoothMore: b("s", "smooth curves more (EMA)", "s"),
+		SmoothLess: b("S", "smooth curves less", "S"),
+		LogScale:   b("y", "log scale for the loss charts", "y"),
 	}
 }
 
@@ -69,6 +79,7 @@ func (k KeyMap) All() []Section {
 		{"Lists", []key.Binding{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.Open, k.Refresh}},
 		{"Sessions", []key.Binding{k.NewExperiment, k.Edit, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
 		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut}},
+		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale}},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/overlay"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 	"github.com/gnnscope/gnnscope/tui/summary"
 )
@@ -35,6 +36,9 @@ type Model struct {
 
 	table  *summary.Model
 	panels []*panel // one per run, so each keeps its own caches
+	// the curves: overlay, smoothing, log scale (charts.go)
+	charts  charts
+	overlay *overlay.Model
 
 	drawn   uint64 // set version the cached frame shows
 	frame   string
@@ -246,6 +250,9 @@ func (m *Model) needsTick() bool {
 // key handles a key press; it restarts the tick when the key may bring
 // new events (a replay control).
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.chartKey(msg) {
+		return nil
+	}
 	k := m.c.Keys
 	switch {
 	case key.Matches(msg, k.NextPane):

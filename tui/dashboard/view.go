@@ -8,6 +8,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/memchart"
 	"github.com/gnnscope/gnnscope/tui/metricchart"
+	"github.com/gnnscope/gnnscope/tui/overlay"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 	"github.com/gnnscope/gnnscope/tui/stalechart"
 	"github.com/gnnscope/gnnscope/tui/summary"
@@ -21,6 +22,7 @@ type panel struct {
 	loss     *metricchart.Model
 	acc      *metricchart.Model
 	stale    *stalechart.Model
+	gpu      gpuLane
 }
 
 // setup builds the table and one panel per run.
@@ -39,6 +41,8 @@ func (m *Model) setup() {
 			stale:    stalechart.New(m.c),
 		}
 	}
+	m.overlay = overlay.New(m.c)
+	m.applyCharts()
 }
 
 // sideBySide is the width from which two runs are drawn next to each
@@ -51,7 +55,7 @@ func (m *Model) shown(n int) []int {
 	if n == 0 {
 		return nil
 	}
-	if n >= 2 && m.width >= sideBySide {
+	if n >= 2 && m.width >= sideBySide && !m.charts.overlay {
 		start := min(m.focus, n-2)
 		return []int{start, start + 1}
 	}
@@ -140,18 +144,28 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	if r.HasStale() {
 		sh = min(stalechart.Height(r), max(rest/5, 2))
 	}
-	charts := rest - tl - sh
+	gh := 0
+	if r.GPUs.Len() > 0 {
+		gh = gpuLaneHeight
+	}
+	charts := rest - tl - sh - gh
 	if charts < 6 { // too short for memory and metrics: timeline only
-		tl, sh, charts = rest, 0, 0
+		tl, sh, gh, charts = rest, 0, 0, 0
 	}
 	p.timeline.SetSize(w, tl)
 	out = append(out, strings.Split(p.timeline.View(r), "\n")...)
+	if gh > 0 {
+		out = append(out, p.gpu.view(m, r, w)...)
+	}
 	if sh > 0 {
 		p.stale.SetSize(w, sh)
 		out = append(out, strings.Split(p.stale.View(r), "\n")...)
 	}
 	if charts == 0 {
 		return out
+	}
+	if m.charts.overlay {
+		return append(out, m.overlayView(m.set.Runs(), w, charts)...)
 	}
 	mh := charts / 2
 	p.mem.SetSize(w, mh)
@@ -225,6 +239,7 @@ func (m *Model) footer(w int) string {
 		add(k.NextPane.Help().Key, "next run")
 	}
 	add(k.ZoomIn.Help().Key+"/"+k.ZoomOut.Help().Key, "zoom "+m.zoomLabel())
+	add(k.Overlay.Help().Key, "overlay")
 	add(k.Help.Help().Key, "help")
 	return draw.Cut(strings.Join(parts, "  "), w, st.Glyphs.Ellipsis)
 }

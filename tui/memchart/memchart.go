@@ -8,6 +8,7 @@ import (
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/plot"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
@@ -29,7 +30,23 @@ type Model struct {
 	w, h   int
 	pens   []draw.Pen
 
-	cache runstate.ViewCache
+	cache struct {
+		key memKey
+		out string
+		ok  bool
+	}
+}
+
+// memKey is what a drawing of the chart depends on: the run's memory
+// events (counted), OOMs and guard actions only grow (a replay that starts again
+// makes them shorter first), so their counts, the configured budget and
+// the size tell a stale drawing; span and metric events do not.
+type memKey struct {
+	run        *runstate.Run
+	points     uint64
+	ooms, grds int
+	budget     int64
+	w, h       int
 }
 
 // New returns a memory chart drawing with c's styles and options.
@@ -43,9 +60,18 @@ func New(c *common.Common) *Model {
 // SetSize sets the area: w columns by h lines.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
-// View draws the chart (cached while nothing changed).
+// View draws the chart, cached while the run's memory events and the
+// size stay the same.
 func (m *Model) View(r *runstate.Run) string {
-	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+	if r == nil || m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	k := memKey{run: r, points: r.Mem.Changes, ooms: len(r.OOMs), grds: len(r.Guards), budget: r.Budget, w: m.w, h: m.h}
+	if !m.cache.ok || m.cache.key != k {
+		m.cache.out = strings.Join(draw.Block(m.render(r), m.w, m.h), "\n")
+		m.cache.key, m.cache.ok = k, true
+	}
+	return m.cache.out
 }
 
 // series are one pane's points: training batches or evaluation chunks.
@@ -93,6 +119,9 @@ func Budget(r *runstate.Run) int64 {
 	}
 	return 0
 }
+
+// Demand is what a batch that ran out of memory asked for (see demand).
+func Demand(o *runstate.OOM) int64 { return demand(o) }
 
 // demand is what a batch that ran out of memory asked for: the bytes
 // live when its allocation was refused plus the allocation.
@@ -194,9 +223,27 @@ type pane struct {
 	s    *series
 	unit string // what a point is: "batches", "eval chunks"
 	pen  int
-	w    int
-	g    *draw.Grid
+	w, h int
+	g    surface
 }
+
+// surface is what a pane is drawn on: ntcharts' canvas (tui/plot) for
+// braille, the project's grid for --ascii.
+type surface interface {
+	Set(x, y int, r rune, pen int)
+	Free(x, y int) bool // nothing drawn in the cell
+	Lines(pens []draw.Pen) []string
+}
+
+// asciiGrid is a draw.Grid as a surface.
+type asciiGrid struct{ *draw.Grid }
+
+func (g asciiGrid) Free(x, y int) bool { return !g.HasDots(x, y) && g.Get(x, y) == 0 }
+
+// brailleCanvas is a plot.Canvas as a surface.
+type brailleCanvas struct{ *plot.Canvas }
+
+func (c brailleCanvas) Free(x, y int) bool { return c.Empty(x, y) }
 
 // panes lays out the plots in w columns: training batches, and beside
 // them, in a third of the width, evaluation chunks when the run has any
@@ -238,16 +285,18 @@ func (m *Model) render(r *runstate.Run) []string {
 	}
 	ps := panes(&train, &eval, m.w-lw-1)
 	for _, p := range ps {
-		p.g = draw.NewGrid(p.w, ph)
+		p.h = ph
 		if m.ascii {
-			m.cells(p.g, p.s.peak, top, p.pen)
+			g := draw.NewGrid(p.w, ph)
+			m.cells(g, p.s.peak, top, p.pen)
+			p.g = asciiGrid{g}
 		} else {
-			m.dots(p.g, p.s.peak, top, p.pen)
+			p.g = brailleCanvas{dots(p.s.peak, top, p.w, ph, p.pen)}
 		}
 		if budgetRow >= 0 { // the budget line goes where the curve is not
 			br := []rune(m.styles.Glyphs.Budget)[0]
 			for x := 0; x < p.w; x++ {
-				if !p.g.HasDots(x, budgetRow) && p.g.Get(x, budgetRow) == 0 {
+				if p.g.Free(x, budgetRow) {
 					p.g.Set(x, budgetRow, br, penBudget)
 				}
 			}
@@ -292,7 +341,7 @@ func (m *Model) render(r *runstate.Run) []string {
 // actions (at the batch's predicted peak; its actual peak is the curve)
 // on the training pane.
 func (m *Model) marks(r *runstate.Run, p *pane, top int64) {
-	n, ph := len(p.s.peak), p.g.H
+	n, ph := len(p.s.peak), p.h
 	at := func(memIndex int) int {
 		i := p.s.before[min(max(memIndex, 0), len(p.s.before)-1)]
 		i = min(i, n-1)
@@ -360,37 +409,32 @@ func colOfPoint(i, n, w int) int {
 	return i * (w - 1) / (n - 1)
 }
 
-// dots draws the curve of peaks in braille: with fewer points than dot
-// columns, a line through them; otherwise, in each dot column, the range
-// of the peaks it covers, joined to the column before.
-func (m *Model) dots(g *draw.Grid, peaks []int64, top int64, pen int) {
-	W, H := g.DotsW(), g.DotsH()
-	y := func(v int64) int {
-		return H - 1 - int(math.Round(float64(v)/float64(top)*float64(H-1)))
-	}
+// dots draws the curve of peaks in braille on ntcharts' canvas, w×h
+// cells: with fewer points than dot columns, a line through them;
+// otherwise, in each dot column, the range of the peaks it covers,
+// joined to the column before, so that no peak is lost.
+func dots(peaks []int64, top int64, w, h, pen int) *plot.Canvas {
 	n := len(peaks)
+	W := w * 2
+	c := plot.New(plot.Area{W: w, H: h, X0: 0, X1: float64(max(n-1, 1)), Y0: 0, Y1: float64(top)})
 	if n == 0 {
-		return
+		return c
 	}
 	if n <= W {
-		px, py := 0, y(peaks[0])
-		for i := 0; i < n; i++ {
-			x, yy := colOfPoint(i, n, W), y(peaks[i])
-			g.Line(px, py, x, yy, pen)
-			px, py = x, yy
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i, v := range peaks {
+			xs[i], ys[i] = float64(i), float64(v)
 		}
-		return
+		c.Line(xs, ys, pen, '*')
+		return c
 	}
-	prev := -1
-	for x := 0; x < W; x++ {
-		lo, hi := foldRange(peaks, x, W)
-		a, b := y(hi), y(lo)
-		if prev >= 0 {
-			a, b = min(a, prev), max(b, prev)
-		}
-		g.VDots(x, a, b, pen)
-		prev = y(peaks[(x+1)*n/W-1])
+	lo, hi, last := make([]float64, W), make([]float64, W), make([]float64, W)
+	for x := range W {
+		l, u := foldRange(peaks, x, W)
+		lo[x], hi[x], last[x] = float64(l), float64(u), float64(peaks[(x+1)*n/W-1])
 	}
+	c.Ranges(lo, hi, last, pen)
+	return c
 }
 
 // cells draws the curve of peaks with characters: with fewer points than

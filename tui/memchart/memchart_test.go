@@ -209,3 +209,28 @@ func TestGuardPredictedAgainstActual(t *testing.T) {
 		t.Errorf("no guard mark:\n%s", out)
 	}
 }
+
+// TestCacheFollowsMemEvents: span events keep the drawing; a memory
+// point changed by another rank's event (same count) redraws it.
+func TestCacheFollowsMemEvents(t *testing.T) {
+	r := runstate.NewRun("ddp")
+	r.Add(&profile.Event{T: profile.TypeRunStart, World: 2})
+	for b := range 4 {
+		r.Add(&profile.Event{T: profile.TypeMem, Epoch: 1, Batch: b, Phase: "train", Peak: 40 * mib, Budget: 100 * mib})
+	}
+	m := New(common.New(nil, common.Options{NoColor: true}))
+	m.SetSize(50, 8)
+	a := m.View(r)
+	r.Add(&profile.Event{T: profile.TypeSpan, Name: "train", Lane: "compute", Start: 1, Dur: 1})
+	if m.View(r) != a {
+		t.Error("a span event redrew the chart")
+	}
+	n := r.Mem.Len()
+	r.Add(&profile.Event{T: profile.TypeMem, Epoch: 1, Batch: 3, Phase: "train", Peak: 90 * mib, Budget: 100 * mib})
+	if r.Mem.Len() != n {
+		t.Fatalf("the rank's event made a point of its own (%d points)", r.Mem.Len())
+	}
+	if b := m.View(r); b == a || !strings.Contains(b, "peak 90.0 MiB") {
+		t.Errorf("the folded peak was not drawn:\n%s", b)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/plot"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
@@ -24,8 +25,9 @@ type Model struct {
 	unit01   bool     // values in [0, 1] keep the range [0, 1]
 	w, h     int
 	pens     []draw.Pen
+	tr       plot.Transform // smoothing and log scale
 
-	cache runstate.ViewCache
+	cache dataCache
 }
 
 // New returns a chart titled title of the named metrics.
@@ -53,9 +55,49 @@ func (m *Model) Unit() *Model { m.unit01 = true; return m }
 // SetSize sets the area: w columns by h lines.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
-// View draws the chart (cached while nothing changed).
+// SetTransform sets the smoothing and the log scale the values are
+// drawn with; the title names them.
+func (m *Model) SetTransform(t plot.Transform) { m.tr = t }
+
+// View draws the chart, cached while its series, the size and the
+// transform stay the same: events of other kinds (spans) do not redraw
+// it.
 func (m *Model) View(r *runstate.Run) string {
-	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+	if r == nil || m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	k := dataKey{run: r, epochs: r.Epochs, w: m.w, h: m.h, tr: m.tr.Key()}
+	for _, names := range [][]string{m.names, m.fallback} {
+		for _, n := range names {
+			if s := r.Metric(n); s != nil {
+				k.points = k.points*31 + s.Changes + 1
+			}
+		}
+	}
+	return m.cache.view(k, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+}
+
+// dataKey is what a drawing of the chart depends on.
+type dataKey struct {
+	run      *runstate.Run
+	points   uint64 // a hash of the drawn series' Changes
+	epochs   int
+	w, h, tr int
+}
+
+// dataCache holds the last drawing and its key.
+type dataCache struct {
+	key dataKey
+	out string
+	ok  bool
+}
+
+func (c *dataCache) view(k dataKey, render func() string) string {
+	if c.ok && c.key == k {
+		return c.out
+	}
+	c.out, c.key, c.ok = render(), k, true
+	return c.out
 }
 
 // series picks what to draw: the chart's metrics, or the fallback while
@@ -101,6 +143,9 @@ func (m *Model) render(r *runstate.Run) []string {
 	ss := m.series(r)
 	var hb strings.Builder
 	hb.WriteString(m.styles.Header.Render(m.title))
+	if l := m.tr.Label(); l != "" {
+		hb.WriteString(muted.Paint(" (" + l + ")"))
+	}
 	if len(ss) == 0 {
 		hb.WriteString(muted.Paint("  no " + strings.Join(m.names, ", ") + " yet"))
 		return []string{draw.Cut(hb.String(), m.w, "")}
@@ -113,66 +158,35 @@ func (m *Model) render(r *runstate.Run) []string {
 	if ph < 1 {
 		return out
 	}
-
+	// the values drawn: smoothed, in log10 on a log scale
+	for i, s := range ss {
+		c := *s
+		c.Value = m.tr.Apply(s.Value)
+		ss[i] = &c
+	}
 	// x: epochs 1..E for epoch-level series, else batch indexes
 	byEpoch := ss[0].Batch[0] < 0
-	xmax := 0
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range ss {
-		if byEpoch {
-			for _, e := range s.Epoch {
-				xmax = max(xmax, int(e))
-			}
-		} else {
-			xmax = max(xmax, s.Len())
-		}
-		for _, v := range s.Value {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = min(lo, v), max(hi, v)
-			}
-		}
-	}
-	xmin := 1
-	if byEpoch {
-		xmax = max(xmax, r.Epochs)
-	}
-	xmax = max(xmax, xmin+1)
-	if math.IsInf(lo, 1) { // nothing finite
-		lo, hi = 0, 1
-	}
-	switch {
-	case m.unit01 && lo >= 0 && hi <= 1:
-		lo, hi = 0, 1
-	case lo >= 0 && hi > 0:
-		lo = 0
-		hi *= 1.05
-	case hi == lo:
-		lo, hi = lo-1, hi+1
-	default:
-		pad := (hi - lo) * 0.05
-		lo, hi = lo-pad, hi+pad
-	}
+	xmin, xmax, lo, hi := m.ranges(r, ss, byEpoch)
 	top, bottom := draw.Num(hi), draw.Num(lo)
+	if m.tr.Log {
+		top, bottom = draw.Num(math.Pow(10, hi)), draw.Num(math.Pow(10, lo))
+	}
 	lw := max(len(top), len(bottom))
 	pw := m.w - lw - 1
 	if pw < 2 {
 		return out
 	}
-	g := draw.NewGrid(pw, ph)
-	W, H := g.DotsW(), g.DotsH()
+	var lines []string
 	if m.cellMode {
-		W, H = pw, ph
+		lines = m.cells(ss, byEpoch, pw, ph, xmin, xmax, lo, hi)
+	} else {
+		c := plot.New(plot.Area{W: pw, H: ph, X0: float64(xmin), X1: float64(xmax), Y0: lo, Y1: hi})
+		for i, s := range ss {
+			xs, ys := points(s, byEpoch)
+			c.Line(xs, ys, 1+i%8, markers[i%len(markers)])
+		}
+		lines = c.Lines(m.pens)
 	}
-	xOf := func(x float64) int {
-		return int(math.Round((x - float64(xmin)) / float64(xmax-xmin) * float64(W-1)))
-	}
-	yOf := func(v float64) int {
-		return H - 1 - int(math.Round((v-lo)/(hi-lo)*float64(H-1)))
-	}
-	for i, s := range ss {
-		m.plot(g, s, i, byEpoch, W, xOf, yOf)
-	}
-	lines := g.Lines(m.pens)
 	for y, l := range lines {
 		lab := ""
 		switch y {
@@ -192,6 +206,86 @@ func (m *Model) render(r *runstate.Run) []string {
 		axis += strings.Repeat(" ", gap) + last
 	}
 	return append(out, muted.Paint(axis))
+}
+
+// ranges returns the x range (epochs or batch indexes) and the y range
+// of the series.
+func (m *Model) ranges(r *runstate.Run, ss []*runstate.Series, byEpoch bool) (xmin, xmax int, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		if byEpoch {
+			for _, e := range s.Epoch {
+				xmax = max(xmax, int(e))
+			}
+		} else {
+			xmax = max(xmax, s.Len())
+		}
+		for _, v := range s.Value {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	xmin = 1
+	if byEpoch {
+		xmax = max(xmax, r.Epochs)
+	}
+	xmax = max(xmax, xmin+1)
+	if math.IsInf(lo, 1) { // nothing finite
+		lo, hi = 0, 1
+	}
+	switch {
+	case m.tr.Log && hi == lo:
+		lo, hi = lo-0.5, hi+0.5
+	case m.tr.Log:
+		pad := (hi - lo) * 0.05
+		lo, hi = lo-pad, hi+pad
+	case m.unit01 && lo >= 0 && hi <= 1:
+		lo, hi = 0, 1
+	case lo >= 0 && hi > 0:
+		lo = 0
+		hi *= 1.05
+	case hi == lo:
+		lo, hi = lo-1, hi+1
+	default:
+		pad := (hi - lo) * 0.05
+		lo, hi = lo-pad, hi+pad
+	}
+	return xmin, xmax, lo, hi
+}
+
+// points returns a series' points: (epoch, value) of its epoch-level
+// values, or (batch number from 1, value).
+func points(s *runstate.Series, byEpoch bool) (xs, ys []float64) {
+	xs, ys = make([]float64, 0, s.Len()), make([]float64, 0, s.Len())
+	for j, v := range s.Value {
+		x := float64(j + 1)
+		if byEpoch {
+			if s.Batch[j] >= 0 {
+				continue // a batch-level value among epoch-level ones
+			}
+			x = float64(s.Epoch[j])
+		}
+		xs, ys = append(xs, x), append(ys, v)
+	}
+	return xs, ys
+}
+
+// cells draws the series with marker characters on the project's own
+// grid (--ascii, or several series without color).
+func (m *Model) cells(ss []*runstate.Series, byEpoch bool, pw, ph, xmin, xmax int, lo, hi float64) []string {
+	g := draw.NewGrid(pw, ph)
+	W, H := pw, ph
+	xOf := func(x float64) int {
+		return int(math.Round((x - float64(xmin)) / float64(xmax-xmin) * float64(W-1)))
+	}
+	yOf := func(v float64) int {
+		return H - 1 - int(math.Round((v-lo)/(hi-lo)*float64(H-1)))
+	}
+	for i, s := range ss {
+		m.plot(g, s, i, byEpoch, W, xOf, yOf)
+	}
+	return g.Lines(m.pens)
 }
 
 // plot draws series s (index i) on the grid: points joined by lines;

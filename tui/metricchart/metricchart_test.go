@@ -2,12 +2,15 @@ package metricchart
 
 import (
 	"math"
+
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
+	"github.com/gnnscope/gnnscope/tui/plot"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
@@ -118,5 +121,35 @@ func TestTinySizes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestSmoothingAndLog(t *testing.T) {
+	m := New(common.New(nil, common.Options{NoColor: true}), "Loss", "loss").Fallback("batch_loss")
+	m.SetSize(44, 9)
+	r := handRun()
+	raw := m.View(r)
+	m.SetTransform(plot.Transform{EMA: 0.9})
+	smooth := ansi.Strip(m.View(r))
+	if !strings.Contains(smooth, "Loss (EMA 0.9)") || smooth == raw {
+		t.Errorf("smoothing not shown or not drawn:\n%s", smooth)
+	}
+	// the legend keeps the last raw value
+	if !strings.Contains(smooth, "loss 0.263") {
+		t.Errorf("legend:\n%s", smooth)
+	}
+	m.SetTransform(plot.Transform{Log: true})
+	lg := ansi.Strip(m.View(r))
+	lines := strings.Split(lg, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	// log scale: the axis spans the values' decades, 2.0 down to 0.26,
+	// not from 0
+	if !strings.Contains(lines[0], "(log)") || strings.HasPrefix(lines[7], "0.00") {
+		t.Errorf("log scale:\n%s", lg)
+	}
+	if !strings.HasPrefix(lines[1], "2.") || !strings.HasPrefix(lines[7], "0.2") {
+		t.Errorf("log labels:\n%s", lg)
 	}
 }

@@ -90,6 +90,9 @@ type Mem struct {
 	Predicted []int64 // 0: none
 	MaxPeak   int64   // largest peak
 	MaxBudget int64   // largest budget
+	// Changes counts the mem events digested, folded ones included: a
+	// view keyed on it redraws when a point's figures change too.
+	Changes uint64
 }
 
 // Len returns the number of memory points.
@@ -169,6 +172,9 @@ type Series struct {
 	Batch []int32 // -1 for epoch-level values
 	Value []float64
 	T     []int64 // time on the run's clock
+	// Changes counts the values digested, folded ones (a distributed
+	// run's ranks) included: views redraw when it moves.
+	Changes uint64
 
 	ranks []int32 // a distributed run's: how many ranks each value averages
 }
@@ -258,8 +264,10 @@ type Run struct {
 	Metrics []*Series
 	metric  map[string]*Series
 
-	// GPU is the last gpu sample (zero if none).
-	GPU profile.Event
+	// GPU is the last gpu sample (zero if none); GPUs all of them,
+	// bounded (MaxGPUSamples).
+	GPU  profile.Event
+	GPUs GPUSeries
 
 	// Now is the time of the latest event on the run's clock
 	// (sessions.EventTime): how far the run has got.
@@ -292,6 +300,7 @@ func (r *Run) Add(e *profile.Event) {
 		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
 	case profile.TypeMem:
 		m := &r.Mem
+		m.Changes++
 		if r.World > 1 && m.fold(e, 2*r.World) {
 			return
 		}
@@ -337,6 +346,7 @@ func (r *Run) Add(e *profile.Event) {
 			r.metric[e.Name] = s
 			r.Metrics = append(r.Metrics, s)
 		}
+		s.Changes++
 		if r.World > 1 {
 			// the ranks' values of one batch: their mean
 			if s.fold(clamp32(e.Epoch), clamp32(e.Batch), e.Value, 2*r.World) {
@@ -353,6 +363,7 @@ func (r *Run) Add(e *profile.Event) {
 		}
 	case profile.TypeGPU:
 		r.GPU = *e
+		r.GPUs.add(e, r.Now)
 	case profile.TypeRunStart:
 		r.Started = true
 		r.Variant, r.Session, r.Wall, r.Host, r.Config = e.Variant, e.Session, e.Wall, e.Host, e.Config

@@ -360,3 +360,26 @@ func TestConfigBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestGPUSeriesBounded(t *testing.T) {
+	r := NewRun("r")
+	n := 3*MaxGPUSamples + 5
+	for i := range n {
+		r.Add(&profile.Event{T: profile.TypeGPU, Ts: int64(i + 1), Used: int64(i), Total: 100, Util: float64(i%10) / 10})
+	}
+	g := &r.GPUs
+	if g.Len() > MaxGPUSamples || g.Len() < MaxGPUSamples/2 {
+		t.Fatalf("kept %d samples, bound %d", g.Len(), MaxGPUSamples)
+	}
+	if g.T[0] != 1 || g.T[g.Len()-1] != int64(n) {
+		t.Errorf("span %d..%d, want 1..%d", g.T[0], g.T[g.Len()-1], n)
+	}
+	for i := 1; i < g.Len(); i++ {
+		if g.T[i] <= g.T[i-1] || g.Used[i] != g.T[i]-1 {
+			t.Fatalf("sample %d: t %d after %d, used %d", i, g.T[i], g.T[i-1], g.Used[i])
+		}
+	}
+	if g.Step < 2 || r.GPU.Ts != int64(n) {
+		t.Errorf("step %d, last %d", g.Step, r.GPU.Ts)
+	}
+}

@@ -28,6 +28,9 @@ type Options struct {
 	// EvalChunks > 0: each epoch's evaluation records that many eval
 	// mem events (inference chunks).
 	EvalChunks int
+	// GPUEvery > 0: a gpu sample (utilization, device memory) every
+	// GPUEvery batches.
+	GPUEvery int
 	// Status and Error are run_end's (default: ok, no error).
 	Status, Error string
 	Seed          uint64
@@ -193,6 +196,10 @@ func (g *generator) afterBatch(ep, b int) {
 	}
 	if o.GuardEvery > 0 && g.total%o.GuardEvery == 0 {
 		g.emit(profile.Event{T: profile.TypeGuard, Epoch: ep, Batch: b, Predicted: o.Budget + o.Budget/4, Actual: peak, Budget: o.Budget, Action: profile.ActionSplit})
+	}
+	if o.GPUEvery > 0 && g.total%o.GPUEvery == 0 {
+		util := 0.35 + 0.6*math.Abs(math.Sin(float64(g.total)/40))
+		g.emit(profile.Event{T: profile.TypeGPU, Ts: g.now, Used: peak + o.Budget/8, Total: 2 * o.Budget, Util: util})
 	}
 	g.loss = g.loss*0.9995 + 0.0002
 	g.emit(profile.Event{T: profile.TypeMetric, Name: "batch_loss", Epoch: ep, Batch: b, Value: g.loss * (0.9 + 0.2*g.rng.Float64())})
