@@ -46,6 +46,7 @@ type Model struct {
 	drawnAt time.Time
 	minGap  time.Duration
 	status  string // last control's note or error
+	drag    int    // the panel whose timeline is dragged, plus one (0: none)
 }
 
 var nextID atomic.Int64
@@ -189,8 +190,9 @@ func (m *Model) tick() tea.Cmd {
 	return tick(m.frameInterval(), func(time.Time) tea.Msg { return tickMsg{id: id} })
 }
 
-// Update handles the dashboard's keys and its own tick; other messages
-// are ignored (the root sets the size with SetSize).
+// Update handles the dashboard's keys, the mouse (its coordinates the
+// dashboard's own) and its own tick; other messages are ignored (the
+// root sets the size with SetSize).
 func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tickMsg:
@@ -208,6 +210,8 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		return m, m.Mouse(msg, 0, 0)
 	}
 	return m, nil
 }
@@ -263,6 +267,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		m.dirty = true
+		return nil
+	}
+	if m.timelineKey(msg) {
 		return nil
 	}
 	if m.replay == nil {

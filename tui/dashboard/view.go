@@ -21,6 +21,9 @@ type panel struct {
 	loss     *metricchart.Model
 	acc      *metricchart.Model
 	stale    *stalechart.Model
+
+	// where the timeline was drawn in the last frame, for the mouse
+	tlX, tlY, tlW, tlH int
 }
 
 // setup builds the table and one panel per run.
@@ -91,12 +94,17 @@ func (m *Model) render() string {
 		if len(show) == 2 {
 			pw = (W - 1) / 2
 		}
+		for _, p := range m.panels {
+			p.tlW = 0
+		}
 		for i, ri := range show {
 			widths[i] = pw
 			if i == len(show)-1 {
 				widths[i] = W - (len(show)-1)*(pw+1)
 			}
 			blocks[i] = m.panelView(ri, runs[ri], widths[i], ph)
+			p := m.panels[ri]
+			p.tlX, p.tlY = i*(pw+1), p.tlY+len(lines)
 		}
 		sep := draw.PenOf(m.c.Styles.Border).Paint(m.c.Styles.Glyphs.VLine)
 		lines = append(lines, draw.Columns(ph, sep, widths, blocks...)...)
@@ -134,8 +142,12 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	if rest <= 0 {
 		return out
 	}
+	// the selected span's details, under the timeline
+	det := p.timeline.Details(r, w)
+	det = det[:min(len(det), max(rest-4, 0))]
+	rest -= len(det)
 	// timeline: its lanes, header, axis and legend; at most 40 %
-	tl := min(r.Lanes.Len()+3, max(rest*2/5, 3))
+	tl := min(p.timeline.Height(r), max(rest*2/5, 3))
 	sh := 0
 	if r.HasStale() {
 		sh = min(stalechart.Height(r), max(rest/5, 2))
@@ -145,7 +157,9 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		tl, sh, charts = rest, 0, 0
 	}
 	p.timeline.SetSize(w, tl)
+	p.tlY, p.tlW, p.tlH = len(out), w, tl
 	out = append(out, strings.Split(p.timeline.View(r), "\n")...)
+	out = append(out, det...)
 	if sh > 0 {
 		p.stale.SetSize(w, sh)
 		out = append(out, strings.Split(p.stale.View(r), "\n")...)
@@ -225,7 +239,20 @@ func (m *Model) footer(w int) string {
 		add(k.NextPane.Help().Key, "next run")
 	}
 	add(k.ZoomIn.Help().Key+"/"+k.ZoomOut.Help().Key, "zoom "+m.zoomLabel())
-	add(k.Help.Help().Key, "help")
+	help := st.HelpKey.Render(k.Help.Help().Key) + " " + st.HelpDesc.Render("help")
+	// the timeline's keys as far as they fit before help
+	for _, e := range [][2]string{
+		{m.c.KeyName(k.PanLeft) + " " + m.c.KeyName(k.PanRight), "pan"},
+		{k.Details.Help().Key, "span"},
+		{k.Bars.Help().Key, "bars"},
+	} {
+		part := st.HelpKey.Render(e[0]) + " " + st.HelpDesc.Render(e[1])
+		if draw.Width(strings.Join(append(parts, part, help), "  ")) > w {
+			break
+		}
+		parts = append(parts, part)
+	}
+	parts = append(parts, help)
 	return draw.Cut(strings.Join(parts, "  "), w, st.Glyphs.Ellipsis)
 }
 

@@ -35,9 +35,10 @@ func (e *epochs) update(r *runstate.Run) {
 		*e = epochs{run: r, index: map[int32]int{}}
 	}
 	unsorted := false
+	setup, hasSetup := r.Stages.Lookup(profile.StageSetup)
 	for i := e.scanned; i < sp.Len(); i++ {
 		ep := sp.Epoch[i]
-		if ep < 0 {
+		if ep < 0 || (hasSetup && sp.Stage[i] == setup) {
 			continue // setup, before the first epoch
 		}
 		k, ok := e.index[ep]
@@ -220,4 +221,14 @@ func (m *Model) bar(r *runstate.Run, st *epochStat, stages []uint16, total, most
 		m.pen(name).Write(&b, strings.Repeat(m.glyph(name), cells[j]))
 	}
 	return b.String() + strings.Repeat(" ", bw-n)
+}
+
+// Height is how many lines the run's drawing wants: its lanes, header,
+// axis and legend, or with the bars, a line per epoch, header and legend.
+func (m *Model) Height(r *runstate.Run) int {
+	if m.bars {
+		m.ep.update(r)
+		return max(len(m.ep.list), 1) + 2
+	}
+	return r.Lanes.Len() + 3
 }

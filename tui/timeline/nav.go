@@ -2,12 +2,7 @@ package timeline
 
 import (
 	"strconv"
-	"strings"
-	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
-	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/draw"
 )
 
@@ -232,32 +227,17 @@ func (m *Model) CancelTyped() bool {
 
 // header names the window and, once it shows, the cursor's time.
 func (m *Model) header(t0, t1 int64, muted draw.Pen) string {
-	h := "  " + units.Duration(time.Duration(t1-t0))
+	h := "  " + spanLen(t1-t0, m.ascii)
 	if m.win == 0 || t1-t0 < m.win {
 		h += " (whole run)"
 	}
 	if m.hasCur {
-		h += "  cursor " + units.Duration(time.Duration(m.cur))
+		h += "  cursor " + stamp(m.cur, (t1-t0)/int64(max(m.geo.pw, 1)))
 	}
 	if m.count >= 0 {
 		h += "  epoch " + strconv.Itoa(m.count) + "_ (g: go)"
 	}
 	return draw.Cut(m.styles.Header.Render("Timeline")+muted.Paint(h), m.w, "")
-}
-
-// cursorAxis marks the cursor's column on the axis line.
-func (m *Model) cursorAxis(axis string, labelW, pw int) string {
-	c, ok := m.cursorCell()
-	if !ok {
-		return axis
-	}
-	mark := "▲"
-	if m.ascii {
-		mark = "^"
-	}
-	x := labelW + 1 + c
-	pen := draw.PenOf(m.styles.Title)
-	return draw.Cut(axis, x, "") + strings.Repeat(" ", max(x-draw.Width(axis), 0)) + pen.Paint(mark) + cutLeft(axis, x+1)
 }
 
 // cursorCell is the cursor's cell in the last drawing, if it shows there.
@@ -267,13 +247,4 @@ func (m *Model) cursorCell() (int, bool) {
 		return 0, false
 	}
 	return int((m.cur - g.t0) * int64(g.pw) / (g.t1 - g.t0)), true
-}
-
-// cutLeft drops the first n columns of s (escape sequences kept).
-func cutLeft(s string, n int) string {
-	w := draw.Width(s)
-	if n >= w {
-		return ""
-	}
-	return ansi.TruncateLeft(s, n, "")
 }

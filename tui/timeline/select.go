@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
@@ -90,13 +88,12 @@ func (m *Model) Details(r *runstate.Run, w int) []string {
 		return nil
 	}
 	st := m.styles
-	dur := func(ns int64) string { return units.Duration(time.Duration(ns)) }
 	name := r.Stages.Name(sp.Stage[i])
 	head := st.Header.Render("Span ") + m.pen(name).Paint(m.glyph(name)) + " " + st.Title.Render(name) +
 		"  lane " + r.Lanes.Name(sp.Lane[i]) + "  epoch " + strconv.Itoa(int(sp.Epoch[i])) +
 		"  batch " + strconv.Itoa(int(sp.Batch[i]))
-	times := "start " + dur(sp.Start[i]) + "  duration " + dur(sp.Dur[i]) + " (" +
-		strconv.FormatInt(sp.Dur[i], 10) + " ns)  end " + dur(sp.Start[i]+sp.Dur[i])
+	times := "start " + stamp(sp.Start[i], 1) + "  duration " + spanLen(sp.Dur[i], m.ascii) + " (" +
+		strconv.FormatInt(sp.Dur[i], 10) + " ns)  end " + stamp(sp.Start[i]+sp.Dur[i], 1)
 	out := []string{draw.Cut(head, w, st.Glyphs.Ellipsis), draw.Cut(times, w, st.Glyphs.Ellipsis)}
 	attrs := "attributes: " + formatAttrs(sp.Attrs(i))
 	for _, l := range draw.Wrap(attrs, w) {

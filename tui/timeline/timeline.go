@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/runstate"
@@ -71,7 +70,7 @@ func (m *Model) Window() time.Duration { return time.Duration(m.win) }
 // WindowLabel names the window: "10s", or "all" when the whole run shows.
 func (m *Model) WindowLabel() string {
 	if w := m.win; w > 0 && (m.end <= m.first || w < m.end-m.first) {
-		return units.Duration(time.Duration(w))
+		return spanLen(w, m.ascii)
 	}
 	return "all"
 }
@@ -285,7 +284,7 @@ func (m *Model) render(r *runstate.Run) []string {
 		}
 	}
 	if axis {
-		out = append(out, m.cursorAxis(m.axis(labelW, pw, t0, t1, muted), labelW, pw))
+		out = append(out, m.axis(labelW, pw, t0, t1, muted))
 	}
 	if legend {
 		out = append(out, m.legend(r))
@@ -293,20 +292,22 @@ func (m *Model) render(r *runstate.Run) []string {
 	return draw.Block(out, m.w, m.h)
 }
 
-// axis labels the window's start, length and end under the cells.
+// axis labels the window's start, length and end under the cells; the
+// cursor, when it shows, is marked in place of the length.
 func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
 	if pw <= 0 {
 		return ""
 	}
-	left := units.Duration(time.Duration(t0))
-	right := units.Duration(time.Duration(t1))
-	mid := "← " + units.Duration(time.Duration(t1-t0)) + " →"
+	res := (t1 - t0) / int64(pw)
+	left, right := stamp(t0, res), stamp(t1, res)
+	mid := "← " + spanLen(t1-t0, m.ascii) + " →"
 	if m.ascii {
-		mid = "<- " + units.Duration(time.Duration(t1-t0)) + " ->"
+		mid = "<- " + spanLen(t1-t0, m.ascii) + " ->"
 	}
+	cur, hasCur := m.cursorCell()
 	var s string
 	switch {
-	case len(left)+len(right)+len(mid)+4 <= pw:
+	case !hasCur && len(left)+len(right)+len(mid)+4 <= pw:
 		gap := pw - len(left) - len(right)
 		ml := draw.Width(mid)
 		l := len(left) + (gap-ml)/2
@@ -316,7 +317,15 @@ func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
 	default:
 		s = draw.PadLeft(right, pw)
 	}
-	return strings.Repeat(" ", labelW+1) + muted.Paint(s)
+	pad := strings.Repeat(" ", labelW+1)
+	if !hasCur {
+		return pad + muted.Paint(s)
+	}
+	mark := "▲"
+	if m.ascii {
+		mark = "^"
+	}
+	return pad + muted.Paint(s[:cur]) + draw.PenOf(m.styles.Title).Paint(mark) + muted.Paint(s[cur+1:])
 }
 
 // legend names the run's stages with their cell characters.
