@@ -125,5 +125,5 @@ func formatAttrs(raw json.RawMessage) string {
 	if len(parts) == 0 {
 		return "none"
 	}
-	return strings.Join(parts, "  ")
+	return strings.Join(parts, ", ")
 }
