@@ -190,7 +190,7 @@ func TestMouseOnModel(t *testing.T) {
 		t.Fatalf("click selected %d", m.Selected())
 	}
 	t0, _ := m.Range(r)
-	if !m.Drag(x-10) {
+	if !m.Drag(x - 10) {
 		t.Fatal("drag did not pan")
 	}
 	if t1, _ := m.Range(r); t1 != t0+10*ms {
