@@ -18,8 +18,9 @@ func (m *Model) focused() (*timeline.Model, int, bool) {
 }
 
 // timelineKey handles the keys of the focused run's timeline: pan,
-// cursor, lane, epoch jumps, details and bars. It reports whether the key
-// was one of them.
+// cursor, lane, epoch jumps, details and bars; on a live dashboard the
+// focus then stays on that run (as after Tab). It reports whether the
+// key was one of them.
 func (m *Model) timelineKey(msg tea.KeyPressMsg) bool {
 	k := m.c.Keys
 	tl, i, ok := m.focused()
@@ -68,7 +69,8 @@ func (m *Model) timelineKey(msg tea.KeyPressMsg) bool {
 		m.status = note
 		return false
 	}
-	m.dirty = true
+	// the user is looking into this run: a live dashboard stays on it
+	m.dirty, m.picked = true, true
 	return true
 }
 
@@ -89,8 +91,8 @@ func (m *Model) Dismiss() bool {
 }
 
 // Mouse handles the mouse over the timelines: the wheel zooms around the
-// pointer, a click puts the cursor under it, focuses its run and selects
-// the span there, a drag pans. dx, dy are where the dashboard's top left
+// pointer, a click puts the cursor under it, focuses its run (for good,
+// as Tab does) and selects the span there, a drag pans. dx, dy are where the dashboard's top left
 // corner is on the terminal.
 func (m *Model) Mouse(msg tea.MouseMsg, dx, dy int) tea.Cmd {
 	ev := msg.Mouse()
@@ -133,10 +135,7 @@ func (m *Model) Mouse(msg tea.MouseMsg, dx, dy int) tea.Cmd {
 		if msg.Button != tea.MouseLeft || !p.timeline.Click(runs[i], x-p.tlX, y-p.tlY) {
 			return nil
 		}
-		m.drag, m.dirty = i+1, true
-		if i != m.focus {
-			m.focus, m.picked = i, true
-		}
+		m.drag, m.dirty, m.focus, m.picked = i+1, true, i, true
 	}
 	return nil
 }

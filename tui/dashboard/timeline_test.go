@@ -220,3 +220,32 @@ func TestMouse(t *testing.T) {
 		t.Error("a click on the table changed the dashboard")
 	}
 }
+
+// TestTimelineKeyKeepsLiveFocus: on a live dashboard, a timeline key on
+// a finished run keeps the focus there instead of following the run in
+// progress.
+func TestTimelineKeyKeepsLiveFocus(t *testing.T) {
+	c, sess, _, _ := store(t, true)
+	m, err := New(c, sess.ID(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	wait(t, "the journals", func() bool {
+		m.set.Lock()
+		defer m.set.Unlock()
+		return m.set.Runs()[1].Events == 1500 && m.set.Runs()[0].Ended
+	})
+	m.View()
+	m.focus = 0 // the finished baseline
+	m.Update(tickMsg{id: m.id})
+	if m.focus != 1 {
+		t.Fatalf("focus %d: the live dashboard does not follow the run in progress", m.focus)
+	}
+	m.focus = 0
+	m.keys("h")
+	m.Update(tickMsg{id: m.id})
+	if m.focus != 0 {
+		t.Errorf("after a timeline key: focus %d, want the baseline (0)", m.focus)
+	}
+}

@@ -257,10 +257,10 @@ func (m *Model) footer(w int) string {
 }
 
 func (m *Model) zoomLabel() string {
-	if len(m.panels) == 0 {
+	if m.focus < 0 || m.focus >= len(m.panels) {
 		return ""
 	}
-	return m.panels[0].timeline.WindowLabel()
+	return m.panels[m.focus].timeline.WindowLabel()
 }
 
 // adjustedLines is what the launcher and the engine adjusted so that the
