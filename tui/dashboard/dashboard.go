@@ -259,13 +259,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.ZoomIn), key.Matches(msg, k.ZoomOut):
-		for _, p := range m.panels {
+		m.set.Lock()
+		runs := m.set.Runs()
+		for i, p := range m.panels {
+			if i < len(runs) {
+				p.timeline.Sync(runs[i])
+			}
 			if key.Matches(msg, k.ZoomIn) {
 				p.timeline.ZoomIn()
 			} else {
 				p.timeline.ZoomOut()
 			}
 		}
+		m.set.Unlock()
 		m.dirty = true
 		return nil
 	}

@@ -34,6 +34,7 @@ func (m *Model) timelineKey(msg tea.KeyPressMsg) bool {
 		return false
 	}
 	r := runs[i]
+	tl.Sync(r)
 	note := m.status
 	m.status = "" // a timeline key's note replaces the last one
 	switch {

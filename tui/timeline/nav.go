@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
 // view is what the user moved: the window, the cursor, the selected span
@@ -39,6 +40,12 @@ type geometry struct {
 }
 
 func (m *Model) changed() { m.gen++ }
+
+// Sync takes the run's extent as it is now, so that a move made before
+// the next drawing starts from it (a live run grows between drawings).
+func (m *Model) Sync(r *runstate.Run) {
+	m.first, m.end = r.Spans.MinStart(), r.Spans.MaxEnd()
+}
 
 // rangeOf is Range over a run extending over [first, end).
 func (m *Model) rangeOf(first, end int64) (t0, t1 int64) {
