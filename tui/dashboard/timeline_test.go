@@ -121,6 +121,14 @@ func TestEnterOpensDetails(t *testing.T) {
 		}
 	}
 	golden.Check(t, "details_ascii_80x24", m.View())
+	m.keys("b")
+	if strings.Contains(m.View(), "Span ") {
+		t.Error("the details show with the bars")
+	}
+	m.keys("b")
+	if !strings.Contains(m.View(), "Span ") {
+		t.Error("the details did not come back with the timeline")
+	}
 	if !m.Dismiss() || strings.Contains(m.View(), "Span ") {
 		t.Error("Dismiss did not close the details")
 	}

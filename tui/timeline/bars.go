@@ -140,7 +140,7 @@ func (m *Model) renderBars(r *runstate.Run) []string {
 	}
 	var stages []uint16
 	for _, id := range StageOrder(&r.Stages) {
-		if !inner(r.Stages.Name(id)) {
+		if name := r.Stages.Name(id); !inner(name) && name != profile.StageSetup {
 			stages = append(stages, id)
 		}
 	}
@@ -174,7 +174,7 @@ func (m *Model) renderBars(r *runstate.Run) []string {
 	}
 	if legend {
 		out = draw.Block(out, m.w, m.h-1)
-		out = append(out, m.legend(r))
+		out = append(out, m.legendOf(r, stages))
 	}
 	return draw.Block(out, m.w, m.h)
 }

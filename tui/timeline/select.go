@@ -80,11 +80,11 @@ func spanAt(r *runstate.Run, lane uint16, t, c0, c1 int64) int {
 
 // Details describes the selected span in lines of at most w columns:
 // its name, lane, epoch and batch, start, duration and end, then its
-// attributes; nil when none is selected.
+// attributes; nil when none is selected or the bars show.
 func (m *Model) Details(r *runstate.Run, w int) []string {
 	sp := &r.Spans
 	i := m.sel
-	if i < 0 || i >= sp.Len() || w <= 0 {
+	if i < 0 || i >= sp.Len() || w <= 0 || m.bars {
 		return nil
 	}
 	st := m.styles

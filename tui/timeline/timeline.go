@@ -329,10 +329,13 @@ func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
 }
 
 // legend names the run's stages with their cell characters.
-func (m *Model) legend(r *runstate.Run) string {
+func (m *Model) legend(r *runstate.Run) string { return m.legendOf(r, StageOrder(&r.Stages)) }
+
+// legendOf names the stages ids with their cell characters.
+func (m *Model) legendOf(r *runstate.Run, ids []uint16) string {
 	var b strings.Builder
 	w := 0
-	for _, id := range StageOrder(&r.Stages) {
+	for _, id := range ids {
 		name := r.Stages.Name(id)
 		entry := m.glyph(name) + " " + name
 		ew := draw.Width(entry) + 2
