@@ -147,9 +147,9 @@ func (m *Model) stagePaint(r *runstate.Run, nst int) stagePaint {
 		p.letters[k] = m.styles.Glyph(name)
 	}
 	p.mix = func(k, dom int) draw.Pen {
-		key := names[k] + "\x00"
+		key := [2]string{names[k]}
 		if dom >= 0 {
-			key += names[dom]
+			key[1] = names[dom]
 		}
 		pen, ok := m.mixed[key]
 		if !ok {

@@ -51,12 +51,12 @@ type Model struct {
 	cov   []int64 // scratch: coverage per lane row, cell and stage slot
 	ep    epochs  // per-epoch sums, kept up to date as spans come
 	geo   geometry
-	mixed map[string]draw.Pen // pens of markers: a stage's on another's color
+	mixed map[[2]string]draw.Pen // pens of markers: a stage's on another's color
 }
 
 // New returns a timeline drawing with c's styles and options.
 func New(c *common.Common) *Model {
-	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, pens: map[string]draw.Pen{}, mixed: map[string]draw.Pen{}}
+	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, pens: map[string]draw.Pen{}, mixed: map[[2]string]draw.Pen{}}
 	m.view = view{win: defaultWindow, follow: true, sel: -1, count: -1}
 	return m
 }
