@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -25,15 +26,24 @@ func TestMouseOnDashboard(t *testing.T) {
 	if hs.m.Screen() != common.ScreenDashboard {
 		t.Fatalf("screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
 	}
-	lines := strings.Split(ansi.Strip(hs.view()), "\n")
+	// the replay feeds the runs in the background: wait for its end
+	var lines []string
 	x, y := -1, -1
-	for i, l := range lines {
-		if strings.HasPrefix(l, "Timeline") && i+1 < len(lines) {
-			y, x = i+1, strings.Index(lines[i+1], "|")+5
-			break
+	for deadline := time.Now().Add(10 * time.Second); y < 0 && time.Now().Before(deadline); {
+		v := ansi.Strip(hs.view())
+		lines = strings.Split(v, "\n")
+		for i, l := range lines {
+			if !strings.Contains(v, "\nend ") || strings.Contains(v, "waiting") {
+				break // the replay has not reached its end yet
+			}
+			if strings.HasPrefix(l, "Timeline") && i+1 < len(lines) && strings.Contains(lines[i+1], "|") {
+				y, x = i+1, strings.Index(lines[i+1], "|")+5
+				break
+			}
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if y < 0 || x < 5 {
+	if y < 0 {
 		t.Fatalf("no timeline lane on the screen:\n%s", strings.Join(lines, "\n"))
 	}
 	hs.send(tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft})
