@@ -172,6 +172,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		// the screen on display only, in its own coordinates: the body
+		// starts under the header line
+		if p := m.top(); !m.help && p.screen == common.ScreenDashboard {
+			return m, p.dash.Mouse(msg, 0, 1)
+		}
+		return m, nil
 	case common.OpenDashboardMsg:
 		return m, m.openDashboard(msg.Session, msg.Replay)
 	case common.OpenCompareMsg:
@@ -255,6 +262,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, keys.Help):
 			m.help, m.helpOffset = true, 0
 			return nil
+		case key.Matches(msg, keys.Back) && p.screen == common.ScreenDashboard && p.dash.Dismiss():
+			return nil // esc closed a span's details first
 		case key.Matches(msg, keys.Back) && p.screen != common.ScreenSessions:
 			return m.back()
 		case key.Matches(msg, keys.Compare) && p.screen == common.ScreenDashboard:
@@ -406,7 +415,8 @@ func (m *Model) shortHelp() []key.Binding {
 	case common.ScreenCompare:
 		return p.cmp.ShortHelp()
 	case common.ScreenDashboard:
-		return []key.Binding{k.NextPane, k.Compare, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut, k.Back, k.Help, k.Quit}
+		return []key.Binding{k.NextPane, k.Compare, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut,
+			k.PanLeft, k.PanRight, k.Details, k.FirstEpoch, k.LastEpoch, k.Bars, k.Back, k.Help, k.Quit}
 	}
 	return []key.Binding{k.Back, k.Help, k.Quit}
 }
@@ -416,6 +426,8 @@ func (m *Model) shortHelp() []key.Binding {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
+	// clicks, drags and the wheel for the dashboard's timeline
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "gnnscope"
 	return v
 }

@@ -90,6 +90,43 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	waitScreen("the dashboard's timeline and memory chart", 90*time.Second,
 		has("gnnscope", "Run ", "Timeline", "sample", "train", "Memory", "peak"))
 
+	// the timeline: zoom in, pan with the arrows (the cursor shows), and
+	// open the details of a span under the cursor with enter, moving the
+	// cursor a cell at a time until it is on one
+	// (the first spans may still be on their way: pan until the cursor
+	// shows)
+	tm("send-keys", "-t", "e2e", "z")
+	panned := false
+	for try := 0; try < 20 && !panned; try++ {
+		tm("send-keys", "-t", "e2e", "Left", "Left", "Right")
+		deadline := time.Now().Add(time.Second)
+		for time.Now().Before(deadline) && !panned {
+			panned = has("Timeline", "cursor ")(screen())
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if !panned {
+		t.Fatalf("no cursor after panning the timeline; the screen shows:\n%s", screen())
+	}
+	details := has("Span ", "lane ", "epoch ", "batch ", "start ", "duration ", "attributes: ")
+	opened := false
+	for try := 0; try < 40 && !opened; try++ {
+		tm("send-keys", "-t", "e2e", "Enter")
+		deadline := time.Now().Add(2 * time.Second)
+		for time.Now().Before(deadline) && !opened {
+			opened = details(screen())
+			time.Sleep(100 * time.Millisecond)
+		}
+		if !opened {
+			tm("send-keys", "-t", "e2e", ">")
+		}
+	}
+	if !opened {
+		t.Fatalf("enter did not open a span's details; the screen shows:\n%s", screen())
+	}
+	tm("send-keys", "-t", "e2e", "Enter") // enter again closes them
+	waitScreen("the span's details closed", 30*time.Second, func(sc string) bool { return !details(sc) })
+
 	st, err := sessions.Open(home)
 	if err != nil {
 		t.Fatal(err)

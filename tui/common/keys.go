@@ -25,6 +25,11 @@ type KeyMap struct {
 	SmoothMore key.Binding
 	SmoothLess key.Binding
 	LogScale   key.Binding
+	// the dashboard's timeline
+	PanLeft, PanRight, LaneUp, LaneDown key.Binding
+	CursorLeft, CursorRight             key.Binding
+	EpochDigits, FirstEpoch, LastEpoch  key.Binding
+	Details, Bars, Mouse                key.Binding
 }
 
 // DefaultKeyMap is the workbench's keymap.
@@ -65,10 +70,22 @@ func DefaultKeyMap() KeyMap {
 		ZoomIn:        b("z", "zoom timeline in", "z"),
 		ZoomOut:       b("Z", "zoom timeline out", "Z"),
 		// charts of the dashboard
-		Overlay:    b("o", "overlay the runs in one chart", "o"),
-		SmoothMore: b("s", "smooth curves more (EMA)", "s"),
-		SmoothLess: b("S", "smooth curves less", "S"),
-		LogScale:   b("y", "log scale for the loss charts", "y"),
+		Overlay:     b("o", "overlay the runs in one chart", "o"),
+		SmoothMore:  b("s", "smooth curves more (EMA)", "s"),
+		SmoothLess:  b("S", "smooth curves less", "S"),
+		LogScale:    b("y", "log scale for the loss charts", "y"),
+		PanLeft:     b("←/h", "pan earlier", "left", "h"),
+		PanRight:    b("→/l", "pan later", "right", "l"),
+		LaneUp:      b("↑/k", "cursor a lane up", "up", "k"),
+		LaneDown:    b("↓/j", "cursor a lane down", "down", "j"),
+		CursorLeft:  b("<", "cursor a cell earlier", "<", ",", "shift+left"),
+		CursorRight: b(">", "cursor a cell later", ">", ".", "shift+right"),
+		EpochDigits: b("0-9", "epoch number for g", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		FirstEpoch:  b("g", "first epoch (N g: epoch N)", "g", "home"),
+		LastEpoch:   b("G", "last epoch", "G", "end"),
+		Details:     b("enter", "details of the span at cursor", "enter"),
+		Bars:        b("b", "per-epoch bars / timeline", "b"),
+		Mouse:       key.NewBinding(key.WithHelp("mouse", "wheel zoom, drag pan, click")),
 	}
 }
 
@@ -78,7 +95,9 @@ func (k KeyMap) All() []Section {
 		{"Everywhere", []key.Binding{k.Help, k.Quit, k.Back}},
 		{"Lists", []key.Binding{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.Open, k.Refresh}},
 		{"Sessions", []key.Binding{k.NewExperiment, k.Edit, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
-		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut}},
+		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward}},
+		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight, k.CursorLeft, k.CursorRight, k.LaneUp, k.LaneDown,
+			k.Details, k.EpochDigits, k.FirstEpoch, k.LastEpoch, k.Bars, k.Mouse}},
 		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale}},
 	}
 }

@@ -50,6 +50,7 @@ type Model struct {
 	drawnAt time.Time
 	minGap  time.Duration
 	status  string // last control's note or error
+	drag    int    // the panel whose timeline is dragged, plus one (0: none)
 }
 
 var nextID atomic.Int64
@@ -193,8 +194,9 @@ func (m *Model) tick() tea.Cmd {
 	return tick(m.frameInterval(), func(time.Time) tea.Msg { return tickMsg{id: id} })
 }
 
-// Update handles the dashboard's keys and its own tick; other messages
-// are ignored (the root sets the size with SetSize).
+// Update handles the dashboard's keys, the mouse (its coordinates the
+// dashboard's own) and its own tick; other messages are ignored (the
+// root sets the size with SetSize).
 func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tickMsg:
@@ -212,6 +214,8 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		return m, m.Mouse(msg, 0, 0)
 	}
 	return m, nil
 }
@@ -262,14 +266,23 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.ZoomIn), key.Matches(msg, k.ZoomOut):
-		for _, p := range m.panels {
+		m.set.Lock()
+		runs := m.set.Runs()
+		for i, p := range m.panels {
+			if i < len(runs) {
+				p.timeline.Sync(runs[i])
+			}
 			if key.Matches(msg, k.ZoomIn) {
 				p.timeline.ZoomIn()
 			} else {
 				p.timeline.ZoomOut()
 			}
 		}
+		m.set.Unlock()
 		m.dirty = true
+		return nil
+	}
+	if m.timelineKey(msg) {
 		return nil
 	}
 	if m.replay == nil {

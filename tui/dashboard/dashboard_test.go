@@ -268,16 +268,25 @@ func TestTick(t *testing.T) {
 	}
 }
 
-// TestZoom: z and Z change every panel's window.
+// TestZoom: z and Z change every panel's window, stepping from the
+// length on display: a run shorter than the default window (10 s) zooms
+// in at the first press.
 func TestZoom(t *testing.T) {
 	m := finished(t, common.Options{NoColor: true}, 200, 50)
 	a := m.View()
-	m.Update(press("Z"))
-	if m.panels[0].timeline.WindowLabel() != "30.00s" || m.panels[1].timeline.WindowLabel() != "30.00s" {
-		t.Errorf("zoom out: %s", m.panels[0].timeline.WindowLabel())
+	if l := m.panels[0].timeline.WindowLabel(); l != "all" {
+		t.Errorf("a 5.4 s run in a 10 s window: %s, want all", l)
+	}
+	m.Update(press("z"))
+	if m.panels[0].timeline.WindowLabel() != "5.000s" || m.panels[1].timeline.WindowLabel() != "2.000s" {
+		t.Errorf("zoom in: %s, %s", m.panels[0].timeline.WindowLabel(), m.panels[1].timeline.WindowLabel())
 	}
 	if m.View() == a {
 		t.Error("zooming did not redraw")
+	}
+	m.Update(press("Z"))
+	if m.panels[0].timeline.WindowLabel() != "all" {
+		t.Errorf("zoom out: %s", m.panels[0].timeline.WindowLabel())
 	}
 }
 

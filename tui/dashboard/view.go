@@ -23,6 +23,9 @@ type panel struct {
 	acc      *metricchart.Model
 	stale    *stalechart.Model
 	gpu      gpuLane
+
+	// where the timeline was drawn in the last frame, for the mouse
+	tlX, tlY, tlW, tlH int
 }
 
 // setup builds the table and one panel per run.
@@ -95,12 +98,17 @@ func (m *Model) render() string {
 		if len(show) == 2 {
 			pw = (W - 1) / 2
 		}
+		for _, p := range m.panels {
+			p.tlW = 0
+		}
 		for i, ri := range show {
 			widths[i] = pw
 			if i == len(show)-1 {
 				widths[i] = W - (len(show)-1)*(pw+1)
 			}
 			blocks[i] = m.panelView(ri, runs[ri], widths[i], ph)
+			p := m.panels[ri]
+			p.tlX, p.tlY = i*(pw+1), p.tlY+len(lines)
 		}
 		sep := draw.PenOf(m.c.Styles.Border).Paint(m.c.Styles.Glyphs.VLine)
 		lines = append(lines, draw.Columns(ph, sep, widths, blocks...)...)
@@ -138,8 +146,12 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	if rest <= 0 {
 		return out
 	}
+	// the selected span's details, under the timeline
+	det := p.timeline.Details(r, w)
+	det = det[:min(len(det), max(rest-4, 0))]
+	rest -= len(det)
 	// timeline: its lanes, header, axis and legend; at most 40 %
-	tl := min(r.Lanes.Len()+3, max(rest*2/5, 3))
+	tl := min(p.timeline.Height(r), max(rest*2/5, 3))
 	sh := 0
 	if r.HasStale() {
 		sh = min(stalechart.Height(r), max(rest/5, 2))
@@ -153,7 +165,9 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		tl, sh, gh, charts = rest, 0, 0, 0
 	}
 	p.timeline.SetSize(w, tl)
+	p.tlY, p.tlW, p.tlH = len(out), w, tl
 	out = append(out, strings.Split(p.timeline.View(r), "\n")...)
+	out = append(out, det...)
 	if gh > 0 {
 		out = append(out, p.gpu.view(m, r, w)...)
 	}
@@ -239,16 +253,29 @@ func (m *Model) footer(w int) string {
 		add(k.NextPane.Help().Key, "next run")
 	}
 	add(k.ZoomIn.Help().Key+"/"+k.ZoomOut.Help().Key, "zoom "+m.zoomLabel())
-	add(k.Overlay.Help().Key, "overlay")
-	add(k.Help.Help().Key, "help")
+	help := st.HelpKey.Render(k.Help.Help().Key) + " " + st.HelpDesc.Render("help")
+	// the timeline's keys as far as they fit before help
+	for _, e := range [][2]string{
+		{m.c.KeyName(k.PanLeft) + " " + m.c.KeyName(k.PanRight), "pan"},
+		{k.Details.Help().Key, "span"},
+		{k.Bars.Help().Key, "bars"},
+		{k.Overlay.Help().Key, "overlay"},
+	} {
+		part := st.HelpKey.Render(e[0]) + " " + st.HelpDesc.Render(e[1])
+		if draw.Width(strings.Join(append(parts, part, help), "  ")) > w {
+			break
+		}
+		parts = append(parts, part)
+	}
+	parts = append(parts, help)
 	return draw.Cut(strings.Join(parts, "  "), w, st.Glyphs.Ellipsis)
 }
 
 func (m *Model) zoomLabel() string {
-	if len(m.panels) == 0 {
+	if m.focus < 0 || m.focus >= len(m.panels) {
 		return ""
 	}
-	return m.panels[0].timeline.WindowLabel()
+	return m.panels[m.focus].timeline.WindowLabel()
 }
 
 // adjustedLines is what the launcher and the engine adjusted so that the

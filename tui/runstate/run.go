@@ -28,6 +28,9 @@ type Spans struct {
 	blockEnd []int64
 	maxEnd   int64
 	minStart int64
+	// attrs holds the attributes of the few spans that carry any, by
+	// index: most spans have none, so they cost nothing.
+	attrs map[int]json.RawMessage
 }
 
 // Len returns the number of spans.
@@ -71,6 +74,19 @@ func (s *Spans) From(t int64) int {
 		}
 	}
 	return min(lo*spanBlock, len(s.Start))
+}
+
+// Attrs returns span i's attributes, a JSON object (nil if it has none).
+func (s *Spans) Attrs(i int) json.RawMessage { return s.attrs[i] }
+
+func (s *Spans) setAttrs(attrs json.RawMessage) {
+	if len(attrs) == 0 || string(attrs) == "{}" || string(attrs) == "null" {
+		return
+	}
+	if s.attrs == nil {
+		s.attrs = map[int]json.RawMessage{}
+	}
+	s.attrs[s.Len()-1] = attrs
 }
 
 // MaxEnd returns the latest end of any span (0 without spans).
@@ -298,6 +314,7 @@ func (r *Run) Add(e *profile.Event) {
 	switch e.T {
 	case profile.TypeSpan:
 		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
+		r.Spans.setAttrs(e.Attrs)
 	case profile.TypeMem:
 		m := &r.Mem
 		m.Changes++

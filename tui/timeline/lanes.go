@@ -16,12 +16,15 @@ func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 in
 	cov := m.coverage(r, lanes, &g, nst)
 	p := m.stagePaint(r, nst)
 	w := &rowWriter{pens: p.pens, markPen: draw.PenOf(m.styles.OOM), markGlyph: m.styles.Glyphs.OOM}
-	vline := m.styles.Glyphs.VLine
 	out := make([]string, len(lanes))
 	for row, id := range lanes {
 		w.b.Reset()
 		w.b.WriteString(draw.PadRight(LaneLabel(r.Lanes.Name(id)), labelW))
-		w.b.WriteString(vline)
+		if m.hasCur && row == m.lane {
+			w.b.WriteString(m.styles.Glyphs.Cursor) // the cursor's lane
+		} else {
+			w.b.WriteString(m.styles.Glyphs.VLine)
+		}
 		w.marks = nil
 		if row == 0 {
 			w.marks = marks
@@ -115,24 +118,49 @@ func (m *Model) coverage(r *runstate.Run, lanes []uint16, g *grid, nst int) []in
 
 // stagePaint is how the cells of each stage slot are drawn.
 type stagePaint struct {
-	nested []bool // the slot's stage is nested (see nested)
-	pens   []draw.Pen
-	glyphs []string
-	faint  string // a cell its stage covers less than a tenth of
+	nested  []bool // the slot's stage is nested (see nested)
+	pens    []draw.Pen
+	glyphs  []string
+	letters []string // the slot's letter (Styles.Glyph), for markers
+	faint   string   // a cell its stage covers less than a tenth of
+	// color: a marker is drawn on its cell's dominant stage's color;
+	// without, markers and the dominant stage take turns
+	color bool
+	mix   func(k, dom int) draw.Pen // the pen of slot k's marker over slot dom
 }
 
 // stagePaint returns the paint of the run's first nst stage slots; the
 // last slot stands for every other stage when the run has more.
 func (m *Model) stagePaint(r *runstate.Run, nst int) stagePaint {
-	p := stagePaint{nested: make([]bool, nst), pens: make([]draw.Pen, nst), glyphs: make([]string, nst), faint: m.faint()}
+	p := stagePaint{nested: make([]bool, nst), pens: make([]draw.Pen, nst), glyphs: make([]string, nst),
+		letters: make([]string, nst), faint: m.faint(), color: m.styles.Color}
+	names := make([]string, nst)
 	for k := range nst {
 		name := r.Stages.Name(uint16(k))
 		if k == maxStages-1 && r.Stages.Len() > maxStages {
 			name = runstate.Other
 		}
+		names[k] = name
 		p.nested[k] = nested(name)
 		p.pens[k] = m.pen(name)
 		p.glyphs[k] = m.glyph(name)
+		p.letters[k] = m.styles.Glyph(name)
+	}
+	p.mix = func(k, dom int) draw.Pen {
+		key := [2]string{names[k]}
+		if dom >= 0 {
+			key[1] = names[dom]
+		}
+		pen, ok := m.mixed[key]
+		if !ok {
+			st := m.styles.StageStyle(names[k])
+			if dom >= 0 && m.styles.Color {
+				st = st.Background(m.styles.StageStyle(names[dom]).GetForeground())
+			}
+			pen = draw.PenOf(st)
+			m.mixed[key] = pen
+		}
+		return pen
 	}
 	return p
 }
@@ -170,22 +198,45 @@ type rowWriter struct {
 	marks     []bool
 	markPen   draw.Pen
 	markGlyph string
+
+	win  []int   // scratch: each cell's strongest slot
+	wcov []int64 // and its coverage
+	last []int   // scratch: the cell each slot was last shown as a marker in
 }
 
 // cells writes a lane's cells, given its coverage per cell and stage slot:
 // the glyph of the cell's strongest stage, a faint mark when that stage
-// covers less than a tenth of the cell, a blank when nothing does.
+// covers less than a tenth of the cell, a blank when nothing does. A
+// stage present in a cell that neither it nor its neighbors show (a short
+// span at coarse zoom) is drawn as a marker, its letter: over the
+// strongest stage's color, or without color every other cell, so that
+// the strongest stage shows too.
 func (w *rowWriter) cells(cov []int64, g *grid, p *stagePaint) {
 	nst := len(p.pens)
+	w.winners(cov, g.n, p)
 	w.cur = -1
+	prevMarker := false
 	for c := range g.n {
 		if w.marks != nil && w.marks[c] {
 			w.flush()
 			w.markPen.Write(&w.b, w.markGlyph)
 			w.cur = -2 // no run: the next cell starts one
+			prevMarker = false
 			continue
 		}
-		best, bestCov := strongest(cov[c*nst:(c+1)*nst], p.nested)
+		best, bestCov := w.win[c], w.wcov[c]
+		if k := w.hidden(cov[c*nst:(c+1)*nst], c, p); k >= 0 && (p.color || !prevMarker) {
+			w.flush()
+			dom := best
+			if bestCov*10 < g.edges[c+1]-g.edges[c] {
+				dom = -1 // a faint cell: no color under the marker
+			}
+			p.mix(k, dom).Write(&w.b, p.letters[k])
+			w.last[k] = c
+			w.cur, prevMarker = -2, true
+			continue
+		}
+		prevMarker = false
 		if best != w.cur {
 			w.flush()
 			w.cur = best
@@ -200,6 +251,48 @@ func (w *rowWriter) cells(cov []int64, g *grid, p *stagePaint) {
 		}
 	}
 	w.flush()
+}
+
+// winners finds each cell's strongest slot.
+func (w *rowWriter) winners(cov []int64, n int, p *stagePaint) {
+	nst := len(p.pens)
+	if cap(w.win) < n {
+		w.win, w.wcov = make([]int, n), make([]int64, n)
+	}
+	w.win, w.wcov = w.win[:n], w.wcov[:n]
+	if len(w.last) < nst {
+		w.last = make([]int, nst)
+	}
+	for k := range w.last {
+		w.last[k] = -1
+	}
+	for c := range n {
+		w.win[c], w.wcov[c] = strongest(cov[c*nst:(c+1)*nst], p.nested)
+	}
+}
+
+// hidden returns the slot to mark in cell c: of the stages present in it
+// that neither it nor its neighbors show, the one shown least recently
+// (-1: none). A stage holding a nested stage that shows (train around
+// forward) is not hidden: its child stands for it.
+func (w *rowWriter) hidden(cov []int64, c int, p *stagePaint) int {
+	best := w.win[c]
+	if best < 0 {
+		return -1
+	}
+	k0 := -1
+	for k, v := range cov {
+		if v == 0 || k == best || (c > 0 && k == w.win[c-1]) || (c+1 < len(w.win) && k == w.win[c+1]) {
+			continue
+		}
+		if !p.nested[k] && p.nested[best] && v >= cov[best] {
+			continue
+		}
+		if k0 < 0 || w.last[k] < w.last[k0] {
+			k0 = k
+		}
+	}
+	return k0
 }
 
 // flush writes the pending run of cells in its pen.

@@ -8,63 +8,69 @@ import (
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
-// Windows are the window lengths ZoomIn and ZoomOut step through; 0 is
-// the whole run.
+// Windows are the window lengths ZoomIn and ZoomOut step through, up to
+// 0, the whole run. A zoom steps from the length on display (the run's
+// own when it is shorter than the window), so even a sub-second run
+// zooms in at the first press.
 var Windows = []time.Duration{
+	time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond,
+	10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond,
+	100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second,
 	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour, 0,
 }
 
-// defaultZoom is 10 s.
-const defaultZoom = 6
+// defaultWindow is the window a timeline opens with.
+const defaultWindow = int64(10 * time.Second)
 
 // maxStages bounds the stages told apart in a cell; later stage ids share
 // the last slot.
 const maxStages = 32
 
 // Model is a run's timeline. It caches its drawing until the run, the
-// size or the window changes.
+// size or the view (window, cursor, selection, mode) changes.
 type Model struct {
 	styles *common.Styles
 	ascii  bool
 	w, h   int
-	zoom   int
+
+	view // window, cursor, selection: see nav.go
 
 	pens map[string]draw.Pen
 
 	cache runstate.ViewCache
 
-	cov []int64 // scratch: coverage per lane row, cell and stage slot
+	cov   []int64 // scratch: coverage per lane row, cell and stage slot
+	ep    epochs  // per-epoch sums, kept up to date as spans come
+	geo   geometry
+	mixed map[[2]string]draw.Pen // pens of markers: a stage's on another's color
 }
 
 // New returns a timeline drawing with c's styles and options.
 func New(c *common.Common) *Model {
-	return &Model{styles: c.Styles, ascii: c.Opts.ASCII, zoom: defaultZoom, pens: map[string]draw.Pen{}}
+	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, pens: map[string]draw.Pen{}, mixed: map[[2]string]draw.Pen{}}
+	m.view = view{win: defaultWindow, follow: true, sel: -1, count: -1}
+	return m
 }
 
 // SetSize sets the area: w columns by h lines.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
-// ZoomIn shortens the window one step.
-func (m *Model) ZoomIn() { m.zoom = max(m.zoom-1, 0) }
-
-// ZoomOut lengthens the window one step (the last step is the whole run).
-func (m *Model) ZoomOut() { m.zoom = min(m.zoom+1, len(Windows)-1) }
-
 // Window returns the window length (0: the whole run).
-func (m *Model) Window() time.Duration { return Windows[m.zoom] }
+func (m *Model) Window() time.Duration { return time.Duration(m.win) }
 
-// WindowLabel names the window: "10s" or "all".
+// WindowLabel names the window: "10s", or "all" when the whole run shows.
 func (m *Model) WindowLabel() string {
-	if w := m.Window(); w > 0 {
-		return units.Duration(w)
+	if w := m.win; w > 0 && (m.end <= m.first || w < m.end-m.first) {
+		return spanLen(w, m.ascii)
 	}
 	return "all"
 }
@@ -94,9 +100,16 @@ func (m *Model) faint() string {
 	return "·"
 }
 
-// View draws the run's timeline (cached while nothing changed).
+// View draws the run's timeline, or its per-epoch bars (ToggleBars);
+// cached while nothing changed.
 func (m *Model) View(r *runstate.Run) string {
-	return m.cache.View(r, m.w, m.h, m.zoom, func() string { return strings.Join(m.render(r), "\n") })
+	return m.cache.View(r, m.w, m.h, m.gen, func() string {
+		m.first, m.end = r.Spans.MinStart(), r.Spans.MaxEnd()
+		if m.bars {
+			return strings.Join(m.renderBars(r), "\n")
+		}
+		return strings.Join(m.render(r), "\n")
+	})
 }
 
 // LaneOrder returns the lane ids of a run in display order: compute,
@@ -201,16 +214,12 @@ func nested(stage string) bool {
 }
 
 // Range returns the window [t0, t1) drawn for a run, in ns on its clock:
-// the window's length up to the run's latest span end, or the whole run
-// (from its first span) when it is shorter than the window or the window
-// is the whole run.
+// the whole run (from its first span) when it is shorter than the window
+// or the window is the whole run; else the window's length, ending at
+// the run's latest span end while it follows the run, or where it was
+// panned to (kept within the run).
 func (m *Model) Range(r *runstate.Run) (t0, t1 int64) {
-	first, end := r.Spans.MinStart(), r.Spans.MaxEnd()
-	win := int64(m.Window())
-	if win <= 0 || end-first <= win {
-		return first, max(end, first+1)
-	}
-	return end - win, end
+	return m.rangeOf(r.Spans.MinStart(), r.Spans.MaxEnd())
 }
 
 func (m *Model) render(r *runstate.Run) []string {
@@ -247,15 +256,12 @@ func (m *Model) render(r *runstate.Run) []string {
 	muted := draw.PenOf(m.styles.Muted)
 
 	var out []string
+	m.geo = geometry{}
 	if nl == 0 {
 		return draw.Block([]string{m.styles.Header.Render("Timeline") + muted.Paint("  no spans yet")}, m.w, m.h)
 	}
 	if header {
-		h := "Timeline  " + m.WindowLabel()
-		if w := m.Window(); w > 0 && t1-t0 < int64(w) {
-			h += " (whole run)"
-		}
-		out = append(out, draw.Cut(m.styles.Header.Render("Timeline")+muted.Paint(h[len("Timeline"):]), m.w, ""))
+		out = append(out, m.header(t0, t1, muted))
 	}
 	if laneRows > 0 && pw > 0 {
 		// the OOMs in the window: a row of their own, or marks over the
@@ -266,6 +272,8 @@ func (m *Model) render(r *runstate.Run) []string {
 		if own {
 			over = nil
 		}
+		m.geo = geometry{x0: labelW + 1, y0: len(out), pw: pw, lanes: lanes[:laneRows], t0: t0, t1: t1}
+		m.lane = min(m.lane, laneRows-1)
 		out = append(out, m.lanes(r, lanes[:laneRows], labelW, pw, t0, t1, over)...)
 		if own {
 			out = append(out, m.oomRow(marks, labelW))
@@ -284,20 +292,22 @@ func (m *Model) render(r *runstate.Run) []string {
 	return draw.Block(out, m.w, m.h)
 }
 
-// axis labels the window's start, length and end under the cells.
+// axis labels the window's start, length and end under the cells; the
+// cursor, when it shows, is marked in place of the length.
 func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
 	if pw <= 0 {
 		return ""
 	}
-	left := units.Duration(time.Duration(t0))
-	right := units.Duration(time.Duration(t1))
-	mid := "← " + units.Duration(time.Duration(t1-t0)) + " →"
+	res := (t1 - t0) / int64(pw)
+	left, right := stamp(t0, res), stamp(t1, res)
+	mid := "← " + spanLen(t1-t0, m.ascii) + " →"
 	if m.ascii {
-		mid = "<- " + units.Duration(time.Duration(t1-t0)) + " ->"
+		mid = "<- " + spanLen(t1-t0, m.ascii) + " ->"
 	}
+	cur, hasCur := m.cursorCell()
 	var s string
 	switch {
-	case len(left)+len(right)+len(mid)+4 <= pw:
+	case !hasCur && len(left)+len(right)+len(mid)+4 <= pw:
 		gap := pw - len(left) - len(right)
 		ml := draw.Width(mid)
 		l := len(left) + (gap-ml)/2
@@ -307,14 +317,25 @@ func (m *Model) axis(labelW, pw int, t0, t1 int64, muted draw.Pen) string {
 	default:
 		s = draw.PadLeft(right, pw)
 	}
-	return strings.Repeat(" ", labelW+1) + muted.Paint(s)
+	pad := strings.Repeat(" ", labelW+1)
+	if !hasCur {
+		return pad + muted.Paint(s)
+	}
+	mark := "▲"
+	if m.ascii {
+		mark = "^"
+	}
+	return pad + muted.Paint(s[:cur]) + draw.PenOf(m.styles.Title).Paint(mark) + muted.Paint(s[cur+1:])
 }
 
 // legend names the run's stages with their cell characters.
-func (m *Model) legend(r *runstate.Run) string {
+func (m *Model) legend(r *runstate.Run) string { return m.legendOf(r, StageOrder(&r.Stages)) }
+
+// legendOf names the stages ids with their cell characters.
+func (m *Model) legendOf(r *runstate.Run, ids []uint16) string {
 	var b strings.Builder
 	w := 0
-	for _, id := range StageOrder(&r.Stages) {
+	for _, id := range ids {
 		name := r.Stages.Name(id)
 		entry := m.glyph(name) + " " + name
 		ew := draw.Width(entry) + 2

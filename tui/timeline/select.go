@@ -1,0 +1,129 @@
+package timeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gnnscope/gnnscope/tui/draw"
+	"github.com/gnnscope/gnnscope/tui/runstate"
+)
+
+// Selected returns the index of the selected span in the run's spans (-1:
+// none).
+func (m *Model) Selected() int { return m.sel }
+
+// Unselect closes the selected span's details; it reports whether a span
+// was selected.
+func (m *Model) Unselect() bool {
+	if m.sel < 0 {
+		return false
+	}
+	m.sel = -1
+	m.changed()
+	return true
+}
+
+// SelectAtCursor selects the span under the cursor in the cursor's lane:
+// the shortest covering the cursor's time, else the one covering most of
+// the cursor's cell. Selecting the selected span again unselects it. It
+// reports whether a span is selected.
+func (m *Model) SelectAtCursor(r *runstate.Run) bool {
+	g := m.geo
+	if g.pw <= 0 || len(g.lanes) == 0 {
+		return false
+	}
+	m.showCursor(g.t0, g.t1)
+	c, ok := m.cursorCell()
+	if !ok {
+		return false
+	}
+	c0 := g.t0 + int64(c)*(g.t1-g.t0)/int64(g.pw)
+	c1 := g.t0 + int64(c+1)*(g.t1-g.t0)/int64(g.pw)
+	i := spanAt(r, g.lanes[min(m.lane, len(g.lanes)-1)], m.cur, c0, c1)
+	if i >= 0 && i == m.sel {
+		i = -1
+	}
+	m.sel = i
+	m.changed()
+	return i >= 0
+}
+
+// spanAt finds the span of lane at time t: the shortest covering t, else
+// the one overlapping [c0, c1) the most; -1 if none.
+func spanAt(r *runstate.Run, lane uint16, t, c0, c1 int64) int {
+	sp := &r.Spans
+	best, bestDur, bestOv := -1, int64(-1), int64(0)
+	covering := false
+	for i := sp.From(c0); i < sp.Len(); i++ {
+		if sp.Lane[i] != lane {
+			continue
+		}
+		s, e := sp.Start[i], sp.Start[i]+sp.Dur[i]
+		if e <= c0 || s >= c1 {
+			continue
+		}
+		if s <= t && t < e {
+			if !covering || sp.Dur[i] < bestDur {
+				best, bestDur, covering = i, sp.Dur[i], true
+			}
+			continue
+		}
+		if ov := min(e, c1) - max(s, c0); !covering && ov > bestOv {
+			best, bestOv = i, ov
+		}
+	}
+	return best
+}
+
+// Details describes the selected span in lines of at most w columns:
+// its name, lane, epoch and batch, start, duration and end, then its
+// attributes; nil when none is selected or the bars show.
+func (m *Model) Details(r *runstate.Run, w int) []string {
+	sp := &r.Spans
+	i := m.sel
+	if i < 0 || i >= sp.Len() || w <= 0 || m.bars {
+		return nil
+	}
+	st := m.styles
+	name := r.Stages.Name(sp.Stage[i])
+	head := st.Header.Render("Span ") + m.pen(name).Paint(m.glyph(name)) + " " + st.Title.Render(name) +
+		"  lane " + r.Lanes.Name(sp.Lane[i]) + "  epoch " + strconv.Itoa(int(sp.Epoch[i])) +
+		"  batch " + strconv.Itoa(int(sp.Batch[i]))
+	times := "start " + stamp(sp.Start[i], 1) + "  duration " + spanLen(sp.Dur[i], m.ascii) + " (" +
+		strconv.FormatInt(sp.Dur[i], 10) + " ns)  end " + stamp(sp.Start[i]+sp.Dur[i], 1)
+	out := []string{draw.Cut(head, w, st.Glyphs.Ellipsis), draw.Cut(times, w, st.Glyphs.Ellipsis)}
+	attrs := "attributes: " + formatAttrs(sp.Attrs(i))
+	for _, l := range draw.Wrap(attrs, w) {
+		out = append(out, st.Muted.Render(l))
+	}
+	hint := "enter or click again: close"
+	return append(out, st.Muted.Render(draw.Cut(hint, w, st.Glyphs.Ellipsis)))
+}
+
+// formatAttrs writes a span's attributes as key=value pairs in key order
+// ("none" without any; the raw text if it is not an object).
+func formatAttrs(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "none"
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return string(raw)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for j, k := range keys {
+		parts[j] = fmt.Sprintf("%s=%s", k, obj[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
