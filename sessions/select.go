@@ -84,9 +84,14 @@ func (s *Session) OrderedRuns() ([]string, error) {
 	}
 	out := make([]string, 0, len(names)+len(s.Meta.Variants))
 	for _, v := range s.Meta.Variants {
-		if ValidName(v.Name) == nil && !slices.Contains(out, v.Name) {
-			out = append(out, v.Name)
+		if ValidName(v.Name) != nil || slices.Contains(out, v.Name) {
+			continue
 		}
+		// a variant run with --repeats has runs NAME.r1 ... instead of NAME
+		if !slices.Contains(names, v.Name) && slices.ContainsFunc(names, func(n string) bool { return isRepeatOf(n, v.Name) }) {
+			continue
+		}
+		out = append(out, v.Name)
 	}
 	for _, n := range names {
 		if !slices.Contains(out, n) {
@@ -94,6 +99,21 @@ func (s *Session) OrderedRuns() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// isRepeatOf reports whether run is a repeat of variant: NAME.rK, K a
+// positive number.
+func isRepeatOf(run, variant string) bool {
+	k, ok := strings.CutPrefix(run, variant+".r")
+	if !ok || k == "" || k[0] == '0' {
+		return false
+	}
+	for _, c := range k {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // MatchRun returns the run of s named run or, failing that, the only run

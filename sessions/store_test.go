@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,29 @@ func TestGetRefusesBadVariantNames(t *testing.T) {
 		if err != nil || len(list) != 1 || !strings.Contains(list[0].Err, "variant name") {
 			t.Errorf("%q: list %+v %v", bad, list, err)
 		}
+	}
+}
+
+// TestOrderedRunsRepeats: a variant run with --repeats is listed by its
+// repeats (NAME.r1 ...), not as a run of its own that never started; a
+// variant without a journal or repeats still is.
+func TestOrderedRunsRepeats(t *testing.T) {
+	st := newStore(t)
+	s, err := st.Create(SessionMeta{Variants: []Variant{{Name: "base"}, {Name: "opt"}, {Name: "later"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"base.r1", "opt.r1", "base.r2", "opt.r2", "opt.rx", "opt.r01"} {
+		if err := os.WriteFile(s.JournalPath(run), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.OrderedRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"later", "base.r1", "base.r2", "opt.r01", "opt.r1", "opt.r2", "opt.rx"}
+	if !slices.Equal(got, want) {
+		t.Errorf("OrderedRuns = %q, want %q", got, want)
 	}
 }
