@@ -44,7 +44,7 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.IntVar(&f.Cfg.Threads, "threads", 0, "CPU threads (0 = all cores)")
 	fl.StringVar(&f.Cfg.Features, "features", f.Cfg.Features, "feature normalization: auto (row if all non-negative), row, none")
 	fl.IntVar(&f.Cfg.EvalEvery, "eval-every", f.Cfg.EvalEvery, "evaluate every N epochs (and at the last)")
-	fl.IntVar(&f.Cfg.EvalChunk, "eval-chunk", f.Cfg.EvalChunk, "most destination nodes per block in layer-wise inference (0 = automatic: the largest block whose predicted peak fits --mem-budget, or a quarter of the memory available)")
+	fl.IntVar(&f.Cfg.EvalChunk, "eval-chunk", f.Cfg.EvalChunk, "most destination nodes per block in layer-wise inference (0 = automatic: the largest block whose predicted peak fits --mem-budget, or a quarter of the memory available; on the CPU at most 131072 destinations)")
 	fl.StringVar(&f.Split, "split", sp.Mode, "auto (the dataset's own split, else per-class), per-class, or frac")
 	fl.Uint64Var(&f.SplitSeed, "split-seed", 0, "seed of the per-class or fractional split (default: --seed)")
 	fl.IntVar(&f.PerClass, "per-class", sp.PerClass, "per-class split: training nodes per class")

@@ -334,3 +334,18 @@ func TestDeviceAvailable(t *testing.T) {
 		t.Errorf("GPU of 1 MiB with 4000 bytes live: %d available", got)
 	}
 }
+
+// TestAutoChunkHostCap: automatic chunks in host memory take at most
+// maxHostChunk destinations; on a GPU (its memory given) the whole graph.
+func TestAutoChunkHostCap(t *testing.T) {
+	gpu := func() int64 { return 1 << 30 }
+	for _, c := range []struct {
+		n         int
+		available func() int64
+		want      int
+	}{{0, nil, 1}, {1000, nil, 1000}, {maxHostChunk * 3, nil, maxHostChunk}, {maxHostChunk * 3, gpu, maxHostChunk * 3}} {
+		if got := autoChunk(c.n, c.available); got != c.want {
+			t.Errorf("autoChunk(%d, gpu %v) = %d, want %d", c.n, c.available != nil, got, c.want)
+		}
+	}
+}
