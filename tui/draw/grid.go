@@ -129,23 +129,8 @@ func abs(x int) int {
 // 0 and indexes past pens are unpainted).
 func (g *Grid) Lines(pens []Pen) []string {
 	out := make([]string, g.H)
-	var b strings.Builder
-	var run strings.Builder
 	for y := 0; y < g.H; y++ {
-		b.Reset()
-		cur := -1
-		flush := func() {
-			if run.Len() == 0 {
-				return
-			}
-			if cur > 0 && cur < len(pens) {
-				pens[cur].Write(&b, run.String())
-			} else {
-				b.WriteString(run.String())
-			}
-			run.Reset()
-		}
-		for x := 0; x < g.W; x++ {
+		out[y] = PaintRow(g.W, pens, func(x int) (rune, int) {
 			i := y*g.W + x
 			r := g.runes[i]
 			if r == 0 {
@@ -155,20 +140,43 @@ func (g *Grid) Lines(pens []Pen) []string {
 					r = ' '
 				}
 			}
-			p := int(g.pens[i])
-			if r == ' ' {
-				p = 0 // blanks need no paint; keeps runs long
-			}
-			if p != cur {
-				flush()
-				cur = p
-			}
-			run.WriteRune(r)
-		}
-		flush()
-		out[y] = b.String()
+			return r, int(g.pens[i])
+		})
 	}
 	return out
+}
+
+// PaintRow renders a row of w cells, cell(x) giving each cell's rune and
+// pen index, painting each run of cells of one pen with pens[pen] (pen 0,
+// pens past the slice and blank cells are unpainted, which keeps runs
+// long).
+func PaintRow(w int, pens []Pen, cell func(x int) (rune, int)) string {
+	var b, run strings.Builder
+	cur := -1
+	flush := func() {
+		if run.Len() == 0 {
+			return
+		}
+		if cur > 0 && cur < len(pens) {
+			pens[cur].Write(&b, run.String())
+		} else {
+			b.WriteString(run.String())
+		}
+		run.Reset()
+	}
+	for x := range w {
+		r, p := cell(x)
+		if r == ' ' {
+			p = 0
+		}
+		if p != cur {
+			flush()
+			cur = p
+		}
+		run.WriteRune(r)
+	}
+	flush()
+	return b.String()
 }
 
 // HasDots reports whether cell (x, y) has braille dots.

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"math"
-	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
@@ -163,35 +162,13 @@ func (c *Canvas) Mark(x, y float64, r rune, pen int) {
 // cells of one pen with pens[pen] (pen 0 and pens out of range: none).
 func (c *Canvas) Lines(pens []draw.Pen) []string {
 	out := make([]string, c.a.H)
-	var b, run strings.Builder
 	for y := range c.a.H {
-		b.Reset()
-		cur := -1
-		flush := func() {
-			if run.Len() == 0 {
-				return
+		out[y] = draw.PaintRow(c.a.W, pens, func(x int) (rune, int) {
+			if r := c.c.Cell(canvas.Point{X: x, Y: y}).Rune; r != 0 {
+				return r, int(c.owner[y*c.a.W+x])
 			}
-			if cur > 0 && cur < len(pens) {
-				pens[cur].Write(&b, run.String())
-			} else {
-				b.WriteString(run.String())
-			}
-			run.Reset()
-		}
-		for x := range c.a.W {
-			r := c.c.Cell(canvas.Point{X: x, Y: y}).Rune
-			pen := int(c.owner[y*c.a.W+x])
-			if r == 0 {
-				r, pen = ' ', 0
-			}
-			if pen != cur {
-				flush()
-				cur = pen
-			}
-			run.WriteRune(r)
-		}
-		flush()
-		out[y] = b.String()
+			return ' ', 0
+		})
 	}
 	return out
 }
