@@ -92,31 +92,21 @@ def parse_shapes(text):
     return shapes
 
 
-def timed(fn, min_time):
-    """Median wall and CPU nanoseconds of fn over >= 3 runs lasting min_time."""
+def timed(fn, min_time, other=None):
+    """Median wall and CPU nanoseconds of fn over >= 3 runs lasting min_time;
+    with other, fn runs in alternation with it (other's figures unused)."""
     fn()  # warm up
-    walls, cpus = [], []
-    start = time.perf_counter()
-    while len(walls) < 3 or time.perf_counter() - start < min_time:
-        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
-        fn()
-        walls.append(time.perf_counter_ns() - t0)
-        cpus.append(time.process_time_ns() - c0)
-    return len(walls), int(statistics.median(walls)), int(statistics.median(cpus))
-
-
-def timed_pair(fn, other, min_time):
-    """As timed, for fn run in alternation with other (its figures unused)."""
-    fn()
-    other()
-    walls, cpus = [], []
-    start = time.perf_counter()
-    while len(walls) < 3 or time.perf_counter() - start < min_time:
-        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
-        fn()
-        walls.append(time.perf_counter_ns() - t0)
-        cpus.append(time.process_time_ns() - c0)
+    if other:
         other()
+    walls, cpus = [], []
+    start = time.perf_counter()
+    while len(walls) < 3 or time.perf_counter() - start < min_time:
+        c0, t0 = time.process_time_ns(), time.perf_counter_ns()
+        fn()
+        walls.append(time.perf_counter_ns() - t0)
+        cpus.append(time.process_time_ns() - c0)
+        if other:
+            other()
     return len(walls), int(statistics.median(walls)), int(statistics.median(cpus))
 
 
@@ -179,8 +169,8 @@ def gather_once(idx, huge, min_time):
     # gnnscope's bench does (it times that copy as memcpy bandwidth): each
     # gather then starts with caches that hold none of its rows.
     a, b = torch.ones(GATHER_N, GATHER_COLS), torch.empty(GATHER_N, GATHER_COLS)
-    _, wall, cpu = timed_pair(lambda: torch.index_select(src, 0, idx, out=dst),
-                              lambda: b.copy_(a), min_time)
+    _, wall, cpu = timed(lambda: torch.index_select(src, 0, idx, out=dst), min_time,
+                         other=lambda: b.copy_(a))
     del src, dst, a, b
     gc.collect()
     return advised, wall, cpu
