@@ -77,11 +77,20 @@ func (c *Canvas) Line(xs, ys []float64, pen int, marker rune) {
 	}
 	xs, ys = fold(xs, ys, c.a.X0, c.a.X1, cols)
 	if c.a.Cells {
-		c.cellLine(xs, ys, pen, marker)
+		join(xs, ys, func(x, y float64) canvas.Point { return canvas.Point{X: c.Col(x), Y: c.Row(y)} },
+			func(q canvas.Point) { c.set(q.X, q.Y, marker, pen) })
 		return
 	}
-	clampY := func(y float64) float64 { return min(max(y, c.a.Y0), c.a.Y1) }
 	g := graph.NewBrailleGrid(c.a.W, c.a.H, c.a.X0, c.a.X1, c.a.Y0, c.a.Y1)
+	join(xs, ys, func(x, y float64) canvas.Point {
+		return g.GridPoint(canvas.Float64Point{X: min(max(x, c.a.X0), c.a.X1), Y: min(max(y, c.a.Y0), c.a.Y1)})
+	}, g.Set)
+	c.drawGrid(g, pen)
+}
+
+// join sets the points of the series (xs[i], ys[i]), mapped by at, joined
+// by ntcharts' line rasterizer and broken at values that are not finite.
+func join(xs, ys []float64, at func(x, y float64) canvas.Point, set func(canvas.Point)) {
 	var prev canvas.Point
 	have := false
 	for i, y := range ys {
@@ -89,17 +98,16 @@ func (c *Canvas) Line(xs, ys []float64, pen int, marker rune) {
 			have = false
 			continue
 		}
-		p := g.GridPoint(canvas.Float64Point{X: min(max(xs[i], c.a.X0), c.a.X1), Y: clampY(y)})
+		p := at(xs[i], y)
 		if have {
 			for _, q := range graph.GetLinePoints(prev, p) {
-				g.Set(q)
+				set(q)
 			}
 		} else {
-			g.Set(p)
+			set(p)
 		}
 		prev, have = p, true
 	}
-	c.drawGrid(g, pen)
 }
 
 // drawGrid puts a braille grid's dots on the canvas with pen, merged
@@ -117,28 +125,6 @@ func (c *Canvas) drawGrid(g *graph.BrailleGrid, pen int) {
 			graph.DrawBrailleRune(&c.c, pt, r, c.plain)
 			c.owner[y*c.a.W+x] = uint8(pen)
 		}
-	}
-}
-
-// cellLine draws a folded series with marker characters, joining the
-// points with ntcharts' line rasterizer in cell coordinates.
-func (c *Canvas) cellLine(xs, ys []float64, pen int, marker rune) {
-	var prev canvas.Point
-	have := false
-	for i, y := range ys {
-		if math.IsNaN(y) || math.IsInf(y, 0) {
-			have = false
-			continue
-		}
-		p := canvas.Point{X: c.Col(xs[i]), Y: c.Row(y)}
-		if have {
-			for _, q := range graph.GetLinePoints(prev, p) {
-				c.set(q.X, q.Y, marker, pen)
-			}
-		} else {
-			c.set(p.X, p.Y, marker, pen)
-		}
-		prev, have = p, true
 	}
 }
 
