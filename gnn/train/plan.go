@@ -37,7 +37,8 @@ type budgetSizes struct {
 //
 // The guard, the memory gate and inference count the prefetch room as
 // taken whole, so no consumer's room depends on what the others hold at
-// the moment it decides. It builds the inference chunks (then cached).
+// the moment it decides. It builds inference chunks only to judge an
+// overlapped evaluation's cuts; otherwise the setup builds them once.
 func planBudget(t *trainer) ([]string, error) {
 	p := &budgetPlanner{cfg: &t.cfg, mem: &t.mem, inf: t.inf, guard: t.guard, model: t.model, train: t.split.Train, f: t.ds.NumFeatures}
 	return p.plan()
@@ -58,14 +59,10 @@ type budgetPlanner struct {
 // plan is planBudget.
 func (t *budgetPlanner) plan() ([]string, error) {
 	if t.guard == nil || t.mem.budget <= 0 || (t.pipelineDepth() == 0 && !t.cfg.OverlapEval) {
-		_, err := t.chunkCut(t.mem.evalResident(*t.cfg), 0)
-		return nil, err
+		return nil, nil
 	}
 	sz, err := t.batchSizes()
 	if err != nil || sz.need == 0 {
-		if err == nil {
-			_, err = t.chunkCut(t.mem.evalResident(*t.cfg), 0)
-		}
 		return nil, err
 	}
 	var notes []string
@@ -83,7 +80,6 @@ func (t *budgetPlanner) plan() ([]string, error) {
 			notes = append(notes, fmt.Sprintf("prefetch: batches wait sampled, gathered by the trainer: one gathered batch (%s) is more than half the %s the budget leaves beside a training batch (%s)",
 				units.FormatSize(sz.in), units.FormatSize(room-sz.need), units.FormatSize(sz.need)))
 		}
-
 	}
 	note, err := t.planEval(sz)
 	if note != "" {
@@ -101,8 +97,8 @@ func (t *budgetPlanner) planEval(sz budgetSizes) (string, error) {
 		ahead = t.mem.ahead.Capacity()
 	}
 	if !t.cfg.OverlapEval {
-		_, err := t.chunkCut(t.mem.evalResident(*t.cfg), ahead)
-		return "", err
+		reserveRoom(t.inf, t.mem.evalResident(*t.cfg), ahead)
+		return "", nil
 	}
 	t.setGate(memory.NewGate(t.mem.budget - t.mem.evalResident(*t.cfg) - ahead))
 	cut, err := t.chunkCut(t.mem.evalResident(*t.cfg), ahead+sz.need)
@@ -202,15 +198,21 @@ func (t *budgetPlanner) batchSizes() (budgetSizes, error) {
 	return sz, nil
 }
 
-// rebuildChunks sets what stays on the device outside inference's chunks, resident,
-// and the bytes of it the chunks leave to other consumers, reserve, then
-// builds the chunks afresh for model m (cached as chunks caches them) and
-// returns the edges they cut.
-func rebuildChunks(in *inference, m *nn.Model, resident, reserve int64) (int64, error) {
+// reserveRoom sets what stays on the device outside inference's chunks,
+// resident, and the bytes of it the chunks leave to other consumers,
+// reserve; chunks built for another room are dropped (the setup builds
+// them for this one).
+func reserveRoom(in *inference, resident, reserve int64) {
 	in.mu.Lock()
+	defer in.mu.Unlock()
 	in.resident, in.reserve = resident+reserve, reserve
 	in.cache, in.seen, in.cutEdges = nil, nil, 0
-	in.mu.Unlock()
+}
+
+// rebuildChunks is reserveRoom, then builds the chunks for model m
+// (cached as chunks caches them) and returns the edges they cut.
+func rebuildChunks(in *inference, m *nn.Model, resident, reserve int64) (int64, error) {
+	reserveRoom(in, resident, reserve)
 	if _, err := in.chunks(m); err != nil {
 		return 0, err
 	}
