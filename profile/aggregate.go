@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"slices"
@@ -94,6 +95,10 @@ type Summary struct {
 	BudgetBytes int64   `json:"budget_bytes"` // last mem budget
 	StaleMean   float64 `json:"stale_mean"`   // mean of stale events' means
 	StaleMax    float64 `json:"stale_max"`    // max of stale events' max
+	// Cache totals the run's cache events (nil without any): input rows
+	// found in the device feature cache and gathered from the host, and
+	// the bytes copied host-to-device, in all and per epoch.
+	Cache *CacheStats `json:"cache,omitempty"`
 	// HistRelErr is the largest over layers of each layer's last hist_err
 	// relative error: the histories' error at the last refresh (0 without
 	// hist_err events).
@@ -102,6 +107,41 @@ type Summary struct {
 
 // Stage returns the total seconds of spans named name (0 if none).
 func (s *Summary) Stage(name string) float64 { return s.Stages[name] }
+
+// CacheStats is the feature cache's outcome over a run (Totals) and per
+// epoch (Epochs, in epoch order), summed over cache events.
+type CacheStats struct {
+	CacheCount
+	Epochs []EpochCache `json:"epochs"`
+}
+
+// CacheCount sums cache events: rows hit and missed, bytes copied
+// host-to-device.
+type CacheCount struct {
+	Hits     int64 `json:"hits"`
+	Misses   int64 `json:"misses"`
+	BytesH2D int64 `json:"bytes_h2d"`
+}
+
+// HitRate is Hits over Hits+Misses (0 when both are 0).
+func (c CacheCount) HitRate() float64 {
+	if n := c.Hits + c.Misses; n > 0 {
+		return float64(c.Hits) / float64(n)
+	}
+	return 0
+}
+
+func (c *CacheCount) add(e *Event) {
+	c.Hits = addSat(c.Hits, e.Hits)
+	c.Misses = addSat(c.Misses, e.Misses)
+	c.BytesH2D = addSat(c.BytesH2D, e.BytesH2D)
+}
+
+// EpochCache is one epoch's share of CacheStats.
+type EpochCache struct {
+	Epoch int `json:"epoch"`
+	CacheCount
+}
 
 // EpochTime is one epoch's wall time.
 type EpochTime struct {
@@ -164,6 +204,7 @@ type Aggregator struct {
 	saturate  bool
 	staleMax  float64
 	histErr   map[int]float64 // last finite hist_err rel_err per layer
+	cache     map[int]*CacheCount // cache events summed per epoch
 }
 
 // rankAcc is the epoch accounting of one rank (of the whole run when it
@@ -189,6 +230,7 @@ func NewAggregator() *Aggregator {
 		ranks:   map[int]*rankAcc{},
 		metrics: map[string]float64{},
 		histErr: map[int]float64{},
+		cache:   map[int]*CacheCount{},
 	}
 }
 
@@ -224,6 +266,13 @@ func (a *Aggregator) add(e *Event) {
 		if !math.IsNaN(e.Max) && !math.IsInf(e.Max, 0) {
 			a.staleMax = max(a.staleMax, e.Max)
 		}
+	case TypeCache:
+		c := a.cache[e.Epoch]
+		if c == nil {
+			c = &CacheCount{}
+			a.cache[e.Epoch] = c
+		}
+		c.add(e)
 	case TypeHistErr:
 		if !math.IsNaN(e.RelErr) && !math.IsInf(e.RelErr, 0) {
 			a.histErr[e.Layer] = e.RelErr
@@ -328,6 +377,22 @@ func addSat(a, b int64) int64 {
 	return s
 }
 
+// cacheStats sums the cache events per epoch and in all (nil without any).
+func (a *Aggregator) cacheStats() *CacheStats {
+	if len(a.cache) == 0 {
+		return nil
+	}
+	cs := &CacheStats{Epochs: make([]EpochCache, 0, len(a.cache))}
+	for ep, c := range a.cache {
+		cs.Epochs = append(cs.Epochs, EpochCache{Epoch: ep, CacheCount: *c})
+		cs.Hits = addSat(cs.Hits, c.Hits)
+		cs.Misses = addSat(cs.Misses, c.Misses)
+		cs.BytesH2D = addSat(cs.BytesH2D, c.BytesH2D)
+	}
+	slices.SortFunc(cs.Epochs, func(x, y EpochCache) int { return cmp.Compare(x.Epoch, y.Epoch) })
+	return cs
+}
+
 // subSat returns a-b, or the int64 bound it passes.
 func subSat(a, b int64) int64 {
 	if b == math.MinInt64 {
@@ -389,6 +454,7 @@ func (a *Aggregator) Summary() Summary {
 	}
 	s.Epochs = a.epochTimes(&s)
 	s.EpochStats = epochStats(s.Epochs)
+	s.Cache = a.cacheStats()
 	return s
 }
 

@@ -366,3 +366,29 @@ func TestStageTotalsSaturate(t *testing.T) {
 		t.Errorf("saturated totals: %v %v, want %v", s.Stages, s.Lanes, max)
 	}
 }
+
+// Cache events sum per epoch and in all; the hit rate is hits over rows.
+func TestAggregatorCache(t *testing.T) {
+	if s := Summarize(pipelined(1)); s.Cache != nil {
+		t.Fatalf("cache stats without cache events: %+v", s.Cache)
+	}
+	evs := []Event{
+		{T: TypeCache, Epoch: 1, Batch: 0, Hits: 30, Misses: 10, BytesH2D: 400},
+		{T: TypeCache, Epoch: 0, Batch: 0, Hits: 5, Misses: 15, BytesH2D: 600},
+		{T: TypeCache, Epoch: 1, Batch: 1, Hits: 10, Misses: 30, BytesH2D: 1200},
+	}
+	c := Summarize(evs).Cache
+	if c == nil || len(c.Epochs) != 2 {
+		t.Fatalf("cache stats %+v", c)
+	}
+	if c.Hits != 45 || c.Misses != 55 || c.BytesH2D != 2200 || c.HitRate() != 0.45 {
+		t.Errorf("totals %+v, hit rate %v", c.CacheCount, c.HitRate())
+	}
+	e0, e1 := c.Epochs[0], c.Epochs[1]
+	if e0.Epoch != 0 || e0.HitRate() != 0.25 || e1.Epoch != 1 || e1.HitRate() != 0.5 || e1.BytesH2D != 1600 {
+		t.Errorf("epochs %+v", c.Epochs)
+	}
+	if (CacheCount{}).HitRate() != 0 {
+		t.Error("hit rate of nothing is not 0")
+	}
+}

@@ -205,6 +205,12 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.Action, err = d.str()
 	case "actual":
 		e.Actual, err = d.int()
+	case "hits":
+		e.Hits, err = d.int()
+	case "misses":
+		e.Misses, err = d.int()
+	case "bytes_h2d":
+		e.BytesH2D, err = d.int()
 	case "mean":
 		e.Mean, err = d.float()
 	case "max":

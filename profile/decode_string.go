@@ -153,7 +153,7 @@ func intern(b []byte) string {
 		return StageHistoryPull
 	case StageHistoryPush:
 		return StageHistoryPush
-	case StageCache:
+	case StageCache: // also TypeCache
 		return StageCache
 	case StageGuard: // also TypeGuard
 		return StageGuard

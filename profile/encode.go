@@ -32,6 +32,9 @@ const (
 	fMax
 	fRelErr
 	fValue
+	fHits
+	fMisses
+	fBytesH2D
 )
 
 // always returns the fields written even when zero for an event type.
@@ -49,6 +52,8 @@ func always(t string) uint64 {
 		return fEpoch | fBatch | fRequested | fLive | fBudget
 	case TypeGuard:
 		return fEpoch | fBatch | fPredicted | fActual | fBudget
+	case TypeCache:
+		return fEpoch | fBatch | fHits | fMisses | fBytesH2D
 	case TypeStale:
 		return fEpoch | fBatch | fLayer | fMean | fMax
 	case TypeHistErr:
@@ -117,6 +122,9 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	dst = appendIntField(dst, m&fRequested, `,"requested":`, e.Requested)
 	dst = appendStrField(dst, `,"action":`, e.Action)
 	dst = appendIntField(dst, m&fActual, `,"actual":`, e.Actual)
+	dst = appendIntField(dst, m&fHits, `,"hits":`, e.Hits)
+	dst = appendIntField(dst, m&fMisses, `,"misses":`, e.Misses)
+	dst = appendIntField(dst, m&fBytesH2D, `,"bytes_h2d":`, e.BytesH2D)
 	dst = appendFloatField(dst, m&fMean, `,"mean":`, e.Mean)
 	dst = appendFloatField(dst, m&fMax, `,"max":`, e.Max)
 	if e.Hist != nil {

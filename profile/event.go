@@ -17,6 +17,7 @@ const (
 	TypeGPU      = "gpu"       // device sample (NVML)
 	TypeOOM      = "oom"       // an allocation exceeded the budget
 	TypeGuard    = "guard"     // the memory guard reshaped a batch so that nothing failed
+	TypeCache    = "cache"     // feature-cache outcome of one batch
 	TypeStale    = "stale"     // staleness of pulled history rows
 	TypeHistErr  = "hist_err"  // error of histories against exact embeddings
 	TypeMetric   = "metric"    // loss, accuracy, learning rate, throughput
@@ -265,6 +266,13 @@ type Event struct {
 	// measured for what the guard trained in its place (0: nothing
 	// trained).
 	Actual int64 `json:"actual"`
+
+	// cache (also: epoch, batch): the batch's input rows found in the
+	// device feature cache, those gathered from host memory, and the bytes
+	// that crossed to the device (the misses' rows).
+	Hits     int64 `json:"hits"`
+	Misses   int64 `json:"misses"`
+	BytesH2D int64 `json:"bytes_h2d"`
 
 	// stale, hist_err
 	Layer  int     `json:"layer"`

@@ -39,6 +39,8 @@ func allTypes() []Event {
 		{T: TypeGuard, Epoch: 1, Batch: 44, Predicted: 1 << 31, Actual: 1 << 30, Budget: 1 << 32, Action: ActionSplit},
 		{T: TypeStale, Hist: []int64{}},
 		{T: TypeStale, Epoch: 4, Batch: 2, Layer: 1, Mean: 2.75, Max: 9, Hist: []int64{10, 0, 5, 3, 1}},
+		{T: TypeCache},
+		{T: TypeCache, Epoch: 2, Batch: 31, Hits: 9000, Misses: 1000, BytesH2D: 400000},
 		{T: TypeHistErr},
 		{T: TypeHistErr, Epoch: 5, Layer: 2, RelErr: 1.25e-7},
 		{T: TypeMetric, Name: "loss"},

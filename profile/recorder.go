@@ -208,6 +208,20 @@ func (r *Recorder) Metric(name string, epoch, batch int, value float64) {
 	r.mu.Unlock()
 }
 
+// Cache records a batch's feature-cache outcome: input rows found in the
+// device cache (hits), rows gathered from host memory (misses), and the
+// bytes copied host-to-device for them.
+func (r *Recorder) Cache(epoch, batch int, hits, misses, bytesH2D int64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if e := r.slotLocked(); e != nil {
+		e.T, e.Epoch, e.Batch, e.Hits, e.Misses, e.BytesH2D = TypeCache, epoch, batch, hits, misses, bytesH2D
+	}
+	r.mu.Unlock()
+}
+
 // Emit records any event as given (gpu, oom, stale, hist_err, ...).
 func (r *Recorder) Emit(e Event) {
 	if r == nil {

@@ -146,6 +146,11 @@ func (r *TraceRun) Add(e *Event) {
 		l := strconv.Itoa(e.Layer)
 		r.sample("staleness mean L"+l, "steps", r.now, e.Mean)
 		r.sample("staleness max L"+l, "steps", r.now, e.Max)
+	case TypeCache:
+		if n := e.Hits + e.Misses; n > 0 {
+			r.sample("cache hit rate", "value", r.now, float64(e.Hits)/float64(n))
+		}
+		r.sample("cache bytes h2d", "bytes", r.now, float64(e.BytesH2D))
 	case TypeHistErr:
 		r.sample("history rel_err L"+strconv.Itoa(e.Layer), "value", r.now, e.RelErr)
 	case TypeOOM:
