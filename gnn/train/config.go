@@ -145,6 +145,26 @@ type Config struct {
 	// CutNormScale or CutNormKeep. Mean aggregation (GraphSAGE) always
 	// averages over the neighbors kept.
 	CutNorm string `json:"cut_norm,omitempty"`
+
+	// CacheBytes is the device feature cache's byte budget: a size
+	// ("0.1G", "512MiB") or a share of the feature matrix ("20%"); "" or
+	// "0" is no cache. The cache is allocated from the device's allocator
+	// and counts against MemBudget. Neighbor-sampled training only.
+	CacheBytes string `json:"cache_bytes,omitempty"`
+	// CachePolicy picks the rows the cache holds: "degree" (the default,
+	// ""; the highest-degree rows) or "frequency" (the rows one
+	// pre-sampling pass over an epoch's batches touched most).
+	CachePolicy string `json:"cache_policy,omitempty"`
+	// FeatureStore is where the feature matrix lives on a CUDA device:
+	// "device" (all of it in GPU memory), "uva" (mapped pinned host
+	// memory the GPU gathers from), "host" (gathered on the host, then
+	// copied) or "" (chosen by the budget; run_start records the choice).
+	// The CPU device has only host memory and ignores it.
+	FeatureStore string `json:"feature_store,omitempty"`
+	// SamplerDevice is where neighbor sampling runs: "cpu" (the default,
+	// "") or "cuda" (a kernel over the CSR kept in device memory, or in
+	// mapped pinned host memory when it does not fit).
+	SamplerDevice string `json:"sampler_device,omitempty"`
 }
 
 // Sampler names how training batches are drawn (Config.Sampler).
