@@ -61,6 +61,11 @@ type Device interface {
 	GatherHost(dst *tensor.Tensor, src []float32, idx []int32)
 	// Gather sets dst row i to src row idx[i].
 	Gather(dst, src *tensor.Tensor, idx []int32)
+	// GatherRows sets dst row pos[i] to src row idx[i] (a batch's
+	// feature cache hits); GatherHostRows sets it to row idx[i] of the
+	// host matrix src (the misses, which cross to the device).
+	GatherRows(dst *tensor.Tensor, pos []int32, src *tensor.Tensor, idx []int32)
+	GatherHostRows(dst *tensor.Tensor, pos []int32, src []float32, idx []int32)
 	// ScatterAdd adds src row i into dst row idx[i].
 	ScatterAdd(dst, src *tensor.Tensor, idx []int32)
 
