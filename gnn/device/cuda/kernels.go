@@ -38,7 +38,8 @@ type SourceSum struct {
 // checks that the PTX defines them all.
 var kernelNames = map[string][]string{
 	"gemm":        {"gemm_nn", "gemm_nt", "gemm_tn", "gemm_tt", "gemm_reduce", "gemm_beta"},
-	"sparse":      {"spmm", "gather", "scatter_rows", "scatter_add_seg"},
+	"sparse":      {"spmm", "gather", "scatter_rows", "gather_rows_at", "scatter_add_seg"},
+	"sample":      {"sample_neighbors"},
 	"elementwise": {"add_bias", "sum_rows_partial", "sum_rows_final", "relu", "relu_backward", "mul", "add", "axpy", "scale", "adam", "dropout_mask"},
 	"loss":        {"softmax_ce", "argmax"},
 }

@@ -208,6 +208,14 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 	if fn != nil {
 		begin = d.markOn(s)
 	}
+	d.endTransfer(dst, s, d.stageRows(d.ptr(dst), src, cols, idx, s), begin, fn)
+}
+
+// stageRows copies rows idx of the host matrix src (rows of cols) to
+// device address dst, one after the other, on stream s, through pinned
+// staging buffers filled by the host. It returns the event recorded after
+// the last copy.
+func (d *Device) stageRows(dst uintptr, src []float32, cols int, idx []int32, s cudrv.Stream) *evt {
 	rowBytes := int64(cols) * 4
 	if rowBytes > maxStage {
 		// Rows longer than a staging buffer: one staged copy per row.
@@ -216,10 +224,9 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 			if e != nil {
 				d.putEvent(e)
 			}
-			e = d.copyIn(d.ptr(dst)+uintptr(int64(i)*rowBytes), floatBytes(src[int(r)*cols:(int(r)+1)*cols]), s)
+			e = d.copyIn(dst+uintptr(int64(i)*rowBytes), floatBytes(src[int(r)*cols:(int(r)+1)*cols]), s)
 		}
-		d.endTransfer(dst, s, e, begin, fn)
-		return
+		return e
 	}
 	// Pieces of whole rows.
 	rowsPer := maxStage / rowBytes
@@ -236,7 +243,7 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 			break
 		}
 		d.gatherRows(b.floats(int(l/4)), src, cols, idx[r0:r1])
-		d.must("host-to-device copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(d.ptr(dst)+uintptr(off)), b.ptr, l, s))
+		d.must("host-to-device copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(dst+uintptr(off)), b.ptr, l, s))
 		e := d.record(s, false)
 		d.stage.put(b, e)
 		if last != nil {
@@ -244,7 +251,7 @@ func (d *Device) gatherHost(dst *tensor.Tensor, src []float32, idx []int32, fn f
 		}
 		last = d.record(s, false)
 	}
-	d.endTransfer(dst, s, last, begin, fn)
+	return last
 }
 
 // endTransfer finishes a transfer and reports its span.

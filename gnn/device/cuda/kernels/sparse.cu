@@ -95,6 +95,30 @@ extern "C" __global__ void scatter_rows(float* __restrict__ dst, const float* __
         scatter_rows_loop<long long>(dst, src, idx, total, (long long)cols);
 }
 
+// gather_rows_at_loop is gather_rows_at with element indices of type I.
+template <typename I>
+__device__ __forceinline__ void gather_rows_at_loop(float* __restrict__ dst, const int* __restrict__ pos,
+                                                    const float* __restrict__ src, const int* __restrict__ idx, I total,
+                                                    I cols) {
+    GRID_STRIDE_T(I, t, total) {
+        const I i = t / cols;
+        const I c = t - i * cols;
+        dst[(long long)pos[i] * (long long)cols + (long long)c] = src[(long long)idx[i] * (long long)cols + (long long)c];
+    }
+}
+
+// gather_rows_at sets dst row pos[i] to src row idx[i] for i < n (pos
+// distinct): a batch's feature cache hits, from the resident rows, or its
+// rows of a feature matrix in mapped host memory (UVA).
+extern "C" __global__ void gather_rows_at(float* __restrict__ dst, const int* __restrict__ pos,
+                                          const float* __restrict__ src, const int* __restrict__ idx, int n, int cols) {
+    const long long total = (long long)n * cols;
+    if (index32(total))
+        gather_rows_at_loop<unsigned>(dst, pos, src, idx, (unsigned)total, (unsigned)cols);
+    else
+        gather_rows_at_loop<long long>(dst, pos, src, idx, total, (long long)cols);
+}
+
 // scatter_add_seg adds rows of src into dst grouped by target: segment s
 // adds src rows perm[segptr[s]], ..., perm[segptr[s+1]-1], in that order,
 // into dst row target[s]. The host groups the indices of ScatterAdd so that
