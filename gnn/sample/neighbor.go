@@ -36,6 +36,7 @@ type Neighbor struct {
 	g       *graph.CSR
 	fanouts []int
 	seed    uint64
+	drawer  HopDrawer // nil: every hop drawn on the sampling goroutine
 
 	mu   sync.Mutex
 	free []*Worker
@@ -80,6 +81,15 @@ func (n *Neighbor) Fanouts() []int { return append([]int(nil), n.fanouts...) }
 
 // Seed returns the sampler's seed.
 func (n *Neighbor) Seed() uint64 { return n.seed }
+
+// SetDrawer makes the sampler draw the neighbors of every hop with a
+// positive fanout through d (e.g. a GPU kernel), and only map and build
+// on the sampling goroutine; hops that take all neighbors are still
+// sampled there. Call it before sampling; nil restores the CPU draws.
+func (n *Neighbor) SetDrawer(d HopDrawer) { n.drawer = d }
+
+// Drawer returns the sampler's HopDrawer, or nil.
+func (n *Neighbor) Drawer() HopDrawer { return n.drawer }
 
 // Worker is one goroutine's sampling state for a Neighbor: a Scratch sized
 // to the graph and a random generator. Reusing a Worker across batches keeps
@@ -175,7 +185,13 @@ func (w *Worker) sample(epoch, index int, seed uint64, targets []int32) (*Batch,
 	}
 	for h := 0; h < hops; h++ {
 		numDst := len(s.nodes)
-		w.hop(numDst, fan[h])
+		if d := w.n.drawer; d != nil && fan[h] > 0 {
+			if err := w.hopDrawn(d, numDst, fan[h], seed, h); err != nil {
+				return nil, fmt.Errorf("sample batch %d of epoch %d, hop %d: %w", index, epoch, h+1, err)
+			}
+		} else {
+			w.hop(numDst, fan[h])
+		}
 		dim = append(dim, numDst, len(s.nodes))
 	}
 	return w.batch(epoch, index, dim), nil
@@ -238,7 +254,13 @@ func (w *Worker) hop(numDst, k int) {
 	}
 	s.pos, s.gids, s.indptr = pos, gids, rows
 
-	// Pass 3: global to local ids.
+	w.local(gids)
+}
+
+// local is hop's pass 3: it maps the sampled global ids gids to local
+// ids in order, assigning new ones, and appends them to s.edges.
+func (w *Worker) local(gids []int32) {
+	s := w.s
 	mark, gen := s.mark, s.gen
 	nodes, edges := s.nodes, s.edges
 	var sink uint64
@@ -261,6 +283,41 @@ func (w *Worker) hop(numDst, k int) {
 	}
 	s.sink += sink // keeps the touching loads
 	s.nodes, s.edges = nodes, edges
+}
+
+// hopDrawn is hop with the neighbors drawn by d: the drawer fills k slots
+// per destination, of which the first count are used; they are packed
+// into the block's rows, then mapped to local ids (dedup on the host).
+func (w *Worker) hopDrawn(d HopDrawer, numDst, k int, seed uint64, h int) error {
+	s := w.s
+	slots := numDst * k
+	if cap(s.gids) < slots {
+		s.gids = make([]int32, slots+slots/4)
+	}
+	if cap(s.deg) < numDst {
+		s.deg = make([]int32, numDst+numDst/4)
+	}
+	out, count := s.gids[:slots], s.deg[:numDst]
+	if err := d.DrawHop(s.nodes[:numDst], k, seed, h, out, count); err != nil {
+		return err
+	}
+	rows := append(s.indptr, 0)
+	n := 0
+	for i, c := range count {
+		if c < 0 || int(c) > k {
+			return fmt.Errorf("drawer gave %d neighbors for fanout %d", c, k)
+		}
+		n += copy(out[n:], out[i*k:i*k+int(c)])
+		rows = append(rows, int64(n))
+	}
+	s.indptr = rows
+	for _, u := range out[:n] {
+		if u < 0 || int(u) >= len(s.mark) {
+			return fmt.Errorf("drawer gave node %d, out of range [0, %d)", u, len(s.mark))
+		}
+	}
+	w.local(out[:n])
+	return nil
 }
 
 // touchChunk is the number of stamps hop touches ahead of using them: big

@@ -15,7 +15,7 @@ func TestGatherRowsAt(t *testing.T) {
 			e := newEnv(t, Options{AsyncTransfer: async})
 			rows := 40
 			if cols > 1000 {
-				rows = 6
+				rows = 3 // rows of 16 MiB
 			}
 			resident := e.rand(rows, cols)
 			host := make([]float32, 3*rows*cols)
