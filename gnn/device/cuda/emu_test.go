@@ -19,7 +19,9 @@ import (
 // which checks every kernel against a reference loop on the CPU (and the
 // CUDA C Philox4x32-10 against its known answers); then it compares the
 // dropout masks the kernel generated, launched as DropoutMask launches it,
-// with the CPU backend's, which must be bit-identical. It needs g++ with C++20 (g++ 12) and checks
+// with the CPU backend's, which must be bit-identical, and the neighbors
+// the sampling kernel drew with the reference draw (sample.DrawHop), also
+// bit-identical, testing their uniformity with a chi-square test. It needs g++ with C++20 (g++ 12) and checks
 // the kernels' logic, not their speed on a GPU.
 func TestKernelsEmulated(t *testing.T) {
 	if testing.Short() {
@@ -48,9 +50,16 @@ func TestKernelsEmulated(t *testing.T) {
 	if err := writeDropoutCases(cases, shapes); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(bin, cases, masks).CombinedOutput(); err != nil {
+	sampleFile := filepath.Join(dir, "sample.txt")
+	draws := filepath.Join(dir, "draws.bin")
+	scs := sampleCases()
+	if err := writeSampleCases(sampleFile, scs); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, cases, masks, sampleFile, draws).CombinedOutput(); err != nil {
 		t.Fatalf("emulated kernels: %v\n%s", err, out)
 	}
+	checkSampleDraws(t, draws, scs)
 	b, err := os.ReadFile(masks)
 	if err != nil {
 		t.Fatal(err)

@@ -4,12 +4,15 @@
 // listed in the first (written by the Go test: one line per mask with its
 // element count, seed, threshold, keep value as float32 bits and grid size)
 // and writes them, as float32 values in that order, to the second, for the
-// Go side to compare with the CPU backend's.
+// Go side to compare with the CPU backend's. Given two more, it runs the
+// neighbor sampling kernel on the cases listed in the third and writes its
+// draws to the fourth (see dump_samples in sampling.h).
 #include "emu.h"
 
 #include "../../kernels/elementwise.cu"
 #include "../../kernels/gemm.cu"
 #include "../../kernels/loss.cu"
+#include "../../kernels/sample.cu"
 #include "../../kernels/sparse.cu"
 
 #include <cstdio>
@@ -355,6 +358,8 @@ static void test_index64() {
     expect(c64 == ref, "gemm_reduce with ldc > N, 64-bit indices");
 }
 
+#include "sampling.h"
+
 // dump_dropout generates the masks of the cases listed in the file in and
 // writes them to the file out.
 static void dump_dropout(const char* in, const char* out) {
@@ -386,7 +391,9 @@ int main(int argc, char** argv) {
     test_loss();
     test_philox();
     test_index64();
+    test_gather_rows_at();
     if (argc > 2) dump_dropout(argv[1], argv[2]);
+    if (argc > 4) dump_samples(argv[3], argv[4]);
     if (failures) {
         std::fprintf(stderr, "%d failures\n", failures);
         return 1;
