@@ -101,6 +101,7 @@ const (
 
 	LaneGPUCompute = "gpu/compute" // a GPU's compute stream (device-side spans)
 	LaneGPUCopy    = "gpu/copy"    // a GPU's copy stream (device-side spans)
+	LaneGPUSampler = "gpu/sampler" // batches sampled with a GPU kernel (--sampler-device cuda)
 )
 
 // RankLane returns the lane name of lane on rank r of a distributed run:

@@ -23,6 +23,7 @@ type batchLoader struct {
 	deg   []float32         // degree + 1 per node
 	y     []int32           // labels
 	guard *memGuard         // nil: no guard
+	gpu   *gpuData          // where a GPU keeps the features and samples (nil: host)
 }
 
 // prepared is a batch ready to train: sampled, its blocks prepared for the
@@ -75,7 +76,7 @@ func (l *batchLoader) prepare(w *sample.Worker, epoch, index int, targets []int3
 		return &prepared{epoch: epoch, index: index, err: err}
 	}
 	if l.guard.deferLoad(batch) {
-		l.rec.Span(profile.StageSample, lane, epoch, index, t0, l.rec.Now()-t0)
+		l.sampleSpan(lane, epoch, index, t0, l.rec.Now()-t0, batch)
 		return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
 	}
 	return l.load(batch, epoch, index, lane, t0)
@@ -106,7 +107,7 @@ func (l *batchLoader) prepareAhead(w *sample.Worker, epoch, index int, targets [
 			return p
 		}
 	}
-	l.rec.Span(profile.StageSample, lane, epoch, index, t0, l.rec.Now()-t0)
+	l.sampleSpan(lane, epoch, index, t0, l.rec.Now()-t0, batch)
 	return &prepared{epoch: epoch, index: index, raw: batch, lazy: true}
 }
 
@@ -139,7 +140,7 @@ func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t
 	}
 	buildTransposes(l.model, p.blocks)
 	t1 := rec.Now()
-	rec.Span(profile.StageSample, lane, epoch, index, t0, t1-t0)
+	l.sampleSpan(lane, epoch, index, t0, t1-t0, batch)
 	p.x, p.err = l.dev.Alloc(len(batch.Nodes), l.f)
 	if p.err == nil {
 		l.gather(p.x, batch.Nodes, epoch, index)
@@ -177,6 +178,9 @@ func (l *batchLoader) labelsOf(nodes []int32) []int32 {
 // gather sets dst's rows to the features of nodes (GatherHost),
 // recording when the copy ran on an asynchronous device.
 func (l *batchLoader) gather(dst *tensor.Tensor, nodes []int32, epoch, batch int) {
+	if l.gpu.gatherDevice(l.dev, dst, nodes) {
+		return
+	}
 	if a, ok := device.AsAsync(l.dev); ok && l.rec != nil {
 		rec := l.rec
 		a.GatherHostTimed(dst, l.x, nodes, func(start, dur int64) {

@@ -159,7 +159,8 @@ type Config struct {
 	// "device" (all of it in GPU memory), "uva" (mapped pinned host
 	// memory the GPU gathers from), "host" (gathered on the host, then
 	// copied) or "" (chosen by the budget; run_start records the choice).
-	// The CPU device has only host memory and ignores it.
+	// The CPU device has only host memory: device and uva need a CUDA
+	// device.
 	FeatureStore string `json:"feature_store,omitempty"`
 	// SamplerDevice is where neighbor sampling runs: "cpu" (the default,
 	// "") or "cuda" (a kernel over the CSR kept in device memory, or in
@@ -245,6 +246,7 @@ func (c Config) Validate() error {
 	c.checkSampler(&p)
 	c.checkSchedule(&p)
 	c.checkMemory(&p)
+	c.checkGPUData(&p)
 	if len(p) > 0 {
 		return fmt.Errorf("invalid training config: %s", strings.Join(p, "; "))
 	}

@@ -64,6 +64,7 @@ func (t *trainer) setup(res *Result) error {
 	if err != nil {
 		return err
 	}
+	plan = append(t.gpu.planLines(t.x), plan...)
 	if t.onStart != nil {
 		t.onStart(plan)
 	}

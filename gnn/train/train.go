@@ -134,6 +134,7 @@ type trainer struct {
 	model   *nn.Model
 	opt     *nn.Optimizer
 	sampler *sample.Neighbor // neighbor sampling, or nil
+	gpu     *gpuData         // where a GPU keeps the features and samples
 	rec     *profile.Recorder
 
 	step   stepper     // the training step every schedule shares
@@ -196,10 +197,19 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.close()
 		return nil, err
 	}
+	if t.gpu, t.x, err = openGPUData(cfg, dev, t.x, ds.NumFeatures); err != nil {
+		t.close()
+		return nil, err
+	}
+	t.mem.resident += t.gpu.residentBytes()
 	t.inf = newInference(cfg, ds, t.x, t.deg, t.isVal, &t.mem, rec)
 	t.inf.available = deviceAvailable(dev)
 	if cfg.Sampler == SamplerNeighbor {
 		if t.sampler, err = sample.NewNeighbor(g, cfg.Fanouts, cfg.Seed); err != nil {
+			t.close()
+			return nil, err
+		}
+		if err := t.gpu.attachSampler(cfg, dev, t.sampler); err != nil {
 			t.close()
 			return nil, err
 		}
@@ -208,7 +218,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.guard = &memGuard{cfg: cfg, dev: dev, rec: rec, mem: &t.mem, policy: t.policy, sampler: t.sampler, deg: t.deg, train: split.Train}
 	}
 	t.step = stepper{model: t.model, opt: t.opt, rec: rec, seed: cfg.Seed}
-	t.load = batchLoader{dev: dev, model: t.model, rec: rec, x: t.x, f: ds.NumFeatures, deg: t.deg, y: ds.Y, guard: t.guard}
+	t.load = batchLoader{dev: dev, model: t.model, rec: rec, x: t.x, f: ds.NumFeatures, deg: t.deg, y: ds.Y, guard: t.guard, gpu: t.gpu}
 	return t, nil
 }
 
@@ -250,6 +260,8 @@ func (t *trainer) close() {
 		t.model.Free(t.dev)
 		t.model = nil
 	}
+	t.gpu.close(t.dev)
+	t.gpu = nil
 }
 
 // deviceClock points an asynchronous device's spans at the recorder's
