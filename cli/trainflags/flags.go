@@ -121,6 +121,9 @@ func (f *Flags) Keys(all bool) (map[string]any, error) {
 			keys[key] = fan
 			return
 		}
+		if flag.Name == "features" && f.Cfg.FeatureStore != "" {
+			keys["feature_store"] = f.Cfg.FeatureStore
+		}
 		keys[key] = values[key]
 	})
 	return keys, err
@@ -224,7 +227,7 @@ var flagScopes = []struct {
 }{
 	{[]string{"parts", "parts-per-batch", "part-balance"}, "--sampler gas",
 		func(c train.Config) bool { return c.Sampler == "gas" }},
-	{[]string{"fanout", "batch-size"}, "--sampler neighbor",
+	{[]string{"fanout", "batch-size", "sampler-device"}, "--sampler neighbor",
 		func(c train.Config) bool { return c.Sampler == "neighbor" }},
 	{[]string{"heads", "attn-dropout"}, "--model gat",
 		func(c train.Config) bool { return c.Model == "gat" }},

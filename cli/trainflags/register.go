@@ -42,7 +42,7 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.IntVar(&f.Cfg.BatchSize, "batch-size", f.Cfg.BatchSize, "target nodes per mini-batch")
 	fl.Uint64Var(&f.Cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")
 	fl.IntVar(&f.Cfg.Threads, "threads", 0, "CPU threads (0 = all cores)")
-	fl.StringVar(&f.Cfg.Features, "features", f.Cfg.Features, "feature normalization: auto (row if all non-negative), row, none")
+	fl.Var(featuresFlag{&f.Cfg.Features, &f.Cfg.FeatureStore}, "features", featuresHelp)
 	fl.IntVar(&f.Cfg.EvalEvery, "eval-every", f.Cfg.EvalEvery, "evaluate every N epochs (and at the last)")
 	fl.IntVar(&f.Cfg.EvalChunk, "eval-chunk", f.Cfg.EvalChunk, "most destination nodes per block in layer-wise inference (0 = automatic: the largest block whose predicted peak fits --mem-budget, or a quarter of the memory available; on the CPU at most 131072 destinations)")
 	fl.StringVar(&f.Split, "split", sp.Mode, "auto (the dataset's own split, else per-class), per-class, or frac")
@@ -62,5 +62,6 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar(&f.Cfg.CutNorm, "cut-norm", train.CutNormRenorm, "edge weights of cut inference blocks for gcn, appnp and gcnii: renorm (the cut graph's own degrees), scale (full-graph weights scaled by d/k, as a sampled row) or keep (full-graph weights)")
 	fl.StringVar(&f.Cfg.Device, "device", "cpu", "compute device: cpu, cuda or cuda:N (GPU N; needs a binary built with -tags cuda)")
 	fl.BoolVar(&f.Cfg.AsyncTransfer, "async-transfer", false, "cuda: copy batch i+1's features on a copy stream while batch i computes (events order them); no effect on cpu")
+	fl.StringVar(&f.Cfg.SamplerDevice, "sampler-device", "", "where neighbor sampling draws: cpu (the default), or cuda (a GPU kernel over the graph kept in GPU memory, or in mapped pinned host memory when it does not fit; needs --device cuda)")
 	fl.StringVar(&f.Cfg.Gemm, "gemm", "auto", "cuda: matrix product: auto (cuBLAS where found, else the own kernel), cublas (required) or own; no effect on cpu")
 }
