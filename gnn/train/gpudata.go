@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
@@ -133,6 +134,26 @@ func (g *gpuData) residentBytes() int64 {
 		return 0
 	}
 	return g.xDev.Bytes()
+}
+
+// holdResident adds the device memory the placement holds to the run's
+// resident bytes, which every batch's peak and the memory gate count
+// (memState.init set them for the model alone).
+func (g *gpuData) holdResident(m *memState, cfg Config) error {
+	n := g.residentBytes()
+	if n == 0 {
+		return nil
+	}
+	m.resident += n
+	if m.gate != nil {
+		room := m.budget - m.evalResident(cfg)
+		if room <= 0 {
+			return fmt.Errorf("memory budget %s leaves no room beside the model and the %s feature matrix on the device (try --features uva)",
+				units.FormatSize(m.budget), units.FormatSize(n))
+		}
+		m.gate = memory.NewGate(room)
+	}
+	return nil
 }
 
 // planLines returns the lines the run's plan (run_start) records: where

@@ -10,6 +10,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
@@ -184,5 +185,32 @@ func TestGPUSampler(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no sample spans")
+	}
+}
+
+// TestHoldResident: features kept in device memory count as resident, and
+// the memory gate of a guarded, overlapped run shrinks by them.
+func TestHoldResident(t *testing.T) {
+	dev := cpu.New(1, 0)
+	x, err := dev.Alloc(100, 10) // 4000 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Free(x)
+	g := &gpuData{xDev: x}
+	cfg := Config{OverlapEval: true}
+	m := &memState{budget: 10000, resident: 800, gate: memory.NewGate(9000)}
+	if err := g.holdResident(m, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if m.resident != 4800 || m.gate.Capacity() != 10000-6000 {
+		t.Fatalf("resident %d, gate %d", m.resident, m.gate.Capacity())
+	}
+	m = &memState{budget: 5000, resident: 800, gate: memory.NewGate(4000)}
+	if err := g.holdResident(m, cfg); err == nil || !strings.Contains(err.Error(), "leaves no room") {
+		t.Fatalf("error %v", err)
+	}
+	if err := (&gpuData{}).holdResident(m, cfg); err != nil {
+		t.Fatal(err)
 	}
 }

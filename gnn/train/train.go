@@ -201,7 +201,10 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.close()
 		return nil, err
 	}
-	t.mem.resident += t.gpu.residentBytes()
+	if err := t.gpu.holdResident(&t.mem, cfg); err != nil {
+		t.close()
+		return nil, err
+	}
 	t.inf = newInference(cfg, ds, t.x, t.deg, t.isVal, &t.mem, rec)
 	t.inf.available = deviceAvailable(dev)
 	if cfg.Sampler == SamplerNeighbor {
