@@ -10,7 +10,9 @@
 #   ptxgen -check          (the committed PTX is what nvcc makes, where nvcc is)
 # Run by .ci/run; the package is cached in $GNNSCOPE_CI_CACHE (default
 # ~/.cache/gnnscope-ci) between runs on one machine. GNNSCOPE_CI_UNPACK=1
-# takes the package even where cuda.h is installed.
+# takes the package even where cuda.h is installed. GNNSCOPE_CI_NVCC=1
+# unpacks Debian's nvcc (scripts/nvcc-local.sh) where none is installed,
+# so that ptxgen -check runs.
 #
 # Where apt has no candidate for nvidia-cuda-dev, the script adds the
 # components contrib, non-free and non-free-firmware to the machine's own
@@ -228,9 +230,15 @@ fi
 rm -rf "$(dirname "$bin")"
 # The tests of the cuda build run here too; those that need a GPU skip.
 go test -tags cuda -count=1 ./gnn/device/cuda/... ./gnn/device/backend
+nvcc=""
 if command -v nvcc >/dev/null; then
-  (cd gnn/device/cuda && go run ./internal/ptxgen -check)
+  nvcc=nvcc
+elif [ "${GNNSCOPE_CI_NVCC:-0}" = 1 ]; then
+  nvcc=$(bash scripts/nvcc-local.sh "$cache/nvcc")
+fi
+if [ -n "$nvcc" ]; then
+  (cd gnn/device/cuda && go run ./internal/ptxgen -nvcc "$nvcc" -check)
   echo "committed PTX matches nvcc's output"
 else
-  echo "nvcc not installed: PTX checked by its source checksums only (go test ./gnn/device/cuda)"
+  echo "nvcc not installed: PTX checked by its source checksums only (go test ./gnn/device/cuda); GNNSCOPE_CI_NVCC=1 unpacks Debian's"
 fi

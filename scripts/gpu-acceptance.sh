@@ -13,6 +13,9 @@
 #   tests      the cuda test binaries, then their -race builds
 #   cora       Cora on every schedule, cpu against cuda, seeds $CORA_SEEDS
 #   products   synth-products: baseline, async-transfer and optimized
+#   gpu-data   synth-products, optimized: with and without the feature
+#              cache, features device/uva/host, GPU against CPU sampling
+#              (sampled edges per second: OUT/gpu-data-sampling.md)
 #   pyg        PyG on the same exported graph (scripts/pyg-compare.py)
 #   client     the PyTorch examples profiled through gnnscope run --cmd
 #   summary    OUT/summary.md (scripts/gpu-summary.py)
@@ -24,7 +27,8 @@
 #
 # env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (products,
 # default 3), PYTHON (default python3), STEP_LIMIT (seconds per step,
-# default 600), TEST_LIMIT and RACE_LIMIT (the test steps), PYG_ONLY
+# default 600), TEST_LIMIT and RACE_LIMIT (the test steps), DATA_LIMIT
+# (the gpu-data step, default 900), PYG_ONLY
 # (names of the PyG configurations to run: neighborloader torch workers
 # resident).
 set -uo pipefail
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1; shift ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-acceptance: unknown flag $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -183,6 +187,21 @@ products() {
   "$BIN" export trace last -o "$OUT/products-trace.json" || true
 }
 
+# gpu_data runs examples/sage-products-gpu-data.toml: where the features
+# live (device, uva, host, the budget's choice), the feature cache, and
+# GPU against CPU sampling; then sums up each run's sampled edges per
+# second and its placement lines (scripts/sample-rate.py).
+gpu_data() {
+  sed -e "s/^device = \"cuda\"/device = \"cuda:$GPU\"/" -e "s/^epochs = 3/epochs = $EPOCHS/" \
+    "$BUNDLE/scripts/sage-products-gpu-data.toml" >"$OUT/gpu-data.toml"
+  local rc=0
+  "$BIN" run --spec "$OUT/gpu-data.toml" --wait --json >"$OUT/gpu-data-run.json" || rc=1
+  "$BIN" compare last --format md >"$OUT/gpu-data-compare.md" || rc=1
+  "$BIN" export trace last -o "$OUT/gpu-data-trace.json" || true
+  $PYTHON "$BUNDLE/scripts/sample-rate.py" "$GNNSCOPE_HOME" "$OUT/gpu-data-sampling.md" || rc=1
+  return $rc
+}
+
 # products.npz is large: it stays outside OUT, for the pyg and client steps
 NPZ=${NPZ:-${TMPDIR:-/tmp}/gnnscope-products.npz}
 export NPZ
@@ -229,7 +248,7 @@ tests() { # tests SUFFIX: every test binary of that kind
 }
 
 machine_out() { machine >"$OUT/machine.txt" 2>&1; }
-export -f say pack machine machine_out cora products pyg client tests
+export -f say pack machine machine_out cora products gpu_data pyg client tests
 export BUNDLE BIN CORA OUT GPU CORA_SEEDS EPOCHS PYTHON LOG
 export ARCHIVE=${ARCHIVE:-}
 
@@ -241,6 +260,7 @@ wanted tests    && run tests "${TEST_LIMIT:-300}" tests .test
 wanted tests    && run tests-race "${RACE_LIMIT:-400}" tests .race.test
 if [ -f "$CORA" ]; then wanted cora && run cora "$STEP_LIMIT" cora; fi
 wanted products && run products "$STEP_LIMIT" products
+wanted gpu-data && run gpu-data "${DATA_LIMIT:-900}" gpu_data
 wanted pyg      && run pyg "$STEP_LIMIT" pyg
 wanted client   && run client 230 client
 wanted summary  && run summary 60 $PYTHON "$BUNDLE/scripts/gpu-summary.py" "$OUT"

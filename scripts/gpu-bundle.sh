@@ -8,9 +8,9 @@
 #   tests/*.race.test          GPU tests ($GPU_TEST_PKGS), without and with
 #                              -race
 #   data/cora.npz              Cora (from $CORA, default ../shared/datasets)
-#   scripts/                   gpu-acceptance.sh, pyg-compare.py, the
-#                              products spec, the PyTorch examples and the
-#                              Python client
+#   scripts/                   gpu-acceptance.sh, pyg-compare.py,
+#                              sample-rate.py, the products specs, the
+#                              PyTorch examples and the Python client
 #   needs.txt                  the glibc and libcuda symbol versions the
 #                              binaries need (objdump -T), and ldd's view
 #   manifest.txt               sizes, SHA-256 and the commit built
@@ -63,8 +63,8 @@ else
   say "no Cora at $CORA (set CORA=...): the bundle's Cora steps will be skipped"
 fi
 
-cp scripts/gpu-acceptance.sh scripts/pyg-compare.py scripts/gpu-summary.py "$DIR/scripts/"
-cp examples/sage-products-gpu.toml "$DIR/scripts/"
+cp scripts/gpu-acceptance.sh scripts/pyg-compare.py scripts/gpu-summary.py scripts/sample-rate.py "$DIR/scripts/"
+cp examples/sage-products-gpu.toml examples/sage-products-gpu-data.toml "$DIR/scripts/"
 mkdir -p "$DIR/scripts/pytorch" "$DIR/scripts/pyclient"
 cp examples/pytorch/*.py examples/pytorch/*.toml "$DIR/scripts/pytorch/"
 cp -r clients/python/gnnscope clients/python/sitecustomize.py "$DIR/scripts/pyclient/"

@@ -211,7 +211,7 @@ def main():
     out = sys.argv[1]
     lines = ["# gnnscope CUDA acceptance", ""]
     lines += steps(out) + tests(out) + gpucheck(out) + own_gemm(out) + cora(out)
-    for name in ["products-compare.md", "client-compare.md"]:
+    for name in ["products-compare.md", "gpu-data-compare.md", "gpu-data-sampling.md", "client-compare.md"]:
         t = read(os.path.join(out, name)).rstrip()
         if t:
             lines += [f"## {name[:-3]}", "", t, ""]

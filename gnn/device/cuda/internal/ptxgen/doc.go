@@ -9,4 +9,8 @@
 // Usage (from gnn/device/cuda):
 //
 //	go run ./internal/ptxgen [-nvcc nvcc] [-arch compute_70] [-check] [-dir kernels]
+//
+// The committed PTX comes from nvcc 11.8 (Debian's nvidia-cuda-toolkit);
+// where it is not installed, scripts/nvcc-local.sh unpacks it without
+// installing and prints the nvcc to pass with -nvcc.
 package main
