@@ -54,6 +54,8 @@ type gpuData struct {
 	xDev   *tensor.Tensor // the features in device memory (store device)
 	pinned []float32      // the features in mapped pinned host memory (store uva)
 	drawer device.NeighborDrawer
+	graph  int64 // device bytes the drawer's graph holds
+	held   int64 // of xDev and graph, the bytes holdResident counted
 }
 
 // isGPU reports whether dev is a CUDA device.
@@ -109,8 +111,9 @@ func openGPUData(cfg Config, dev device.Device, x []float32, f int) (*gpuData, [
 }
 
 // attachSampler makes s draw its hops with a GPU kernel when
-// cfg.SamplerDevice is cuda (s nil: no neighbor sampling).
-func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbor) error {
+// cfg.SamplerDevice is cuda (s nil: no neighbor sampling), and counts the
+// device memory of its graph as resident in m (see holdResident).
+func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbor, m *memState) error {
 	if cfg.SamplerDevice != SamplerDeviceCUDA || s == nil {
 		return nil
 	}
@@ -118,38 +121,45 @@ func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbo
 	if !ok {
 		return fmt.Errorf("sampler device cuda: %s cannot sample with a kernel", dev.Name())
 	}
+	live := dev.Mem().Stats().Live
 	d, err := gs.NeighborDrawer(s.Graph())
 	if err != nil {
 		return fmt.Errorf("sampler device cuda: %w", err)
 	}
 	g.drawer = d
+	g.graph = max(dev.Mem().Stats().Live-live, 0)
 	s.SetDrawer(d)
-	return nil
+	return g.holdResident(m, cfg)
 }
 
 // residentBytes is the device memory the placement holds for the whole
-// run.
+// run: the features in device memory and the GPU sampler's graph.
 func (g *gpuData) residentBytes() int64 {
-	if g == nil || g.xDev == nil {
+	if g == nil {
 		return 0
 	}
-	return g.xDev.Bytes()
+	n := g.graph
+	if g.xDev != nil {
+		n += g.xDev.Bytes()
+	}
+	return n
 }
 
-// holdResident adds the device memory the placement holds to the run's
-// resident bytes, which every batch's peak and the memory gate count
-// (memState.init set them for the model alone).
+// holdResident adds the device memory the placement holds, and has not
+// added yet, to the run's resident bytes, which every batch's peak and
+// the memory gate count (memState.init set them for the model alone).
 func (g *gpuData) holdResident(m *memState, cfg Config) error {
-	n := g.residentBytes()
+	n := g.residentBytes() - g.held
 	if n == 0 {
 		return nil
 	}
+	g.held += n
 	m.resident += n
 	if m.gate != nil {
 		room := m.budget - m.evalResident(cfg)
 		if room <= 0 {
-			return fmt.Errorf("memory budget %s leaves no room beside the model and the %s feature matrix on the device (try --features uva)",
-				units.FormatSize(m.budget), units.FormatSize(n))
+			return fmt.Errorf("memory budget %s leaves no room beside the model and the %s of features and graph kept on the device (try --features uva)",
+				units.FormatSize(m.budget), units.FormatSize(g.held))
 		}
 		m.gate = memory.NewGate(room)
 	}

@@ -188,8 +188,8 @@ func TestGPUSampler(t *testing.T) {
 	}
 }
 
-// TestHoldResident: features kept in device memory count as resident, and
-// the memory gate of a guarded, overlapped run shrinks by them.
+// TestHoldResident: features kept in device memory count as resident,
+// once, and the memory gate of a guarded, overlapped run shrinks by them.
 func TestHoldResident(t *testing.T) {
 	dev := cpu.New(1, 0)
 	x, err := dev.Alloc(100, 10) // 4000 bytes
@@ -206,8 +206,11 @@ func TestHoldResident(t *testing.T) {
 	if m.resident != 4800 || m.gate.Capacity() != 10000-6000 {
 		t.Fatalf("resident %d, gate %d", m.resident, m.gate.Capacity())
 	}
+	if err := g.holdResident(m, cfg); err != nil || m.resident != 4800 {
+		t.Fatalf("counted twice: resident %d, %v", m.resident, err)
+	}
 	m = &memState{budget: 5000, resident: 800, gate: memory.NewGate(4000)}
-	if err := g.holdResident(m, cfg); err == nil || !strings.Contains(err.Error(), "leaves no room") {
+	if err := (&gpuData{xDev: x}).holdResident(m, cfg); err == nil || !strings.Contains(err.Error(), "leaves no room") {
 		t.Fatalf("error %v", err)
 	}
 	if err := (&gpuData{}).holdResident(m, cfg); err != nil {

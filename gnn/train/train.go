@@ -212,7 +212,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 			t.close()
 			return nil, err
 		}
-		if err := t.gpu.attachSampler(cfg, dev, t.sampler); err != nil {
+		if err := t.gpu.attachSampler(cfg, dev, t.sampler, &t.mem); err != nil {
 			t.close()
 			return nil, err
 		}
