@@ -15,7 +15,8 @@
 #   products   synth-products: baseline, async-transfer and optimized
 #   gpu-data   synth-products, optimized: with and without the feature
 #              cache, features device/uva/host, GPU against CPU sampling
-#              (sampled edges per second: OUT/gpu-data-sampling.md)
+#              (sampled edges per second: OUT/gpu-data-sampling.md, and
+#              gnnscope bench --only sample, cpu and cuda)
 #   pyg        PyG on the same exported graph (scripts/pyg-compare.py)
 #   client     the PyTorch examples profiled through gnnscope run --cmd
 #   summary    OUT/summary.md (scripts/gpu-summary.py)
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1; shift ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-acceptance: unknown flag $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -190,7 +191,8 @@ products() {
 # gpu_data runs examples/sage-products-gpu-data.toml: where the features
 # live (device, uva, host, the budget's choice), the feature cache, and
 # GPU against CPU sampling; then sums up each run's sampled edges per
-# second and its placement lines (scripts/sample-rate.py).
+# second and its placement lines (scripts/sample-rate.py); then the
+# sampling benchmark on the CPU workers and with the GPU kernel.
 gpu_data() {
   sed -e "s/^device = \"cuda\"/device = \"cuda:$GPU\"/" -e "s/^epochs = 3/epochs = $EPOCHS/" \
     "$BUNDLE/scripts/sage-products-gpu-data.toml" >"$OUT/gpu-data.toml"
@@ -199,6 +201,12 @@ gpu_data() {
   "$BIN" compare last --format md >"$OUT/gpu-data-compare.md" || rc=1
   "$BIN" export trace last -o "$OUT/gpu-data-trace.json" || true
   $PYTHON "$BUNDLE/scripts/sample-rate.py" "$GNNSCOPE_HOME" "$OUT/gpu-data-sampling.md" || rc=1
+  # the sampler alone, CPU workers against the GPU kernel (edges/s)
+  local dev
+  for dev in cpu "cuda:$GPU"; do
+    "$BIN" bench --only sample --data synth-products --threads 1,4 --min-time 3s --sampler-device "$dev" \
+      >"$OUT/gpu-data-bench-${dev%%:*}.txt" 2>&1 || rc=1
+  done
   return $rc
 }
 

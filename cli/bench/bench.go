@@ -13,7 +13,10 @@ import (
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
+	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 )
 
@@ -34,9 +37,12 @@ type BenchOptions struct {
 	Data    string
 	Fanout  string
 	Threads string
-	Batch   int
-	MinTime time.Duration
-	JSON    bool
+	// SamplerDevice is where the sampling benchmark draws the hops: cpu
+	// (the workers), or cuda / cuda:N (the GPU sampler's kernel).
+	SamplerDevice string
+	Batch         int
+	MinTime       time.Duration
+	JSON          bool
 
 	// GemmShapes lists the gemm products, MxKxN[:tA|:tB].
 	GemmShapes string
@@ -83,6 +89,7 @@ scripts/bench-torch-kernels.py prints the same keys for PyTorch
 TransB and Threads (gemm) or Threads (gather).`,
 		Example: `  gnnscope bench
   gnnscope bench --only sample --data synth-small --threads 1,2
+  gnnscope bench --only sample --sampler-device cuda --threads 1,4
   gnnscope bench --only gemm,gather --json
   gnnscope bench --only gemm --gemm-shapes 100000x602x256,602x100000x256:tA`,
 		Args: cobra.NoArgs,
@@ -98,6 +105,7 @@ TransB and Threads (gemm) or Threads (gather).`,
 	fl.StringVar(&opts.Data, "data", "synth-products", "graph for the sampling benchmark (preset, .npz, OGB or Planetoid folder, .gsd)")
 	fl.StringVar(&opts.Fanout, "fanout", "15,10,5", "sampling fanouts, hop 1 first")
 	fl.IntVar(&opts.Batch, "batch-size", 1024, "sampling batch size")
+	fl.StringVar(&opts.SamplerDevice, "sampler-device", "cpu", "where the sampling benchmark draws each hop: cpu (the worker goroutines) or cuda / cuda:N (the GPU sampler's kernel; the workers then map ids and build blocks; needs a binary built with -tags cuda)")
 	fl.StringVar(&opts.Threads, "threads", "1,2", "thread counts to measure (comma-separated)")
 	fl.DurationVar(&opts.MinTime, "min-time", 3*time.Second, "minimum measuring time per figure")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
@@ -200,8 +208,13 @@ func benchSampling(opts *BenchOptions, p plan, rep *benchReport, say func(string
 			train[i] = int32(i)
 		}
 	}
+	drawer, where, done, err := benchDrawer(opts.SamplerDevice, ds.Graph)
+	if err != nil {
+		return err
+	}
+	defer done()
 	for _, t := range p.threads {
-		r, err := sample.BenchSampling(ds.Graph, train, p.fanouts, opts.Batch, t, opts.MinTime)
+		r, err := sample.BenchSamplingDrawn(ds.Graph, train, p.fanouts, opts.Batch, t, opts.MinTime, drawer, where)
 		if err != nil {
 			return err
 		}
@@ -209,6 +222,34 @@ func benchSampling(opts *BenchOptions, p plan, rep *benchReport, say func(string
 		say("%s: %s\n", ds.Name, r)
 	}
 	return nil
+}
+
+// benchDrawer opens the GPU sampler of --sampler-device over g (nil for
+// cpu) and returns it, its description and a function that releases it.
+func benchDrawer(name string, g *graph.CSR) (sample.HopDrawer, string, func(), error) {
+	kind, _, err := device.ParseName(name)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("--sampler-device: %w", err)
+	}
+	if kind == device.KindCPU {
+		return nil, "", func() {}, nil
+	}
+	dev, closeDev, err := backend.Open(name, backend.Options{})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	gs, ok := device.Unwrap(dev).(device.GraphSampler)
+	if !ok {
+		closeDev()
+		return nil, "", nil, fmt.Errorf("--sampler-device %s: the device cannot sample", name)
+	}
+	d, err := gs.NeighborDrawer(g)
+	if err != nil {
+		closeDev()
+		return nil, "", nil, err
+	}
+	where := fmt.Sprintf("%s, graph in %s memory", dev.Name(), d.Where())
+	return d, where, func() { d.Close(); closeDev() }, nil
 }
 
 // cpuModel returns the processor's model name, or "unknown".

@@ -11,6 +11,10 @@ import (
 
 // BenchResult reports a sampling throughput measurement.
 type BenchResult struct {
+	// Drawer says where the hops were drawn: "" on the sampling
+	// goroutines, else the HopDrawer's description (e.g. "cuda, graph in
+	// device memory").
+	Drawer    string `json:",omitempty"`
 	Fanouts   []int
 	BatchSize int
 	Workers   int
@@ -36,8 +40,12 @@ type BenchResult struct {
 
 // String formats the result on one line.
 func (r BenchResult) String() string {
-	return fmt.Sprintf("fanouts %v batch %d workers %d: %d batches, %d edges in %v: %.2f M edges/s (%.2f M/s per core, %.2f M per CPU-second), %.1f batches/s",
-		r.Fanouts, r.BatchSize, r.Workers, r.Batches, r.Edges, r.Elapsed.Round(time.Millisecond),
+	on := ""
+	if r.Drawer != "" {
+		on = " drawn by " + r.Drawer
+	}
+	return fmt.Sprintf("fanouts %v batch %d workers %d%s: %d batches, %d edges in %v: %.2f M edges/s (%.2f M/s per core, %.2f M per CPU-second), %.1f batches/s",
+		r.Fanouts, r.BatchSize, r.Workers, on, r.Batches, r.Edges, r.Elapsed.Round(time.Millisecond),
 		r.EdgesPerSec/1e6, r.EdgesPerSecPerCore/1e6, r.EdgesPerCPUSec/1e6, r.BatchesPerSec)
 }
 
@@ -46,8 +54,15 @@ func (r BenchResult) String() string {
 // has passed and at least one batch was delivered. Worker state is allocated
 // and touched before the clock starts.
 func BenchSampling(g *graph.CSR, train []int32, fanouts []int, batchSize, workers int, minTime time.Duration) (BenchResult, error) {
+	return BenchSamplingDrawn(g, train, fanouts, batchSize, workers, minTime, nil, "")
+}
+
+// BenchSamplingDrawn is BenchSampling with the hops drawn by d (see
+// Neighbor.SetDrawer; nil: on the workers), described by where in the
+// result.
+func BenchSamplingDrawn(g *graph.CSR, train []int32, fanouts []int, batchSize, workers int, minTime time.Duration, d HopDrawer, where string) (BenchResult, error) {
 	const seed = 1
-	res := BenchResult{Fanouts: append([]int(nil), fanouts...), BatchSize: batchSize}
+	res := BenchResult{Fanouts: append([]int(nil), fanouts...), BatchSize: batchSize, Drawer: where}
 	if len(train) == 0 {
 		return res, fmt.Errorf("bench sampling: no training nodes")
 	}
@@ -60,6 +75,7 @@ func BenchSampling(g *graph.CSR, train []int32, fanouts []int, batchSize, worker
 	if err != nil {
 		return res, fmt.Errorf("bench sampling: %w", err)
 	}
+	ns.SetDrawer(d)
 	ws := make([]*Worker, workers)
 	for i := range ws {
 		ws[i] = ns.getWorker()

@@ -156,3 +156,15 @@ func TestDrawErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchSamplingDrawn measures with the hops drawn by a drawer.
+func TestBenchSamplingDrawn(t *testing.T) {
+	g := randomGraph(t, 1000, 9)
+	res, err := BenchSamplingDrawn(g, pickTargets(rng.New(1), g.N, 300), []int{5, 5}, 32, 2, 0, CPUDrawer{G: g}, "the reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Edges <= 0 || res.EdgesPerSec <= 0 || !strings.Contains(res.String(), "drawn by the reference") {
+		t.Fatalf("%+v", res)
+	}
+}
