@@ -43,9 +43,8 @@ func (d *Device) GatherRows(dst *tensor.Tensor, pos []int32, src *tensor.Tensor,
 	d.use(dst, src)
 	n := len(idx)
 	ib := d.upload(int32Bytes(packRows(pos, idx)), d.compute)
-	var a kargs
-	a.ptr(d.ptr(dst)).ptr(ib.ptr).ptr(d.ptr(src)).ptr(ib.ptr + uintptr(n)*4).i32(n).i32(dst.Cols)
-	d.launch("gather_rows_at", elemGrid(int64(n)*int64(dst.Cols), d.maxBlocks), 1, 1, d.compute, &a)
+	a := gatherRowsAtArgs(d.ptr(dst), ib.ptr, d.ptr(src), ib.ptr+uintptr(n)*4, n, dst.Cols)
+	d.launch("gather_rows_at", elemGrid(int64(n)*int64(dst.Cols), d.maxBlocks), 1, 1, d.compute, a)
 	d.freeScratch(ib)
 }
 
@@ -85,9 +84,8 @@ func (d *Device) GatherHostRows(dst *tensor.Tensor, pos []int32, src []float32, 
 	if e := d.stageRows(blk.ptr, src, cols, idx, s); e != nil {
 		d.putEvent(e)
 	}
-	var a kargs
-	a.ptr(d.ptr(dst)).ptr(blk.ptr).ptr(posAt).i32(n).i32(cols)
-	d.launch("scatter_rows", elemGrid(rowsBytes/4, d.maxBlocks), 1, 1, s, &a)
+	a := scatterRowsArgs(d.ptr(dst), blk.ptr, posAt, n, cols)
+	d.launch("scatter_rows", elemGrid(rowsBytes/4, d.maxBlocks), 1, 1, s, a)
 	e := d.record(s, false)
 	d.freeScratch(blk, d.record(s, false))
 	d.finishTransfer(dst, s, e)
@@ -99,9 +97,8 @@ func (d *Device) pullPinnedAt(dst *tensor.Tensor, pr pinnedRange, src []float32,
 	n := len(idx)
 	ib := d.sideUpload(d.history, int32Bytes(packRows(pos, idx)), dst, true)
 	srcDev := pr.devptr + (uintptr(unsafe.Pointer(&src[0])) - pr.start)
-	var a kargs
-	a.ptr(d.ptr(dst)).ptr(ib.ptr).ptr(srcDev).ptr(ib.ptr + uintptr(n)*4).i32(n).i32(dst.Cols)
-	d.launch("gather_rows_at", elemGrid(int64(n)*int64(dst.Cols), d.maxBlocks), 1, 1, d.history, &a)
+	a := gatherRowsAtArgs(d.ptr(dst), ib.ptr, srcDev, ib.ptr+uintptr(n)*4, n, dst.Cols)
+	d.launch("gather_rows_at", elemGrid(int64(n)*int64(dst.Cols), d.maxBlocks), 1, 1, d.history, a)
 	e := d.record(d.history, false)
 	d.freeScratch(ib, d.record(d.history, false))
 	d.setReady(dst, e)

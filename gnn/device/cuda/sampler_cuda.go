@@ -194,10 +194,8 @@ func (s *Sampler) DrawHop(nodes []int32, k int, key uint64, hop int, out, count 
 	copy(h, nodes)
 	base := d.ptr(s.buf)
 	d.must("sampler frontier copy", cudrv.MemcpyHtoDAsync(cudrv.DevicePtr(base), unsafe.Pointer(&h[0]), int64(n)*4, s.s))
-	var a kargs
-	a.ptr(base + uintptr(2*n)*4).ptr(base + uintptr(n)*4).ptr(s.ip).ptr(s.ix).ptr(base).i32(n).i32(k).
-		u32(uint32(key)).u32(uint32(key >> 32)).u32(uint32(hop))
-	d.launch("sample_neighbors", elemGrid(int64(n), d.maxBlocks), 1, 1, s.s, &a)
+	a := sampleArgs(base+uintptr(2*n)*4, base+uintptr(n)*4, s.ip, s.ix, base, n, k, key, hop)
+	d.launch("sample_neighbors", elemGrid(int64(n), d.maxBlocks), 1, 1, s.s, a)
 	d.must("sampler draws copy", cudrv.MemcpyDtoHAsync(unsafe.Pointer(&h[n]), cudrv.DevicePtr(base+uintptr(n)*4), int64(n)*int64(k+1)*4, s.s))
 	d.must("waiting for the sampler", s.s.Synchronize())
 	if err := d.Err(); err != nil {
