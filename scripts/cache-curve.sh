@@ -18,9 +18,9 @@
 # Environment: GNNSCOPE names the gnnscope binary (default: built from this
 # checkout into a temporary folder).
 #
-# synth-products (2.4M nodes, 100 features) took 6 to 11 s on 2 cores with
-# its dataset cache in place (a first run generates it, which takes
-# longer) and a peak of 2.7 GB resident.
+# synth-products (2.4M nodes, 100 features) took 6 to 34 s on 2 shared
+# cores (by their load) with its dataset cache in place (a first run
+# generates it, which takes longer) and a peak of 2.7 GB resident.
 set -euo pipefail
 
 case ${1:-} in
