@@ -109,6 +109,9 @@ func measureCurve(ctx context.Context, in curveInput, rep *CacheReport) error {
 	if len(in.x) != n*in.f {
 		return fmt.Errorf("bench cache: %d feature values for %d nodes of %d", len(in.x), n, in.f)
 	}
+	if len(in.train) == 0 {
+		return fmt.Errorf("bench cache: no training nodes to sample")
+	}
 	ns, err := sample.NewNeighbor(in.g, in.fanouts, in.seed)
 	if err != nil {
 		return fmt.Errorf("bench cache: %w", err)
