@@ -79,6 +79,12 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 	if s := m.value(FieldOnOOM); s != "abort" {
 		keys["on_oom"] = s
 	}
+	if s := m.value(FieldCache); s != "" {
+		keys["cache_bytes"] = s
+	}
+	if s := m.value(FieldPolicy); s != runner.DefaultCachePolicy {
+		keys["cache_policy"] = s
+	}
 	return keys
 }
 
@@ -116,6 +122,11 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	var variants []runner.Variant
 	params, pipeErr := m.variantParams()
 	params, partsOK := m.gasParts(params)
+	if baseOK {
+		// the cache variant caches what the form's cache fields say
+		cp := runner.VariantParamsFor(exp.Train)
+		params.CacheBytes, params.CachePolicy = cp.CacheBytes, cp.CachePolicy
+	}
 	for _, f := range m.fields {
 		if f.kind != toggle || !f.on {
 			continue
