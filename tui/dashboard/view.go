@@ -157,7 +157,12 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	tl := min(p.timeline.Height(r), max(rest*2/5, 3))
 	sh := 0
 	if r.HasStale() {
-		sh = min(stalechart.Height(r), max(rest/5, 2))
+		// wide, the plot over batches goes beside the table: a little more
+		share := rest / 5
+		if w >= stalechart.BesideWidth {
+			share = rest / 4
+		}
+		sh = min(stalechart.Height(r, w), max(share, 2))
 	}
 	gh := 0
 	if r.GPUs.Len() > 0 {
