@@ -79,11 +79,12 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 	if s := m.value(FieldOnOOM); s != "abort" {
 		keys["on_oom"] = s
 	}
-	if s := m.value(FieldCache); s != "" {
-		keys["cache_bytes"] = s
+	cache := m.value(FieldCache)
+	if cache != "" {
+		keys["cache_bytes"] = cache
 	}
-	if s := m.value(FieldPolicy); s != runner.DefaultCachePolicy {
-		keys["cache_policy"] = s
+	if s := m.value(FieldPolicy); s != runner.DefaultCachePolicy || cache != "" {
+		keys["cache_policy"] = s // with a cache, said even when the default
 	}
 	return keys
 }

@@ -492,3 +492,33 @@ func TestCacheFields(t *testing.T) {
 		t.Errorf("full batch with a cache: errors %v", hs.m.Errors())
 	}
 }
+
+// TestPrefillCache: a copied experiment keeps its cache size and policy,
+// and the cache variant its toggle.
+func TestPrefillCache(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	exp := runner.NewExperiment("synth-small", "sage")
+	exp.Train.CacheBytes, exp.Train.CachePolicy = "0.1G", "frequency"
+	notes := hs.m.Prefill(exp, []runner.Variant{{Name: "baseline"}, {Name: "cache", Overrides: map[string]any{"cache_bytes": "0.1G", "cache_policy": "frequency"}}})
+	if len(notes) != 0 {
+		t.Errorf("notes %q", notes)
+	}
+	got, vs, errs := hs.m.Experiment()
+	if len(errs) != 0 || got.Train.CacheBytes != "0.1G" || got.Train.CachePolicy != "frequency" {
+		t.Errorf("cache %q by %q, errors %v", got.Train.CacheBytes, got.Train.CachePolicy, errs)
+	}
+	if len(vs) != 2 || vs[1].Name != "cache" || vs[1].Overrides["cache_bytes"] != "0.1G" {
+		t.Errorf("variants %+v", vs)
+	}
+	// the default policy with a cache is carried too
+	e2 := runner.NewExperiment("synth-small", "sage")
+	e2.Train.CacheBytes, e2.Train.CachePolicy = "20%", "degree"
+	if notes := hs.m.Prefill(e2, []runner.Variant{{Name: "baseline"}}); len(notes) != 0 {
+		t.Errorf("degree policy: notes %q", notes)
+	}
+	// a copy without a cache empties the fields
+	hs.m.Prefill(runner.NewExperiment("synth-small", "sage"), []runner.Variant{{Name: "baseline"}})
+	if got, _, _ := hs.m.Experiment(); got.Train.CacheBytes != "" || got.Train.CachePolicy != "" {
+		t.Errorf("after a copy without a cache: %q by %q", got.Train.CacheBytes, got.Train.CachePolicy)
+	}
+}
