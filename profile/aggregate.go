@@ -203,7 +203,7 @@ type Aggregator struct {
 	spanTotal int64
 	saturate  bool
 	staleMax  float64
-	histErr   map[int]float64 // last finite hist_err rel_err per layer
+	histErr   map[int]float64     // last finite hist_err rel_err per layer
 	cache     map[int]*CacheCount // cache events summed per epoch
 }
 
