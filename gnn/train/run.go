@@ -50,10 +50,11 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 }
 
 // setup is the one-time work before the first epoch, the same for every
-// schedule: the feature cache (setupCache), the memory guard's calibration, the inference blocks and
-// first-layer input aggregate that every evaluation reuses, and the
-// schedule (GAS partitions the graph and fills its histories). It is a
-// setup span: in the wall time, not in any epoch.
+// schedule: the feature cache (setupCache), the memory guard's
+// calibration, the inference blocks and first-layer input aggregate that
+// every evaluation reuses, and the schedule (GAS partitions the graph and
+// fills its histories). It is a setup span (the cache's pre-sampling pass
+// one of its own): in the wall time, not in any epoch.
 func (t *trainer) setup(res *Result) error {
 	rec := t.rec
 	s0, w0 := rec.Now(), time.Now()
