@@ -20,35 +20,9 @@ const (
 	minFitCache = 1 << 20
 )
 
-// validateConfig is cfg.Validate, then the feature cache's settings
-// (checkCache) with the same prefix, so that every config error reads
-// alike whether the engine or the launcher finds it.
-func validateConfig(cfg train.Config) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	if err := checkCache(cfg); err != nil {
-		return fmt.Errorf("invalid training config: %w", err)
-	}
-	return nil
-}
-
-// checkCache checks cache_bytes (a size or a share, featcache.ParseBudget),
-// cache_policy (degree or frequency), and that a cache goes with
-// neighbor-sampled training, the only schedule it serves.
-func checkCache(cfg train.Config) error {
-	b, err := featcache.ParseBudget(cfg.CacheBytes)
-	if err != nil {
-		return err
-	}
-	if err := featcache.CheckPolicy(cfg.CachePolicy); err != nil {
-		return err
-	}
-	if !b.IsZero() && cfg.Sampler != train.SamplerNeighbor {
-		return fmt.Errorf("the feature cache (cache_bytes %q) serves neighbor-sampled mini-batches: it needs sampler neighbor, not %s", cfg.CacheBytes, cfg.Sampler)
-	}
-	return nil
-}
+// validateConfig is cfg.Validate: the engine checks the feature cache's
+// settings with the rest.
+func validateConfig(cfg train.Config) error { return cfg.Validate() }
 
 // fitCache gives the optimized variant a feature cache when its config
 // has none (cache_bytes unset, "" ; "0" is a deliberate none) and trains

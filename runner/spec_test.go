@@ -217,7 +217,7 @@ cache_policy = "frequency"
 		{"[train]\nmodel = \"sage\"\ncache_bytes = \"lots\"\n", `c.toml:4: [train]: key "cache_bytes": invalid training config: cache size "lots"`},
 		{"[train]\nmodel = \"sage\"\ncache_bytes = \"120%\"\n", `cache size "120%": want a percentage from 0% to 100%`},
 		{"[train]\nmodel = \"sage\"\n[variants.c]\ncache_policy = \"lru\"\n", `c.toml:5: variant "c": key "cache_policy": invalid training config: cache policy "lru": want degree or frequency`},
-		{"[train]\nmodel = \"gcn\"\n[variants.c]\ncache_bytes = \"1MiB\"\n", `the feature cache (cache_bytes "1MiB") serves neighbor-sampled mini-batches: it needs sampler neighbor, not full`},
+		{"[train]\nmodel = \"gcn\"\n[variants.c]\ncache_bytes = \"1MiB\"\n", `c.toml:5: variant "c": key "cache_bytes": invalid training config: the feature cache serves mini-batches' input gathers: it needs --sampler neighbor or gas`},
 		{"[train]\nmodel = \"sage\"\ncache_bytes = 5\n", `c.toml:4: [train]: key "cache_bytes": a number is not a valid string`},
 	}
 	for _, b := range bad {

@@ -122,7 +122,7 @@ func TestNewCmdTrainBadFlags(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if _, err := opts.Train.Experiment(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := experiment(opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
 	}

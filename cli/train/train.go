@@ -91,7 +91,7 @@ lowest validation loss with --select val-loss. With
 }
 
 func trainRun(opts *TrainOptions) error {
-	exp, err := opts.Train.Experiment()
+	exp, err := experiment(opts)
 	if err != nil {
 		return err
 	}
@@ -252,4 +252,15 @@ func printCache(w io.Writer, c *featcache.Report) {
 		fmt.Fprintf(w, " (per epoch: hits %.2f-%.2f%%, %s moved)", 100*lo, 100*hi, units.Bytes(c.BytesH2D/int64(n)))
 	}
 	fmt.Fprintln(w)
+}
+
+// experiment is the flags' experiment, refusing a cache policy without a
+// cache size: one run has no variant that could add the size (run keeps
+// the policy for the cache and optimized variants).
+func experiment(opts *TrainOptions) (runner.Experiment, error) {
+	exp, err := opts.Train.Experiment()
+	if err == nil && exp.Train.CachePolicy != "" && (exp.Train.CacheBytes == "" || exp.Train.CacheBytes == "0") {
+		err = fmt.Errorf("--cache-policy %s without a feature cache: set a cache size with --cache-bytes", exp.Train.CachePolicy)
+	}
+	return exp, err
 }

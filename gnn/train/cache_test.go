@@ -313,7 +313,6 @@ func TestCacheLargerThanBudget(t *testing.T) {
 	}{
 		{SamplerFull, "10%", "", "needs --sampler neighbor or gas"},
 		{SamplerGAS, "10%", featcache.PolicyFrequency, "it needs --sampler neighbor"},
-		{SamplerNeighbor, "", featcache.PolicyDegree, "without a feature cache"},
 		{SamplerNeighbor, "1X", "", `cache size "1X"`},
 		{SamplerNeighbor, "1MiB", "hot", `cache policy "hot"`},
 	} {

@@ -436,9 +436,7 @@ func (c Config) checkCache(p *problems) {
 	switch {
 	case err != nil:
 	case b.IsZero():
-		if c.CachePolicy != "" {
-			p.add("cache policy %q without a feature cache: set a cache size (--cache-bytes)", c.CachePolicy)
-		}
+		// a policy alone is kept for the variants that add a size
 	case c.Sampler == SamplerFull:
 		p.add("the feature cache serves mini-batches' input gathers: it needs --sampler neighbor or gas (full-batch training moves the whole feature matrix to the device once)")
 	case c.Sampler == SamplerGAS && c.CachePolicy == featcache.PolicyFrequency:

@@ -488,7 +488,7 @@ func TestCacheFields(t *testing.T) {
 	// a full-batch sampler cannot take the cache
 	hs.focus(FieldSampler)
 	hs.press("left")
-	if got := hs.m.Errors()[FieldCache]; !strings.Contains(got, "needs sampler neighbor") {
+	if got := hs.m.Errors()[FieldCache]; !strings.Contains(got, "needs --sampler neighbor") {
 		t.Errorf("full batch with a cache: errors %v", hs.m.Errors())
 	}
 }
