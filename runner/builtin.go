@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 )
@@ -20,6 +21,7 @@ const (
 	OverlapEval VariantName = "overlap-eval"
 	MemGuard    VariantName = "mem-guard"
 	GAS         VariantName = "gas"
+	Cache       VariantName = "cache"
 )
 
 // Default settings of the built-in variants that take settings.
@@ -31,28 +33,38 @@ const (
 )
 
 // VariantParams are the settings some built-in variants take: the
-// pipeline of optimized and pipelined, the graph parts of gas.
+// pipeline of optimized and pipelined, the graph parts of gas, the
+// feature cache of cache.
 type VariantParams struct {
 	SamplerWorkers int
 	Prefetch       int
 	Parts          int
 	PartsPerBatch  int
+	// CacheBytes and CachePolicy are the cache variant's cache_bytes and
+	// cache_policy.
+	CacheBytes  string
+	CachePolicy string
 }
 
 // DefaultVariantParams returns the default settings: DefaultSamplerWorkers,
-// DefaultPrefetch, DefaultGASParts and DefaultGASPartsBatch.
+// DefaultPrefetch, DefaultGASParts, DefaultGASPartsBatch,
+// DefaultCacheShare and DefaultCachePolicy.
 func DefaultVariantParams() VariantParams {
 	return VariantParams{
 		SamplerWorkers: DefaultSamplerWorkers,
 		Prefetch:       DefaultPrefetch,
 		Parts:          DefaultGASParts,
 		PartsPerBatch:  DefaultGASPartsBatch,
+		CacheBytes:     DefaultCacheShare,
+		CachePolicy:    DefaultCachePolicy,
 	}
 }
 
 // VariantParamsFor returns the settings for variants of an experiment
 // whose base config is base: the defaults, except that gas keeps the
-// graph parts the base sets (Parts > 0, and PartsPerBatch when positive).
+// graph parts the base sets (Parts > 0, and PartsPerBatch when positive)
+// and cache the cache size and policy it sets (a cache_bytes of "0", no
+// cache, leaves the default size).
 func VariantParamsFor(base train.Config) VariantParams {
 	p := DefaultVariantParams()
 	if base.Parts > 0 {
@@ -60,6 +72,12 @@ func VariantParamsFor(base train.Config) VariantParams {
 		if base.PartsPerBatch > 0 {
 			p.PartsPerBatch = base.PartsPerBatch
 		}
+	}
+	if b, err := featcache.ParseBudget(base.CacheBytes); err == nil && !b.IsZero() {
+		p.CacheBytes = base.CacheBytes
+	}
+	if base.CachePolicy != "" {
+		p.CachePolicy = base.CachePolicy
 	}
 	return p
 }
@@ -85,14 +103,17 @@ func (b Builtin) Variant(p VariantParams) Variant {
 }
 
 // Builtins returns the catalog of built-in variants, in the order lists
-// show them; help texts give the default settings. A variant's overrides need what its config checks: mem-guard
-// a memory budget and neighbor sampling, gas a model that trains on graph
-// parts without overlapped evaluation.
+// show them; help texts give the default settings. A variant's overrides
+// need what its config checks: mem-guard a memory budget and neighbor
+// sampling, gas a model that trains on graph parts without overlapped
+// evaluation, cache neighbor sampling. Optimized also gets a feature cache
+// at launch when the config has none (see fitCache): its size depends on
+// the memory budget, so it is not among its overrides.
 func Builtins() []Builtin {
 	return []Builtin{
 		{Name: Baseline, Default: true, Help: "sample, gather, train in turn",
 			overrides: func(VariantParams) map[string]any { return nil }},
-		{Name: Optimized, Default: true, Pipeline: true, Help: "workers, prefetch, overlapped eval",
+		{Name: Optimized, Default: true, Pipeline: true, Help: "workers, prefetch, eval overlap, cache",
 			overrides: func(p VariantParams) map[string]any {
 				return map[string]any{"sampler_workers": p.SamplerWorkers, "prefetch": p.Prefetch, "overlap_eval": true}
 			}},
@@ -107,6 +128,10 @@ func Builtins() []Builtin {
 		{Name: GAS, Help: fmt.Sprintf("GNNAutoScale, %d parts, %d a batch", DefaultGASParts, DefaultGASPartsBatch),
 			overrides: func(p VariantParams) map[string]any {
 				return map[string]any{"sampler": string(train.SamplerGAS), "parts": p.Parts, "parts_per_batch": p.PartsPerBatch}
+			}},
+		{Name: Cache, Help: fmt.Sprintf("baseline + feature cache (%s, %s)", DefaultCacheShare, DefaultCachePolicy),
+			overrides: func(p VariantParams) map[string]any {
+				return map[string]any{"cache_bytes": p.CacheBytes, "cache_policy": p.CachePolicy}
 			}},
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 func TestBuiltinsAccepted(t *testing.T) {
 	names := BuiltinNames()
-	if !slices.Equal(names, []string{"baseline", "optimized", "pipelined", "overlap-eval", "mem-guard", "gas"}) {
+	if !slices.Equal(names, []string{"baseline", "optimized", "pipelined", "overlap-eval", "mem-guard", "gas", "cache"}) {
 		t.Errorf("catalog %v", names)
 	}
 	for _, b := range Builtins() {
@@ -50,7 +50,7 @@ func TestBuiltinsAccepted(t *testing.T) {
 }
 
 func TestBuiltinOverrides(t *testing.T) {
-	p := VariantParams{SamplerWorkers: 3, Prefetch: 5, Parts: 40, PartsPerBatch: 10}
+	p := VariantParams{SamplerWorkers: 3, Prefetch: 5, Parts: 40, PartsPerBatch: 10, CacheBytes: "1GiB", CachePolicy: "frequency"}
 	want := map[VariantName]map[string]any{
 		Baseline:    nil,
 		Optimized:   {"sampler_workers": 3, "prefetch": 5, "overlap_eval": true},
@@ -58,6 +58,7 @@ func TestBuiltinOverrides(t *testing.T) {
 		OverlapEval: {"overlap_eval": true},
 		MemGuard:    {"mem_guard": "split"},
 		GAS:         {"sampler": "gas", "parts": 40, "parts_per_batch": 10},
+		Cache:       {"cache_bytes": "1GiB", "cache_policy": "frequency"},
 	}
 	for _, b := range Builtins() {
 		v := b.Variant(p)
@@ -81,5 +82,17 @@ func TestBuiltinOverrides(t *testing.T) {
 	base.Parts, base.PartsPerBatch = 40, 10
 	if got := VariantParamsFor(base); got.Parts != 40 || got.PartsPerBatch != 10 || got.SamplerWorkers != DefaultSamplerWorkers {
 		t.Errorf("params for a base with parts: %+v", got)
+	}
+	// cache keeps the cache the base sets, but not a "0" (none)
+	if got := VariantParamsFor(base); got.CacheBytes != "20%" || got.CachePolicy != "degree" {
+		t.Errorf("params for a base without a cache: %+v", got)
+	}
+	base.CacheBytes, base.CachePolicy = "0", "frequency"
+	if got := VariantParamsFor(base); got.CacheBytes != "20%" || got.CachePolicy != "frequency" {
+		t.Errorf("params for a base with cache_bytes 0: %+v", got)
+	}
+	base.CacheBytes = "256MiB"
+	if got := VariantParamsFor(base); got.CacheBytes != "256MiB" {
+		t.Errorf("params for a base with a cache: %+v", got)
 	}
 }

@@ -24,13 +24,15 @@ type Column struct {
 // distributed (its slowest rank's training time over the median rank's),
 // the stage times, SPEEDUP, TEST ACC, UNCUT ACC when a run cut its
 // inference edges (the same weights on the whole graph), OOMS and GUARD
-// when memory was short, and the history figures of GAS runs. A narrow
+// when memory was short, the history figures of GAS runs, and HIT RATE
+// and H2D/EPOCH when a run has cache events. A narrow
 // table keeps the variant, status, speedup, median epoch, train and eval
 // times longest; sample and transfer, the spread and the history
 // figures go first.
 func (t Table) Columns() []Column {
-	gas, uncut, ranks, mem := false, false, false, false
+	gas, uncut, ranks, mem, cache := false, false, false, false, false
 	for _, r := range t.Runs {
+		cache = cache || r.CacheHitRate != nil
 		gas = gas || r.StaleMean != nil || r.HistoryRelErr != nil || r.HistoryBytes != nil
 		uncut = uncut || r.TestAccUncut != nil
 		ranks = ranks || r.Ranks > 1
@@ -85,6 +87,15 @@ func (t Table) Columns() []Column {
 	}
 	if gas {
 		history(add)
+	}
+	if cache {
+		add("HIT RATE", 6, func(r *sessions.RunFigures) string { return optFloat("%.3f", r.CacheHitRate) })
+		add("H2D/EPOCH", 13, func(r *sessions.RunFigures) string {
+			if r.CacheH2DPerEpoch == nil {
+				return "-"
+			}
+			return units.BytesFine(*r.CacheH2DPerEpoch)
+		})
 	}
 	return cols
 }

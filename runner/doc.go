@@ -3,7 +3,7 @@
 // Variants (named overrides of the config), each run in its own worker
 // process that writes a journal in a session folder. Builtins is the one
 // catalog of built-in variants (baseline, optimized, pipelined,
-// overlap-eval, mem-guard, gas) that both `gnnscope run --variants`
+// overlap-eval, mem-guard, gas, cache) that both `gnnscope run --variants`
 // (SelectVariants) and the workbench's new-experiment form offer.
 //
 // A variant may instead run a command of the user's (External: `run --cmd`,

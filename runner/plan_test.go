@@ -43,7 +43,7 @@ func TestWorkerRecordsPlan(t *testing.T) {
 		t.Fatalf("journal: %d events, %v", len(evs), err)
 	}
 	start := evs[0]
-	want := []string{"mem_guard off->split: memory budget 64.0MiB", "prefetch: 4 of 4 batches gathered ahead", "overlapped evaluation: chunks sized"}
+	want := []string{"cache_bytes off->16MiB: a quarter of the memory budget 64.0MiB", "mem_guard off->split: memory budget 64.0MiB", "feature cache: degree policy", "prefetch: 4 of 4 batches gathered ahead", "overlapped evaluation: chunks sized"}
 	if start.T != profile.TypeRunStart || len(start.Adjusted) != len(want) {
 		t.Fatalf("first event %q, adjusted %q", start.T, start.Adjusted)
 	}

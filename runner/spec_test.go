@@ -189,3 +189,41 @@ func TestParseSpecRepeats(t *testing.T) {
 		t.Error("an experiment of -1 repeats validates")
 	}
 }
+
+// TestParseSpecCache: cache_bytes and cache_policy are accepted in [train]
+// and in variants, and bad values are refused with the key and line.
+func TestParseSpecCache(t *testing.T) {
+	spec, err := ParseSpec("c.toml", []byte(`
+data = "synth-tiny"
+[train]
+model = "sage"
+cache_bytes = "0.1G"
+[variants.baseline]
+[variants.freq]
+cache_bytes = "20%"
+cache_policy = "frequency"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Experiment.Train.CacheBytes != "0.1G" {
+		t.Errorf("base cache %q", spec.Experiment.Train.CacheBytes)
+	}
+	res, err := Resolve(spec.Experiment, spec.Variants)
+	if err != nil || res[1].Config.CacheBytes != "20%" || res[1].Config.CachePolicy != "frequency" {
+		t.Errorf("freq: %+v, %v", res, err)
+	}
+	bad := []struct{ src, want string }{
+		{"[train]\nmodel = \"sage\"\ncache_bytes = \"lots\"\n", `c.toml:4: [train]: key "cache_bytes": invalid training config: cache size "lots"`},
+		{"[train]\nmodel = \"sage\"\ncache_bytes = \"120%\"\n", `cache size "120%": want a percentage from 0% to 100%`},
+		{"[train]\nmodel = \"sage\"\n[variants.c]\ncache_policy = \"lru\"\n", `c.toml:5: variant "c": key "cache_policy": invalid training config: cache policy "lru": want degree or frequency`},
+		{"[train]\nmodel = \"gcn\"\n[variants.c]\ncache_bytes = \"1MiB\"\n", `c.toml:5: variant "c": key "cache_bytes": invalid training config: the feature cache serves mini-batches' input gathers: it needs --sampler neighbor or gas`},
+		{"[train]\nmodel = \"sage\"\ncache_bytes = 5\n", `c.toml:4: [train]: key "cache_bytes": a number is not a valid string`},
+	}
+	for _, b := range bad {
+		_, err := ParseSpec("c.toml", []byte("data = \"synth-tiny\"\n"+b.src))
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%q: %v, want %q", b.src, err, b.want)
+		}
+	}
+}

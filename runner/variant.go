@@ -105,7 +105,7 @@ func ApplyOverrides(base train.Config, overrides map[string]any) (train.Config, 
 		return base, &KeyError{Keys: unknown, Err: fmt.Errorf("unknown (known keys: %s)", strings.Join(known, ", "))}
 	}
 	if len(keys) == 0 {
-		if err := base.Validate(); err != nil {
+		if err := validateConfig(base); err != nil {
 			return base, fmt.Errorf("base config: %w", err)
 		}
 		return base, nil
@@ -120,17 +120,17 @@ func ApplyOverrides(base train.Config, overrides map[string]any) (train.Config, 
 	if err != nil {
 		return base, &KeyError{Keys: keys, Err: err}
 	}
-	verr := cfg.Validate()
+	verr := validateConfig(cfg)
 	if verr == nil {
 		return cfg, nil
 	}
-	if err := base.Validate(); err != nil {
+	if err := validateConfig(base); err != nil {
 		return base, fmt.Errorf("base config: %w", err)
 	}
 	var culprits []string
 	for _, k := range keys {
 		one, err := overlay(base, map[string]any{k: overrides[k]})
-		if err == nil && one.Validate() != nil {
+		if err == nil && validateConfig(one) != nil {
 			culprits = append(culprits, k)
 		}
 	}
@@ -230,17 +230,24 @@ type Resolved struct {
 }
 
 // fitConstraints adjusts the config of the optimized variant, which
-// stands for the best configuration under the user's constraints, to its
-// memory budget (train.FitBudget), unless the variant sets the memory
-// guard itself. Other variants run as configured.
+// stands for the best configuration under the user's constraints: a
+// feature cache that leaves room in its memory budget (fitCache) unless
+// the variant or the base sets cache_bytes, then the memory guard for
+// its budget (train.FitBudget) unless the variant sets mem_guard itself.
+// Other variants run as configured.
 func fitConstraints(v Variant, cfg train.Config) (train.Config, []string) {
 	if v.Name != string(Optimized) {
 		return cfg, nil
 	}
-	if _, ok := v.Overrides["mem_guard"]; ok {
-		return cfg, nil
+	var notes []string
+	if _, ok := v.Overrides["cache_bytes"]; !ok {
+		cfg, notes = fitCache(cfg)
 	}
-	return train.FitBudget(cfg)
+	if _, ok := v.Overrides["mem_guard"]; ok {
+		return cfg, notes
+	}
+	cfg, fit := train.FitBudget(cfg)
+	return cfg, append(notes, fit...)
 }
 
 // MaxVariants is the most variants one session runs.

@@ -13,8 +13,9 @@
 #   tests      the cuda test binaries, then their -race builds
 #   cora       Cora on every schedule, cpu against cuda, seeds $CORA_SEEDS
 #   products   synth-products: baseline, async-transfer and optimized
-#   gpu-data   synth-products, optimized: with and without the feature
-#              cache, features device/uva/host, GPU against CPU sampling
+#   gpu-data   synth-products, optimized: features device/uva/host, host
+#              and uva with and without the feature cache, GPU against
+#              CPU sampling
 #              (sampled edges per second: OUT/gpu-data-sampling.md, and
 #              gnnscope bench --only sample, cpu and cuda)
 #   pyg        PyG on the same exported graph (scripts/pyg-compare.py)
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1; shift ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-acceptance: unknown flag $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -200,7 +201,9 @@ gpu_data() {
   "$BIN" run --spec "$OUT/gpu-data.toml" --wait --json >"$OUT/gpu-data-run.json" || rc=1
   "$BIN" compare last --format md >"$OUT/gpu-data-compare.md" || rc=1
   "$BIN" export trace last -o "$OUT/gpu-data-trace.json" || true
-  $PYTHON "$BUNDLE/scripts/sample-rate.py" "$GNNSCOPE_HOME" "$OUT/gpu-data-sampling.md" || rc=1
+  local sess
+  sess=$(ls -td "$GNNSCOPE_HOME"/sessions/*/ | head -1)
+  $PYTHON "$BUNDLE/scripts/sample-rate.py" "$sess" "$OUT/gpu-data-sampling.md" || rc=1
   # the sampler alone, CPU workers against the GPU kernel (edges/s)
   local dev
   for dev in cpu "cuda:$GPU"; do

@@ -23,6 +23,12 @@
 #             also runs with them (skip aside), as CONFIG+sched, compared with
 #             unbudgeted+sched; the guarded ones then exercise the memory
 #             gate (evaluation of epoch e shares the budget with epoch e+1)
+#   CACHE     flags of a device feature cache (e.g. "--cache-bytes 20%" or
+#             "--cache-bytes 20% --cache-policy frequency"): the unbudgeted
+#             run and every guarded one (with SCHED, those too) then also
+#             run with it, as CONFIG+cache, the guarded ones under BUDGET
+#             plus the cache's bytes, so that the room beside the resident
+#             cache is BUDGET's beside nothing
 #
 # Prints one row per configuration: epoch time (median over the repeats and
 # its spread, min-max), the median of each repeat's epoch time over the
@@ -31,11 +37,14 @@
 # spent waiting at the memory gate (mem.wait spans, both lanes) per epoch,
 # optimizer steps, OOMs (batches skipped, and their share), guard actions,
 # the largest measured batch peak and the device's peak against the
-# budget, the predictor's MAPE and test accuracy; then the acceptance
-# checks: skip loses at least 5 % of its batches; a guarded run has no OOM,
-# every batch peak and the device's peak within the budget, an epoch time
-# within 10 % of the unbudgeted run's (of the same schedule) and test
-# accuracy within 0.5 points. Needs python3 (standard library only).
+# budget, the predictor's MAPE, test accuracy and the cache's hit rate and
+# bytes moved host-to-device per epoch; then the acceptance checks: skip
+# loses at least 5 % of its batches; a guarded run has no OOM, every batch
+# peak and the device's peak within its budget, an epoch time within 10 %
+# of the unbudgeted run's (of the same schedule and cache) and test
+# accuracy within 0.5 points; a run with the cache trains exactly what the
+# same run without it trains (steps, validation loss and test accuracy
+# equal) and hits the cache. Needs python3 (standard library only).
 set -eu
 
 repeats=${1:-5}
@@ -62,20 +71,39 @@ if [ -n "$sched" ]; then
 		[ "$c" = skip ] || configs="$configs $c+sched"
 	done
 fi
-# Generate (and cache) the dataset before timing anything.
+cache=${CACHE:-}
+cbudget=$budget
+if [ -n "$cache" ]; then
+	for c in $configs; do
+		[ "$c" = skip ] || configs="$configs $c+cache"
+	done
+fi
+# Generate (and cache) the dataset before timing anything; with CACHE,
+# read the cache's bytes.
 # shellcheck disable=SC2086
-"$gs" train $train --epochs 1 -q >/dev/null
+"$gs" train $train $cache --epochs 1 --json -q >"$tmp/first.json"
+if [ -n "$cache" ]; then
+	cbytes=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cache"]["bytes"])' "$tmp/first.json")
+	cbudget=$((budget + cbytes))
+fi
 
 r=1
 while [ "$r" -le "$repeats" ]; do
 	for c in $configs; do
-		case ${c%+sched} in
+		b=$budget
+		case $c in
+		*+cache) b=$cbudget ;;
+		esac
+		case ${c%%+*} in
 		unbudgeted) flags= ;;
-		skip) flags="--mem-budget $budget --on-oom skip" ;;
-		*) flags="--mem-budget $budget --mem-guard ${c%+sched}" ;;
+		skip) flags="--mem-budget $b --on-oom skip" ;;
+		*) flags="--mem-budget $b --mem-guard ${c%%+*}" ;;
 		esac
 		case $c in
-		*+sched) flags="$flags $sched" ;;
+		*+sched*) flags="$flags $sched" ;;
+		esac
+		case $c in
+		*+cache) flags="$flags $cache" ;;
 		esac
 		echo "repeat $r/$repeats: $c" >&2
 		# shellcheck disable=SC2086
@@ -84,10 +112,10 @@ while [ "$r" -le "$repeats" ]; do
 	r=$((r + 1))
 done
 
-python3 - "$out" "$budget" "$repeats" $configs <<'EOF'
+python3 - "$out" "$budget" "$cbudget" "$repeats" $configs <<'EOF'
 import json, statistics, sys
 
-out, budget, repeats, configs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+out, budget, cbudget, repeats, configs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
 runs = {c: [json.load(open(f"{out}/{c}.{r}.json")) for r in range(1, repeats + 1)] for c in configs}
 for c, rs in runs.items():
     for x in rs:
@@ -98,15 +126,26 @@ def med(v):
     return statistics.median(v)
 
 def base_of(c):
-    return "unbudgeted+sched" if c.endswith("+sched") else "unbudgeted"
+    return "unbudgeted" + c[len(plain(c)):]
 
 def plain(c):
-    return c.removesuffix("+sched")
+    return c.split("+")[0]
+
+def budget_of(c):
+    return cbudget if c.endswith("+cache") else budget
+
+def cache_of(x):
+    cs = x.get("cache")
+    if not cs:
+        return "-"
+    return f"{100 * cs['hit_rate']:.1f} %, {cs['bytes_h2d'] / max(x['epochs'], 1) / 2**20:.1f} MiB"
 
 print(f"budget {budget} bytes ({budget / 2**20:.2f} MiB); {repeats} interleaved repeats; times in seconds per epoch")
+if cbudget != budget:
+    print(f"runs with the cache: budget {cbudget} bytes ({cbudget / 2**20:.2f} MiB), the cache's {cbudget - budget} bytes beside the same room")
 print()
-print("| run | epoch time, median (min-max) | vs unbudgeted | train | eval | guard | mem wait | steps | OOMs (share of batches) | guard actions | max batch peak / budget | device peak | predictor MAPE | test acc |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| run | epoch time, median (min-max) | vs unbudgeted | train | eval | guard | mem wait | steps | OOMs (share of batches) | guard actions | max batch peak / budget | device peak | predictor MAPE | test acc | cache hits, moved per epoch |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 summary = {}
 for c in configs:
     rs, base = runs[c], runs[base_of(c)]
@@ -122,10 +161,11 @@ for c in configs:
     mape = x.get("predictor_mape")
     peak = max(y["max_batch_peak_bytes"] for y in rs)
     dpeak = max(y["peak_bytes"] for y in rs)
-    summary[c] = dict(ratio=ratio, peak=peak, dpeak=dpeak, ooms=max(y["oom_count"] for y in rs), acc=x["test_acc"], share=(x["oom_count"] / batches if batches else 0))
+    summary[c] = dict(ratio=ratio, peak=peak, dpeak=dpeak, ooms=max(y["oom_count"] for y in rs), acc=x["test_acc"], share=(x["oom_count"] / batches if batches else 0),
+                      trained=[(y["steps"], y["val_loss"], y["test_acc"]) for y in rs], hits=min((y.get("cache") or {}).get("hits", 0) for y in rs))
     print(f"| {c} | {med(ep):.4f} ({min(ep):.4f}-{max(ep):.4f}) | {100 * (ratio - 1):+.1f} % | {tr:.4f} | {ev:.4f} | {gd:.4f} | {mw:.4f} | {x['steps']} | {ooms} | "
-          f"{x['guard_actions']} | {peak} / {budget if plain(c) != 'unbudgeted' else '-'} | {dpeak} | "
-          f"{'-' if mape is None else f'{100 * mape:.4f} %'} | {x['test_acc']:.4f} |")
+          f"{x['guard_actions']} | {peak} / {budget_of(c) if plain(c) != 'unbudgeted' else '-'} | {dpeak} | "
+          f"{'-' if mape is None else f'{100 * mape:.4f} %'} | {x['test_acc']:.4f} | {cache_of(x)} |")
 print()
 ok = True
 def check(cond, what):
@@ -134,13 +174,18 @@ def check(cond, what):
     print(("PASS " if cond else "FAIL ") + what)
 for c in configs:
     s = summary[c]
+    if c.endswith("+cache"):
+        check(s["hits"] > 0, f"{c}: the cache was hit")
+        same = s["trained"] == summary[c.removesuffix("+cache")]["trained"]
+        check(same, f"{c}: steps, validation loss and test accuracy identical to {c.removesuffix('+cache')}'s")
     if plain(c) == "skip":
         check(s["share"] >= 0.05, f"{c} loses {100 * s['share']:.1f} % of its batches (at least 5 %)")
     if plain(c) in ("unbudgeted", "skip"):
         continue
     check(s["ooms"] == 0, f"{c}: {s['ooms']} OOMs")
-    check(s["peak"] <= budget, f"{c}: max batch peak {s['peak']} within the budget {budget}")
-    check(s["dpeak"] <= budget, f"{c}: device peak {s['dpeak']} within the budget {budget}")
+    b = budget_of(c)
+    check(s["peak"] <= b, f"{c}: max batch peak {s['peak']} within the budget {b}")
+    check(s["dpeak"] <= b, f"{c}: device peak {s['dpeak']} within the budget {b}")
     check(s["ratio"] <= 1.10, f"{c}: epoch time {100 * (s['ratio'] - 1):+.1f} % of the {base_of(c)} run's (within 10 %)")
     d = 100 * (s["acc"] - summary[base_of(c)]["acc"])
     check(abs(d) <= 0.5, f"{c}: test accuracy {d:+.2f} points from the {base_of(c)} run's (within 0.5)")

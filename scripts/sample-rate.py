@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Sampling rate and data placement of the runs under a gnnscope home.
 
-Usage: sample-rate.py GNNSCOPE_HOME [OUT.md]
+Usage: sample-rate.py DIR [OUT.md]
 
-For every run journal (sessions/*/runs/*.jsonl) it prints one Markdown
+DIR is a gnnscope home or one session's folder. For every run journal
+under it (sessions/*/runs/*.jsonl, or runs/*.jsonl) it prints one Markdown
 row: the variant, its feature store and sampler device as configured, the
 placement lines of its plan (run_start's adjusted lines that start with
 "features:" or "sampler:"), the lane of its sample spans, the edges they
@@ -19,7 +20,8 @@ import sys
 
 
 def runs(home):
-    for path in sorted(glob.glob(os.path.join(home, "sessions", "*", "runs", "*.jsonl"))):
+    paths = glob.glob(os.path.join(home, "sessions", "*", "runs", "*.jsonl")) + glob.glob(os.path.join(home, "runs", "*.jsonl"))
+    for path in sorted(paths):
         start, end, edges, dur, rates, lanes = None, None, 0, 0, [], set()
         with open(path) as f:
             for line in f:

@@ -108,6 +108,14 @@ type RunFigures struct {
 	// run_end summary's history_bytes).
 	HistoryRelErr *float64 `json:"history_rel_err,omitempty"`
 	HistoryBytes  *int64   `json:"history_bytes,omitempty"`
+	// The feature cache (cache events; unset without them): the hit rate
+	// over the run (hits over hits and misses), the bytes copied
+	// host-to-device per epoch (the mean over epochs with cache events),
+	// and each epoch's figures.
+	CacheEvents      int64        `json:"cache_events,omitempty"`
+	CacheHitRate     *float64     `json:"cache_hit_rate,omitempty"`
+	CacheH2DPerEpoch *int64       `json:"cache_h2d_per_epoch_bytes,omitempty"`
+	CacheEpochs      []CacheEpoch `json:"cache_epochs,omitempty"`
 
 	// TestAcc is run_end's summary test_acc (at the best validation
 	// epoch), else the last test_acc metric; TestAccSource says which
@@ -365,6 +373,7 @@ func (f *RunFigures) fill(js *JournalSummary) {
 		v := sum.HistRelErr
 		f.HistoryRelErr = &v
 	}
+	f.setCache(sum.Cache, sum.Counts[profile.TypeCache])
 	if v, ok := sum.Metrics["test_acc"]; ok && finite(v) {
 		f.TestAcc, f.TestAccSource = &v, "metric"
 	}

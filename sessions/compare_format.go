@@ -267,7 +267,7 @@ func (c *Comparison) grid(human bool) (header []string, rows [][]string, configR
 		}
 		rows = append(rows, row)
 	}
-	for _, fr := range figureRows {
+	for _, fr := range c.figureRows() {
 		if !fr.shown(human) {
 			continue
 		}
@@ -373,7 +373,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 func (c *Comparison) csvColumns() []string {
 	cols := []string{"session", "run", "variant"}
 	fixed := slices.Clone(cols)
-	for _, fr := range figureRows {
+	for _, fr := range c.figureRows() {
 		if fr.shown(false) {
 			fixed = append(fixed, fr.column)
 		}
@@ -385,7 +385,7 @@ func (c *Comparison) csvColumns() []string {
 		}
 		cols = append(cols, name)
 	}
-	for _, fr := range figureRows {
+	for _, fr := range c.figureRows() {
 		if fr.shown(false) {
 			cols = append(cols, fr.column)
 		}
@@ -407,7 +407,7 @@ func (c *Comparison) CSV(w io.Writer) error {
 		for _, k := range c.ConfigKeys {
 			rec = append(rec, r.Config[k])
 		}
-		for _, fr := range figureRows {
+		for _, fr := range c.figureRows() {
 			if fr.shown(false) {
 				rec = append(rec, fr.cell(r, false))
 			}

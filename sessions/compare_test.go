@@ -35,6 +35,7 @@ type handRun struct {
 	host          *profile.Host  // run_start's host (default: 2 cores)
 	usage         *profile.Usage // run_end's usage
 	adjusted      []string       // run_start's adjusted
+	cache         [][3]int64     // (epoch, hits, misses) per cache event; 400 bytes a miss
 }
 
 func (h handRun) events(session string) []profile.Event {
@@ -70,6 +71,9 @@ func (h handRun) events(session string) []profile.Event {
 	}
 	for _, e := range h.histErr {
 		evs = append(evs, profile.Event{T: profile.TypeHistErr, Layer: int(e[0]), RelErr: e[1]})
+	}
+	for i, c := range h.cache {
+		evs = append(evs, profile.Event{T: profile.TypeCache, Epoch: int(c[0]), Batch: i, Hits: c[1], Misses: c[2], BytesH2D: 400 * c[2]})
 	}
 	for i, v := range h.testMetrics {
 		evs = append(evs, profile.Event{T: profile.TypeMetric, Name: "test_acc", Epoch: i + 1, Batch: -1, Value: v})
@@ -379,7 +383,7 @@ func TestCompareMarkdown(t *testing.T) {
 		}
 	}
 	want := 2 + len(c.ConfigKeys)
-	for _, fr := range figureRows {
+	for _, fr := range c.figureRows() {
 		if fr.shown(true) {
 			want++
 		}

@@ -86,8 +86,11 @@ With --json it prints one object (durations are integer nanoseconds):
 
 scripts/bench-torch-kernels.py prints the same keys for PyTorch
 (torch.mm, torch.index_select), so entries match on M, K, N, TransA,
-TransB and Threads (gemm) or Threads (gather).`,
+TransB and Threads (gemm) or Threads (gather).
+
+gnnscope bench cache measures the feature cache's hit rate by size.`,
 		Example: `  gnnscope bench
+  gnnscope bench cache --data synth-medium
   gnnscope bench --only sample --data synth-small --threads 1,2
   gnnscope bench --only sample --sampler-device cuda --threads 1,4
   gnnscope bench --only gemm,gather --json
@@ -110,6 +113,7 @@ TransB and Threads (gemm) or Threads (gather).`,
 	fl.DurationVar(&opts.MinTime, "min-time", 3*time.Second, "minimum measuring time per figure")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
 	fl.StringVar(&opts.GemmShapes, "gemm-shapes", defaultGemmShapes, "gemm shapes MxKxN[:tA|:tB] (comma-separated)")
+	cmd.AddCommand(NewCmdCache(f, nil))
 	return cmd
 }
 

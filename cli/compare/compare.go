@@ -79,6 +79,12 @@ then, per run:
   host                                busy when the load average exceeded the
                                       CPUs or the run waited for a CPU over a
                                       third of its CPU time: timing unreliable
+  cache hit rate, H2D per epoch       the feature cache (cache events; rows
+                                      shown only when a run has them): rows
+                                      found on the device over all input rows,
+                                      bytes copied host-to-device per epoch
+                                      (mean), and the hit rate by epoch (md,
+                                      latex; json: cache_epochs)
 
 The baseline is --baseline (a run name or SESSION/RUN, which is added to
 the comparison if it is not already in it), else the run of variant

@@ -261,15 +261,16 @@ A spec may define its own in [variants.NAME] tables (any train config key,
 JSON names); --variants picks among them and the built-in ones (default:
 the spec's variants, else baseline,optimized). Each variant becomes one run
 of the same name. Optimized stands for the best configuration under your
-constraints: with --mem-budget (and neighbor sampling) it runs with the
-memory guard (mem_guard = split, unless it sets mem_guard itself), and
-once its data is loaded the engine plans the budget: how many batches the
-sampler workers gather ahead (the others wait sampled, gathered by the
-trainer), and whether the overlapped evaluation runs beside training, in
-chunks that fit beside a training batch, or after each epoch when that
-would cut edges. The run's run_start lists each decision under
-"adjusted", with its sizes; the table's notes, compare and the dashboard
-repeat them.
+constraints: unless cache_bytes is set it caches features (a quarter of
+--mem-budget in whole MiB, none under 1 MiB; else 20% of the rows); with
+--mem-budget (and neighbor sampling) it runs with the memory guard
+(mem_guard = split, unless it sets mem_guard itself), and once its data
+is loaded the engine plans the budget: how many batches the sampler
+workers gather ahead (the others wait sampled, gathered by the trainer),
+and whether the overlapped evaluation runs beside training, in chunks
+that fit beside a training batch, or after each epoch when that would
+cut edges. The run's run_start lists each decision under "adjusted", with
+its sizes; the table's notes, compare and the dashboard repeat them.
 
 External runs profile a trainer of your own: --cmd NAME='COMMAND' (may
 repeat) is one run named NAME; a command without NAME= is named "` + runner.DefaultExternalName + `".

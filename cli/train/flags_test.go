@@ -111,12 +111,18 @@ func TestNewCmdTrainBadFlags(t *testing.T) {
 		{[]string{"--split", "halves", "--hidden", "0"}, `split mode "halves" is not one of auto, per-class, frac`},
 		// a flag the run ignores is refused first
 		{[]string{"--split", "halves", "--model", "gcn", "--parts", "3"}, "--parts applies to --sampler gas only"},
+		{[]string{"--model", "gcn", "--cache-bytes", "20%"}, "--cache-bytes applies to --sampler neighbor or gas only"},
+		{[]string{"--model", "sage", "--cache-bytes", "20x"}, `cache size "20x"`},
+		{[]string{"--model", "sage", "--cache-bytes", "150%"}, "want a percentage from 0% to 100%"},
+		{[]string{"--model", "sage", "--cache-policy", "lru", "--cache-bytes", "1MiB"}, `cache policy "lru"`},
+		{[]string{"--model", "sage", "--cache-policy", "frequency"}, "without a feature cache"},
+		{[]string{"--model", "sage", "--sampler", "gas", "--parts", "4", "--cache-bytes", "1%", "--cache-policy", "frequency"}, "it needs --sampler neighbor"},
 	} {
 		opts, err := flagtest.Parse(t, NewCmdTrain, c.args...)
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if _, err := opts.Train.Experiment(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := experiment(opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/device/backend"
+	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
@@ -89,7 +91,7 @@ lowest validation loss with --select val-loss. With
 }
 
 func trainRun(opts *TrainOptions) error {
-	exp, err := opts.Train.Experiment()
+	exp, err := experiment(opts)
 	if err != nil {
 		return err
 	}
@@ -194,6 +196,9 @@ func epochLine(st train.EpochStat, total int) string {
 	if st.Evaluated {
 		s += fmt.Sprintf("  val %.3f (loss %.4f)  test %.3f", st.ValAcc, st.ValLoss, st.TestAcc)
 	}
+	if c := st.Cache; c != nil {
+		s += fmt.Sprintf("  cache hits %.1f%% (%s moved)", 100*c.HitRate, units.Bytes(c.BytesH2D))
+	}
 	return s + fmt.Sprintf("  %.2fs", st.TrainS+st.EvalS)
 }
 
@@ -225,8 +230,37 @@ func printResult(io *iostreams.IOStreams, cfg train.Config, res *train.Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	if c := res.Cache; c != nil {
+		printCache(w, c)
+	}
 	if res.StageS != nil {
 		fmt.Fprintf(w, "stages: sample %.2fs, transfer %.2fs, train %.2fs, eval %.2fs; data wait %.2fs; overlap %.2f; efficiency %.2f\n",
 			res.StageS["sample"], res.StageS["transfer"], res.StageS["train"], res.StageS["eval"], res.DataWaitS, res.Overlap, res.Efficiency)
 	}
+}
+
+// printCache prints the feature cache's line: what it held, its hit rate
+// and the bytes moved host-to-device, over the run and per epoch.
+func printCache(w io.Writer, c *featcache.Report) {
+	fmt.Fprintf(w, "feature cache: %s policy, %d rows (%.1f%%, %s); training input rows hit %.2f%%, %s moved host-to-device",
+		c.Policy, c.Rows, 100*c.Share, units.Bytes(c.Bytes), 100*c.HitRate, units.Bytes(c.BytesH2D))
+	if n := len(c.Epochs); n > 0 {
+		lo, hi := c.Epochs[0].HitRate, c.Epochs[0].HitRate
+		for _, e := range c.Epochs {
+			lo, hi = min(lo, e.HitRate), max(hi, e.HitRate)
+		}
+		fmt.Fprintf(w, " (per epoch: hits %.2f-%.2f%%, %s moved)", 100*lo, 100*hi, units.Bytes(c.BytesH2D/int64(n)))
+	}
+	fmt.Fprintln(w)
+}
+
+// experiment is the flags' experiment, refusing a cache policy without a
+// cache size: one run has no variant that could add the size (run keeps
+// the policy for the cache and optimized variants).
+func experiment(opts *TrainOptions) (runner.Experiment, error) {
+	exp, err := opts.Train.Experiment()
+	if err == nil && exp.Train.CachePolicy != "" && (exp.Train.CacheBytes == "" || exp.Train.CacheBytes == "0") {
+		err = fmt.Errorf("--cache-policy %s without a feature cache: set a cache size with --cache-bytes", exp.Train.CachePolicy)
+	}
+	return exp, err
 }

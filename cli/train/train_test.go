@@ -127,3 +127,57 @@ func TestTrainRefusesInapplicableFlags(t *testing.T) {
 		t.Fatalf("run with --fanout on full-batch gcn: %v", err)
 	}
 }
+
+// TestTrainCacheJSON: --cache-bytes puts the cache in the plan, its
+// outcome per epoch and in all in the JSON result (and per epoch in the
+// history), and a line in the text output.
+func TestTrainCacheJSON(t *testing.T) {
+	t.Setenv("GNNSCOPE_HOME", t.TempDir())
+	args := []string{"train", "--data", "synth-tiny", "--model", "sage", "--hidden", "16", "--epochs", "2",
+		"--threads", "1", "--cache-bytes", "20%", "--cache-policy", "frequency", "-q"}
+	out, _, err := clitest.Run(t, append(args, "--json", "--history")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Plan  []string `json:"plan"`
+		Cache struct {
+			Policy   string  `json:"policy"`
+			Rows     int     `json:"rows"`
+			Hits     int64   `json:"hits"`
+			Misses   int64   `json:"misses"`
+			BytesH2D int64   `json:"bytes_h2d"`
+			HitRate  float64 `json:"hit_rate"`
+			Epochs   []struct {
+				Epoch    int   `json:"epoch"`
+				BytesH2D int64 `json:"bytes_h2d"`
+			} `json:"epochs"`
+		} `json:"cache"`
+		History []struct {
+			Cache *struct {
+				BytesH2D int64 `json:"bytes_h2d"`
+			} `json:"cache"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	c := res.Cache
+	if len(res.Plan) == 0 || !strings.HasPrefix(res.Plan[0], "feature cache: frequency policy, 2000 rows") {
+		t.Errorf("plan %q", res.Plan)
+	}
+	if c.Policy != "frequency" || c.Rows != 2000 || c.Hits == 0 || c.Misses == 0 || c.BytesH2D != 4*32*c.Misses ||
+		c.HitRate != float64(c.Hits)/float64(c.Hits+c.Misses) || len(c.Epochs) != 2 || c.Epochs[1].Epoch != 2 {
+		t.Errorf("cache %+v", c)
+	}
+	if len(res.History) != 2 || res.History[0].Cache == nil || res.History[0].Cache.BytesH2D != c.Epochs[0].BytesH2D {
+		t.Errorf("history %+v", res.History)
+	}
+	text, _, err := clitest.Run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "feature cache: frequency policy, 2000 rows (20.0%") {
+		t.Errorf("text output without the cache line:\n%s", text)
+	}
+}

@@ -235,6 +235,8 @@ var flagScopes = []struct {
 		func(c train.Config) bool { return c.Model == "appnp" || c.Model == "gcnii" }},
 	{[]string{"theta"}, "--model gcnii",
 		func(c train.Config) bool { return c.Model == "gcnii" }},
+	{[]string{"cache-bytes", "cache-policy"}, "--sampler neighbor or gas",
+		func(c train.Config) bool { return c.Sampler == "neighbor" || c.Sampler == "gas" }},
 	{[]string{"prefetch"}, "--sampler-workers N (N > 0)",
 		func(c train.Config) bool { return c.SamplerWorkers > 0 }},
 }

@@ -5,9 +5,17 @@ PyG (2.x). gnnscope profiles it unchanged:
 
 Cora is downloaded by Planetoid into --root unless already there, or read
 from a gnn-benchmark .npz with --npz (no network needed).
+
+NeighborLoader samples with pyg-lib or torch-sparse. Where PyG has
+neither, --loader auto (the default) samples with the plain-PyTorch loader
+of torch_neighbor_loader.py beside this file instead: same fanouts, same
+batch fields, an ordinary DataLoader. --loader pyg insists on
+NeighborLoader, --loader torch on the plain one.
 """
 
 import argparse
+import os
+import sys
 import time
 
 import torch
@@ -56,6 +64,34 @@ class SAGE(torch.nn.Module):
         return self.c2(x, edge_index)
 
 
+def pyg_can_sample():
+    """Whether NeighborLoader can sample here (it needs pyg-lib or
+    torch-sparse, and says so only once iterated)."""
+    try:
+        from torch_geometric import typing as pyg_typing
+    except ImportError:
+        return False
+    return bool(getattr(pyg_typing, "WITH_PYG_LIB", False) or getattr(pyg_typing, "WITH_TORCH_SPARSE", False))
+
+
+def loaders(data, kind, kw):
+    """The training and validation loaders: PyG's NeighborLoader, or the
+    plain-PyTorch one when kind is torch (or auto without a PyG sampler)."""
+    if kind == "pyg" or (kind == "auto" and pyg_can_sample()):
+        return (NeighborLoader(data, input_nodes=data.train_mask, shuffle=True, **kw),
+                NeighborLoader(data, input_nodes=data.val_mask, **kw))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_neighbor_loader as tnl
+
+    print("loader: plain PyTorch (PyG has neither pyg-lib nor torch-sparse to sample with)"
+          if kind == "auto" else "loader: plain PyTorch", flush=True)
+    fan = kw.pop("num_neighbors")
+    if kw.get("num_workers", 0) == 0:
+        kw.pop("persistent_workers", None)
+    return (tnl.loader(data.x, data.y, data.edge_index, data.train_mask, fan, shuffle=True, **kw),
+            tnl.loader(data.x, data.y, data.edge_index, data.val_mask, fan, **kw))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--root", default="/tmp/pyg-data")
@@ -63,13 +99,14 @@ def main():
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--loader", choices=["auto", "pyg", "torch"], default="auto",
+                   help="NeighborLoader (pyg), the plain-PyTorch loader (torch), or pyg where it can sample")
     a = p.parse_args()
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     data = load_npz(a.npz) if a.npz else Planetoid(a.root, "Cora")[0]
     kw = dict(num_neighbors=[10, 5], batch_size=a.batch_size, num_workers=a.workers,
               persistent_workers=a.workers > 0, pin_memory=dev.type == "cuda")
-    train = NeighborLoader(data, input_nodes=data.train_mask, shuffle=True, **kw)
-    val = NeighborLoader(data, input_nodes=data.val_mask, **kw)
+    train, val = loaders(data, a.loader, kw)
     model = SAGE(data.num_features, 64, int(data.y.max()) + 1).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
     for epoch in range(1, a.epochs + 1):

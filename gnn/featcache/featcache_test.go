@@ -2,6 +2,8 @@ package featcache
 
 import (
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
@@ -99,5 +101,50 @@ func TestCacheSplitGather(t *testing.T) {
 	}
 	if _, err := New(dev, x, f, []int32{n}); err == nil {
 		t.Error("a node out of range was accepted")
+	}
+}
+
+// The tally sums batches per epoch from any goroutine, and the report
+// adds the epochs up.
+func TestTallyReport(t *testing.T) {
+	var tally Tally
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				tally.Add(1+(g+i)%2, 3, 1, 40)
+			}
+		}()
+	}
+	wg.Wait()
+	if o := tally.Epoch(1); o.Hits != 600 || o.Misses != 200 || o.BytesH2D != 8000 || o.HitRate != 0.75 {
+		t.Fatalf("epoch 1: %+v", o)
+	}
+	if o := tally.Epoch(3); *o != (Outcome{}) {
+		t.Errorf("an epoch without batches: %+v", o)
+	}
+	dev := cpu.New(1, 0)
+	c, err := New(dev, make([]float32, 40), 4, []int32{2, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(dev)
+	r := NewReport(c, PolicyDegree, 10)
+	if r.Rows != 2 || r.Share != 0.2 || r.Bytes != 32 {
+		t.Errorf("report %+v", r)
+	}
+	tally.Fill(r, 2)
+	if len(r.Epochs) != 2 || r.Hits != 1200 || r.Misses != 400 || r.BytesH2D != 16000 || r.HitRate != 0.75 || r.Epochs[1].Epoch != 2 {
+		t.Errorf("filled report %+v", r)
+	}
+	if n := r.Note(0.5); !strings.Contains(n, "degree policy, 2 rows (20.0 %") || !strings.Contains(n, "50.0 %") {
+		t.Errorf("note %q", n)
+	}
+	var none *Tally
+	none.Add(1, 1, 1, 1)
+	if none.Epoch(1) != nil {
+		t.Error("a nil tally counted")
 	}
 }

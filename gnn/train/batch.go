@@ -2,6 +2,7 @@ package train
 
 import (
 	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
@@ -23,6 +24,8 @@ type batchLoader struct {
 	deg   []float32         // degree + 1 per node
 	y     []int32           // labels
 	guard *memGuard         // nil: no guard
+	cache *featcache.Cache  // the device feature cache (nil: none)
+	tally *featcache.Tally  // the cache's outcome per epoch (nil: not counted)
 	gpu   *gpuData          // where a GPU keeps the features and samples (nil: host)
 }
 
@@ -143,7 +146,7 @@ func (l *batchLoader) load(batch *sample.Batch, epoch, index int, lane string, t
 	l.sampleSpan(lane, epoch, index, t0, t1-t0, batch)
 	p.x, p.err = l.dev.Alloc(len(batch.Nodes), l.f)
 	if p.err == nil {
-		l.gather(p.x, batch.Nodes, epoch, index)
+		l.gather(p.x, batch.Nodes, epoch, index, lane)
 		p.labels = l.labelsOf(batch.Targets())
 	}
 	rec.Span(profile.StageTransfer, lane, epoch, index, t1, rec.Now()-t1)
@@ -176,9 +179,15 @@ func (l *batchLoader) labelsOf(nodes []int32) []int32 {
 }
 
 // gather sets dst's rows to the features of nodes (GatherHost),
-// recording when the copy ran on an asynchronous device.
-func (l *batchLoader) gather(dst *tensor.Tensor, nodes []int32, epoch, batch int) {
+// recording when the copy ran on an asynchronous device; with the feature
+// cache, through it (gatherCached); with the features in device memory,
+// from there (gpuData.gatherDevice).
+func (l *batchLoader) gather(dst *tensor.Tensor, nodes []int32, epoch, batch int, lane string) {
 	if l.gpu.gatherDevice(l.dev, dst, nodes) {
+		return
+	}
+	if l.cache != nil {
+		l.gatherCached(dst, nodes, epoch, batch, lane)
 		return
 	}
 	if a, ok := device.AsAsync(l.dev); ok && l.rec != nil {
@@ -189,4 +198,28 @@ func (l *batchLoader) gather(dst *tensor.Tensor, nodes []int32, epoch, batch int
 		return
 	}
 	l.dev.GatherHost(dst, l.x, nodes)
+}
+
+// gatherCached is gather through the feature cache: the batch's hits are
+// copied from the cache's resident rows (a cache span: the lookup and
+// those copies), its misses gathered from host memory, the only bytes
+// that cross to the device; a cache event records the counts. The rows
+// are exactly GatherHost's, so training is unchanged.
+func (l *batchLoader) gatherCached(dst *tensor.Tensor, nodes []int32, epoch, batch int, lane string) {
+	rec := l.rec
+	t0 := rec.Now()
+	n := len(nodes)
+	buf := make([]int32, 4*n) // one allocation, no growth: each part has room for every row
+	s := l.cache.Split(nodes, featcache.Split{HitPos: buf[:0:n], HitSlot: buf[n : n : 2*n], MissPos: buf[2*n : 2*n : 3*n], MissNode: buf[3*n : 3*n : 4*n]})
+	if len(s.HitPos) > 0 {
+		l.dev.GatherRows(dst, s.HitPos, l.cache.Data, s.HitSlot)
+	}
+	rec.Span(profile.StageCache, lane, epoch, batch, t0, rec.Now()-t0)
+	if len(s.MissPos) > 0 {
+		l.dev.GatherHostRows(dst, s.MissPos, l.x, s.MissNode)
+	}
+	hits, misses := int64(len(s.HitPos)), int64(len(s.MissPos))
+	moved := 4 * misses * int64(l.f)
+	rec.Cache(epoch, batch, hits, misses, moved)
+	l.tally.Add(epoch, hits, misses, moved)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 )
@@ -149,7 +150,9 @@ type Config struct {
 	// CacheBytes is the device feature cache's byte budget: a size
 	// ("0.1G", "512MiB") or a share of the feature matrix ("20%"); "" or
 	// "0" is no cache. The cache is allocated from the device's allocator
-	// and counts against MemBudget. Neighbor-sampled training only.
+	// and counts against MemBudget. Mini-batch training only: neighbor
+	// sampling, or GAS with the degree policy. Only training batches'
+	// input gathers read it; evaluation gathers from host as before.
 	CacheBytes string `json:"cache_bytes,omitempty"`
 	// CachePolicy picks the rows the cache holds: "degree" (the default,
 	// ""; the highest-degree rows) or "frequency" (the rows one
@@ -419,6 +422,27 @@ func (c Config) checkMemory(p *problems) {
 	case "", CutNormKeep, CutNormRenorm, CutNormScale:
 	default:
 		p.add("cut norm %q is not one of %s, %s, %s", c.CutNorm, CutNormKeep, CutNormRenorm, CutNormScale)
+	}
+	c.checkCache(p)
+}
+
+// checkCache checks the feature cache's size and policy.
+func (c Config) checkCache(p *problems) {
+	b, err := featcache.ParseBudget(c.CacheBytes)
+	if err != nil {
+		p.add("%v", err)
+	}
+	if err := featcache.CheckPolicy(c.CachePolicy); err != nil {
+		p.add("%v", err)
+	}
+	switch {
+	case err != nil:
+	case b.IsZero():
+		// a policy alone is kept for the variants that add a size
+	case c.Sampler == SamplerFull:
+		p.add("the feature cache serves mini-batches' input gathers: it needs --sampler neighbor or gas (full-batch training moves the whole feature matrix to the device once)")
+	case c.Sampler == SamplerGAS && c.CachePolicy == featcache.PolicyFrequency:
+		p.add("cache policy frequency counts a pre-sampling pass of the neighbor sampler: it needs --sampler neighbor (gas: use --cache-policy degree)")
 	}
 }
 

@@ -49,6 +49,15 @@
 // schedule that room is exactly budget - resident; with sampler workers
 // it is budget - resident - the prefetch room (see below).
 //
+// A device feature cache (Config.CacheBytes; cache.go) is built before
+// the guard calibrates and stays live for the whole run: its rows count
+// as resident everywhere above (memState.held), in the recorded peaks, the
+// guard's room, the memory gate and evaluation's chunks. A batch's input
+// is as large with the cache as without; the cache only changes where
+// its rows come from (hits from the device, misses from host), so the
+// predictor and every batch are the same, and so are the numbers trained.
+// The plan's first line says what the cache holds.
+//
 // # The budget plan
 //
 // Once the guard is calibrated, before anything is recorded, planBudget

@@ -194,7 +194,7 @@ func (sch *gasSchedule) batch(epoch, index int, parts []int32, acc *epochAcc) er
 		return t.policy.batchFailed(err, epoch, index)
 	}
 	defer t.dev.Free(x)
-	t.load.gather(x, orig, epoch, index)
+	t.load.gather(x, orig, epoch, index, profile.LaneCompute)
 	rec.Span(profile.StageTransfer, profile.LaneCompute, epoch, index, t1, rec.Now()-t1)
 
 	scope := device.NewScope()

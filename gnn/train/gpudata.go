@@ -113,7 +113,7 @@ func openGPUData(cfg Config, dev device.Device, x []float32, f int) (*gpuData, [
 // attachSampler makes s draw its hops with a GPU kernel when
 // cfg.SamplerDevice is cuda (s nil: no neighbor sampling), and counts the
 // device memory of its graph as resident in m (see holdResident).
-func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbor, m *memState) error {
+func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbor, m *memState, in *inference) error {
 	if cfg.SamplerDevice != SamplerDeviceCUDA || s == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbo
 	g.drawer = d
 	g.graph = max(dev.Mem().Stats().Live-live, 0)
 	s.SetDrawer(d)
-	return g.holdResident(m, cfg)
+	return g.holdResident(m, cfg, in)
 }
 
 // residentBytes is the device memory the placement holds for the whole
@@ -147,8 +147,10 @@ func (g *gpuData) residentBytes() int64 {
 
 // holdResident adds the device memory the placement holds, and has not
 // added yet, to the run's resident bytes, which every batch's peak and
-// the memory gate count (memState.init set them for the model alone).
-func (g *gpuData) holdResident(m *memState, cfg Config) error {
+// the memory gate count (memState.init set them for the model alone), and
+// resizes inference's room when it exists already (in nil: not yet; it
+// reads them when it is made), as holdCache does for the feature cache.
+func (g *gpuData) holdResident(m *memState, cfg Config, in *inference) error {
 	n := g.residentBytes() - g.held
 	if n == 0 {
 		return nil
@@ -162,6 +164,10 @@ func (g *gpuData) holdResident(m *memState, cfg Config) error {
 				units.FormatSize(m.budget), units.FormatSize(g.held))
 		}
 		m.gate = memory.NewGate(room)
+	}
+	if in != nil {
+		in.gate = m.gate
+		reserveRoom(in, m.evalResident(cfg), 0)
 	}
 	return nil
 }
@@ -181,6 +187,10 @@ func (g *gpuData) planLines(x []float32) []string {
 	}
 	return out
 }
+
+// allOnDevice reports whether the whole feature matrix is in device
+// memory, where a feature cache would only duplicate rows.
+func (g *gpuData) allOnDevice() bool { return g != nil && g.xDev != nil }
 
 // gatherDevice gathers dst's rows from the features in device memory and
 // reports whether it did (false: the store is not device).

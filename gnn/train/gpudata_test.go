@@ -128,12 +128,23 @@ func TestFeatureStores(t *testing.T) {
 		{"host", 1 << 30, "features: host"},
 		{"", 1 << 30, "features: device (18.8KiB matrix; chosen: at most half"},
 		{"", 30 << 10, "features: uva (18.8KiB matrix; chosen: more than half"},
+		{"uva,cache", 1 << 30, "features: uva (18.8KiB matrix; asked for)"},
+		{"device,cache", 1 << 30, "features: device (18.8KiB matrix; asked for)"},
 	} {
 		cfg := cfg
 		cfg.FeatureStore = c.store
+		if store, ok := strings.CutSuffix(c.store, ",cache"); ok {
+			cfg.FeatureStore, cfg.CacheBytes = store, "20%"
+		}
 		got, plan, _ := runGPU(t, cfg, ds, split, c.mem)
 		if len(plan) == 0 || !strings.HasPrefix(plan[0], c.line) {
 			t.Errorf("store %q, memory %d: plan %q, want a line %q", c.store, c.mem, plan, c.line)
+		}
+		if cfg.CacheBytes != "" {
+			cached := cfg.FeatureStore != "device"
+			if got.Cache != nil != cached || !strings.Contains(strings.Join(plan, "\n"), "feature cache") {
+				t.Errorf("store %q: cache report %v, plan %q", c.store, got.Cache, plan)
+			}
 		}
 		if c.mem < 1<<20 {
 			continue // inference sized to the small device cuts edges: other accuracies
@@ -200,20 +211,20 @@ func TestHoldResident(t *testing.T) {
 	g := &gpuData{xDev: x}
 	cfg := Config{OverlapEval: true}
 	m := &memState{budget: 10000, resident: 800, gate: memory.NewGate(9000)}
-	if err := g.holdResident(m, cfg); err != nil {
+	if err := g.holdResident(m, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	if m.resident != 4800 || m.gate.Capacity() != 10000-6000 {
 		t.Fatalf("resident %d, gate %d", m.resident, m.gate.Capacity())
 	}
-	if err := g.holdResident(m, cfg); err != nil || m.resident != 4800 {
+	if err := g.holdResident(m, cfg, nil); err != nil || m.resident != 4800 {
 		t.Fatalf("counted twice: resident %d, %v", m.resident, err)
 	}
 	m = &memState{budget: 5000, resident: 800, gate: memory.NewGate(4000)}
-	if err := (&gpuData{xDev: x}).holdResident(m, cfg); err == nil || !strings.Contains(err.Error(), "leaves no room") {
+	if err := (&gpuData{xDev: x}).holdResident(m, cfg, nil); err == nil || !strings.Contains(err.Error(), "leaves no room") {
 		t.Fatalf("error %v", err)
 	}
-	if err := (&gpuData{}).holdResident(m, cfg); err != nil {
+	if err := (&gpuData{}).holdResident(m, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -56,7 +56,7 @@ func (g *memGuard) calibrate(ld batchLoader) error {
 		return fmt.Errorf("memory guard calibration: %w", err)
 	}
 	defer scratch.Free(g.dev)
-	ld.model, ld.rec, ld.guard = scratch, nil, nil
+	ld.model, ld.rec, ld.guard, ld.tally = scratch, nil, nil, nil
 	st := stepper{model: scratch, opt: nn.NewAdam(float32(g.cfg.LR), 0), seed: g.cfg.Seed}
 	batches, err := sample.Batches(g.train, g.cfg.BatchSize, g.cfg.Seed, 0, true)
 	if err != nil {
@@ -119,21 +119,21 @@ func (g *memGuard) room(in, pooled int64) int64 {
 	case g.mem.gate != nil:
 		return g.mem.gate.Capacity() + pooled
 	case g.mem.ahead != nil:
-		return g.mem.budget - g.mem.resident - g.mem.ahead.Capacity() + pooled
+		return g.mem.budget - g.mem.held() - g.mem.ahead.Capacity() + pooled
 	}
 	return g.mem.budget - (g.dev.Mem().Stats().Live - in)
 }
 
 // tooLarge reports whether a sampled batch is predicted not to fit the
-// budget even with nothing but the model on the device (false before the
-// predictor is ready).
+// budget even with nothing but the model and the feature cache on the
+// device (false before the predictor is ready).
 func (g *memGuard) tooLarge(b *sample.Batch) bool {
 	lm, ok := g.mem.pred.Model()
 	if !ok {
 		return false
 	}
 	pred, ok := lm.Predict(shapeOf(b))
-	return ok && !lm.Fits(pred, g.mem.budget-g.mem.resident)
+	return ok && !lm.Fits(pred, g.mem.budget-g.mem.held())
 }
 
 // deferLoad reports whether a freshly sampled batch should reach the guard
@@ -217,7 +217,7 @@ func (g *memGuard) guard(p *prepared) (parts []*prepared, act *guardAct, err err
 		}
 		if out != nil || action == ActionSplit { // a split always stands
 			rec.Span(profile.StageGuard, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
-			return out, &guardAct{action: action, predicted: g.mem.resident + pred}, nil
+			return out, &guardAct{action: action, predicted: g.mem.held() + pred}, nil
 		}
 	}
 	return nil, nil, errors.New("memory guard: no action planned")

@@ -41,7 +41,10 @@ type memState struct {
 	rec      *profile.Recorder
 	budget   int64 // 0 = unlimited
 	resident int64 // parameters, gradients and optimizer moments
-	pred     *memory.Predictor
+	// cache is the device feature cache's bytes (0: none), resident
+	// beside the model for the whole run (see held).
+	cache int64
+	pred  *memory.Predictor
 	// gate shares the room beyond the resident bytes and the evaluated
 	// snapshot between training batches and an overlapped evaluation's
 	// chunks (guard and overlapped evaluation only; nil otherwise).
@@ -86,7 +89,8 @@ func (m *memState) init(cfg Config, dev device.Device, model *nn.Model, rec *pro
 // recordTrain records a trained batch's memory: in is its input bytes,
 // stepPeak the step's own peak, predicted the guard's prediction of their
 // sum (0 = none). The measurement also trains the predictor. It returns
-// the peak recorded: the resident bytes plus the batch's own.
+// the peak recorded: the resident bytes and the feature cache (held) plus
+// the batch's own.
 func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, shape memory.Shape) int64 {
 	own := in + stepPeak
 	if len(shape.Nodes) > 0 {
@@ -94,12 +98,12 @@ func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, 
 			predicted = p
 		}
 	}
-	peak := m.resident + own
+	peak := m.held() + own
 	m.mu.Lock()
 	m.peaks = append(m.peaks, peak)
 	m.mu.Unlock()
 	if predicted > 0 {
-		predicted += m.resident
+		predicted += m.held()
 	}
 	m.rec.Mem(epoch, index, profile.PhaseTrain, peak, m.dev.Mem().Stats().Live, m.budget, predicted)
 	return peak
@@ -121,15 +125,19 @@ func (m *memState) result(res *Result) {
 	}
 }
 
+// held is what stays on the device beside every training batch: the
+// resident bytes and the feature cache.
+func (m *memState) held() int64 { return m.resident + m.cache }
+
 // evalResident is what stays on the device during evaluation outside the
-// chunks: the model, and the evaluated snapshot's weights with overlapped
-// evaluation.
+// chunks: the model, the feature cache, and the evaluated snapshot's
+// weights with overlapped evaluation.
 func (m *memState) evalResident(cfg Config) int64 {
 	r := m.resident
 	if cfg.OverlapEval {
 		r += r / 4
 	}
-	return r
+	return r + m.cache
 }
 
 // shapeOf returns the predictor's view of a sampled batch (empty for nil).

@@ -50,13 +50,21 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 }
 
 // setup is the one-time work before the first epoch, the same for every
-// schedule: the memory guard's calibration, the inference blocks and
-// first-layer input aggregate that every evaluation reuses, and the
-// schedule (GAS partitions the graph and fills its histories). It is a
-// setup span: in the wall time, not in any epoch.
+// schedule: the feature cache (setupCache), the memory guard's
+// calibration, the inference blocks and first-layer input aggregate that
+// every evaluation reuses, and the schedule (GAS partitions the graph and
+// fills its histories). It is a setup span (the cache's pre-sampling pass
+// one of its own): in the wall time, not in any epoch.
 func (t *trainer) setup(res *Result) error {
 	rec := t.rec
 	s0, w0 := rec.Now(), time.Now()
+	cs, err := setupCache(t)
+	if err != nil {
+		return err
+	}
+	if cs.dur > 0 { // the pre-sampling pass is a setup span of its own
+		s0 = cs.start + cs.dur
+	}
 	if err := t.guard.calibrate(t.load); err != nil {
 		return err
 	}
@@ -64,10 +72,14 @@ func (t *trainer) setup(res *Result) error {
 	if err != nil {
 		return err
 	}
+	if cs.note != "" {
+		plan = append([]string{cs.note}, plan...)
+	}
 	plan = append(t.gpu.planLines(t.x), plan...)
 	if t.onStart != nil {
 		t.onStart(plan)
 	}
+	cs.record(rec)
 	if chunks, err := t.inf.chunks(t.model); err != nil {
 		return fmt.Errorf("inference blocks: %w", err)
 	} else if _, err := t.inf.inputAggregate(t.dev, t.model, chunks); err != nil {
@@ -97,6 +109,7 @@ func (t *trainer) epochs(ctx context.Context, lp *epochLoop) (int, error) {
 			return ran, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		st.TrainS = time.Since(t0).Seconds()
+		st.Cache = t.load.tally.Epoch(epoch)
 		ran = epoch
 		lp.res.Batches += st.Batches
 		if err := t.checkTrained(lp.res, epoch); err != nil {
@@ -208,6 +221,10 @@ func (t *trainer) finish(res *Result) error {
 	res.Steps = t.opt.Steps()
 	if f, ok := t.sched.(resultFiller); ok {
 		f.fill(res)
+	}
+	if t.cache != nil {
+		t.load.tally.Fill(t.cache, res.Epochs)
+		res.Cache = t.cache
 	}
 	if rec := t.rec; rec != nil {
 		rec.Flush()

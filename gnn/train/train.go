@@ -8,6 +8,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
@@ -25,6 +26,10 @@ type EpochStat struct {
 	Batches   int     `json:"batches"`
 	TrainS    float64 `json:"train_s"` // seconds spent training
 	EvalS     float64 `json:"eval_s"`  // seconds spent evaluating
+	// Cache is the feature cache's outcome for the epoch's training
+	// batches (Config.CacheBytes; nil without a cache): input rows hit
+	// and missed, bytes moved host-to-device, hit rate.
+	Cache *featcache.Outcome `json:"cache,omitempty"`
 }
 
 // Result summarizes a finished run.
@@ -79,11 +84,16 @@ type Result struct {
 	// GAS training (sampler gas): the mean and largest age in optimizer
 	// steps of the history rows pulled over the run, the histories' relative
 	// error at the last refresh (largest over layers) and their host bytes.
-	StalenessMean *float64    `json:"staleness_mean,omitempty"`
-	StalenessMax  *int64      `json:"staleness_max,omitempty"`
-	HistoryRelErr *float64    `json:"history_rel_err,omitempty"`
-	HistoryBytes  int64       `json:"history_bytes,omitempty"`
-	History       []EpochStat `json:"history,omitempty"`
+	StalenessMean *float64 `json:"staleness_mean,omitempty"`
+	StalenessMax  *int64   `json:"staleness_max,omitempty"`
+	HistoryRelErr *float64 `json:"history_rel_err,omitempty"`
+	HistoryBytes  int64    `json:"history_bytes,omitempty"`
+	// Cache is the device feature cache (Config.CacheBytes; nil without
+	// one): its policy, rows, share of the feature matrix and device
+	// bytes, and the training batches' hits, misses, bytes moved
+	// host-to-device and hit rate per epoch and over the epochs trained.
+	Cache   *featcache.Report `json:"cache,omitempty"`
+	History []EpochStat       `json:"history,omitempty"`
 }
 
 // Options are the optional parts of a run.
@@ -149,6 +159,7 @@ type trainer struct {
 	sel   *selector // the reported epoch and early stopping
 
 	onStart func(plan []string) // Options.OnStart
+	cache   *featcache.Report   // the feature cache (setupCache), or nil
 
 	// best is a host copy of the selected epoch's weights, one slice per
 	// model parameter in Params order (kept only when uncutReference).
@@ -201,7 +212,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.close()
 		return nil, err
 	}
-	if err := t.gpu.holdResident(&t.mem, cfg); err != nil {
+	if err := t.gpu.holdResident(&t.mem, cfg, nil); err != nil {
 		t.close()
 		return nil, err
 	}
@@ -212,7 +223,7 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 			t.close()
 			return nil, err
 		}
-		if err := t.gpu.attachSampler(cfg, dev, t.sampler, &t.mem); err != nil {
+		if err := t.gpu.attachSampler(cfg, dev, t.sampler, &t.mem, t.inf); err != nil {
 			t.close()
 			return nil, err
 		}
@@ -253,7 +264,8 @@ func newModel(cfg Config, ds *data.Dataset, dev device.Device) (*nn.Model, *nn.O
 	return m, opt, nil
 }
 
-// close releases the schedule's device buffers and the model.
+// close releases the schedule's device buffers, the model and the feature
+// cache.
 func (t *trainer) close() {
 	if t.sched != nil {
 		t.sched.close()
@@ -263,6 +275,8 @@ func (t *trainer) close() {
 		t.model.Free(t.dev)
 		t.model = nil
 	}
+	t.load.cache.Free(t.dev)
+	t.load.cache = nil
 	t.gpu.close(t.dev)
 	t.gpu = nil
 }

@@ -315,6 +315,8 @@ var figures = []figure{
 	}},
 	{"test acc", func(r *sessions.RunFigures) string { return opt(r.TestAcc, 4) }},
 	{"val acc", func(r *sessions.RunFigures) string { return opt(r.ValAcc, 4) }},
+	{"cache hit rate", func(r *sessions.RunFigures) string { return opt(r.CacheHitRate, 3) }},
+	{"cache H2D/epoch", func(r *sessions.RunFigures) string { return bytesCell(r.CacheH2DPerEpoch) }},
 	{"epoch median s", func(r *sessions.RunFigures) string { return sec(r.EpochMedianS) }},
 	{"epoch min s", func(r *sessions.RunFigures) string { return sec(r.EpochMinS) }},
 	{"epoch max s", func(r *sessions.RunFigures) string { return sec(r.EpochMaxS) }},
@@ -362,6 +364,9 @@ func (m *Model) table() (header []string, rows [][]string, sep int) {
 	for _, f := range figures {
 		if f.label == "straggler" && !distributed {
 			continue // shown only beside a distributed run
+		}
+		if strings.HasPrefix(f.label, "cache ") && !c.HasCache() {
+			continue // shown only when a run has a feature cache
 		}
 		row := []string{f.label}
 		for i := range c.Runs {

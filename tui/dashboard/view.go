@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gnnscope/gnnscope/profile/units"
+	"github.com/gnnscope/gnnscope/tui/cachechart"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/memchart"
 	"github.com/gnnscope/gnnscope/tui/metricchart"
@@ -19,6 +20,7 @@ import (
 type panel struct {
 	timeline *timeline.Model
 	mem      *memchart.Model
+	cache    *cachechart.Model
 	loss     *metricchart.Model
 	acc      *metricchart.Model
 	stale    *stalechart.Model
@@ -39,6 +41,7 @@ func (m *Model) setup() {
 		m.panels[i] = &panel{
 			timeline: timeline.New(m.c),
 			mem:      memchart.New(m.c),
+			cache:    cachechart.New(m.c),
 			loss:     metricchart.New(m.c, "Loss", "loss").Fallback("batch_loss"),
 			acc:      metricchart.New(m.c, "Accuracy", "train_acc", "val_acc", "test_acc").Unit(),
 			stale:    stalechart.New(m.c),
@@ -120,8 +123,8 @@ func (m *Model) render() string {
 }
 
 // panelView draws one run in w×h: a title line, the timeline, the
-// staleness chart when the run has histories, memory, and loss and
-// accuracy.
+// staleness chart when the run has histories, memory (with the cache's
+// hit rate when the run has a feature cache), and loss and accuracy.
 func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	p := m.panels[i]
 	st := m.c.Styles
@@ -154,7 +157,12 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	tl := min(p.timeline.Height(r), max(rest*2/5, 3))
 	sh := 0
 	if r.HasStale() {
-		sh = min(stalechart.Height(r), max(rest/5, 2))
+		// wide, the plot over batches goes beside the table: a little more
+		share := rest / 5
+		if w >= stalechart.BesideWidth {
+			share = rest / 4
+		}
+		sh = min(stalechart.Height(r, w), max(share, 2))
 	}
 	gh := 0
 	if r.GPUs.Len() > 0 {
@@ -182,8 +190,7 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		return append(out, m.overlayView(m.set.Runs(), w, charts)...)
 	}
 	mh := charts / 2
-	p.mem.SetSize(w, mh)
-	out = append(out, strings.Split(p.mem.View(r), "\n")...)
+	out = append(out, p.memRow(r, w, mh)...)
 	kh := charts - mh
 	if w >= 70 {
 		lw := (w - 1) / 2
@@ -197,6 +204,39 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		p.acc.SetSize(w, kh-lh)
 		out = append(out, strings.Split(p.loss.View(r), "\n")...)
 		out = append(out, strings.Split(p.acc.View(r), "\n")...)
+	}
+	return out
+}
+
+// cacheBeside is the width from which the cache's hit rate is drawn
+// beside the memory chart rather than under it.
+const cacheBeside = 70
+
+// memRow draws the memory chart in w×h and, for a run with cache events,
+// the hit-rate chart: beside it in a third of the width (at least 28
+// columns) from cacheBeside columns on, else under it in half the height
+// when each gets 3 lines.
+func (p *panel) memRow(r *runstate.Run, w, h int) []string {
+	if !r.HasCache() {
+		p.mem.SetSize(w, h)
+		return strings.Split(p.mem.View(r), "\n")
+	}
+	if w >= cacheBeside {
+		cw := max(w/3, 28)
+		mw := w - cw - 1
+		p.mem.SetSize(mw, h)
+		p.cache.SetSize(cw, h)
+		return draw.Columns(h, " ", []int{mw, cw}, strings.Split(p.mem.View(r), "\n"), strings.Split(p.cache.View(r), "\n"))
+	}
+	ch := h / 2
+	if ch < 3 {
+		ch = 0
+	}
+	p.mem.SetSize(w, h-ch)
+	out := strings.Split(p.mem.View(r), "\n")
+	if ch > 0 {
+		p.cache.SetSize(w, ch)
+		out = append(out, strings.Split(p.cache.View(r), "\n")...)
 	}
 	return out
 }

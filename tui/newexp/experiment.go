@@ -79,6 +79,13 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 	if s := m.value(FieldOnOOM); s != "abort" {
 		keys["on_oom"] = s
 	}
+	cache := m.value(FieldCache)
+	if cache != "" {
+		keys["cache_bytes"] = cache
+	}
+	if s := m.value(FieldPolicy); s != runner.DefaultCachePolicy || cache != "" {
+		keys["cache_policy"] = s // with a cache, said even when the default
+	}
 	return keys
 }
 
@@ -116,6 +123,11 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	var variants []runner.Variant
 	params, pipeErr := m.variantParams()
 	params, partsOK := m.gasParts(params)
+	if baseOK {
+		// the cache variant caches what the form's cache fields say
+		cp := runner.VariantParamsFor(exp.Train)
+		params.CacheBytes, params.CachePolicy = cp.CacheBytes, cp.CachePolicy
+	}
 	for _, f := range m.fields {
 		if f.kind != toggle || !f.on {
 			continue

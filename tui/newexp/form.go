@@ -27,6 +27,8 @@ const (
 	FieldEpochs   = "epochs"
 	FieldBudget   = "mem_budget"
 	FieldOnOOM    = "on_oom"
+	FieldCache    = "cache_bytes"
+	FieldPolicy   = "cache_policy"
 	FieldWorkers  = "workers"
 	FieldPrefetch = "prefetch"
 	FieldParts    = "parts"
@@ -95,6 +97,8 @@ func New(c *common.Common, l launch.Launcher) *Model {
 		in(FieldEpochs, "Epochs", strconv.Itoa(cfg.Epochs), "", "passes over the training nodes"),
 		in(FieldBudget, "Memory budget", "", "", "512MiB, 0.1G...; empty = none"),
 		{key: FieldOnOOM, label: "On OOM", kind: choice, choices: []string{"abort", "skip"}, help: "a batch over the budget: stop, or skip it"},
+		in(FieldCache, "Feature cache", "", "", "0.1G, 20%...; empty = none"),
+		{key: FieldPolicy, label: "Cache policy", kind: choice, choices: []string{"degree", "frequency"}, help: "rows: highest degree or most sampled"},
 		in(FieldWorkers, "Sampler workers", strconv.Itoa(runner.DefaultSamplerWorkers), "", "for optimized and pipelined"),
 		in(FieldPrefetch, "Prefetch", strconv.Itoa(runner.DefaultPrefetch), "", "batches waiting, at most"),
 		in(FieldParts, "GAS parts", strconv.Itoa(runner.DefaultGASParts), "", "graph parts of the gas variant"),

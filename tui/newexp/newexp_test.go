@@ -335,6 +335,7 @@ func TestVariantCatalog(t *testing.T) {
 		"overlap-eval": {"overlap_eval": true},
 		"mem-guard":    {"mem_guard": "split"},
 		"gas":          {"sampler": "gas", "parts": 32, "parts_per_batch": 8},
+		"cache":        {"cache_bytes": "20%", "cache_policy": "degree"},
 	}
 	var names []string
 	for _, v := range variants {
@@ -446,5 +447,78 @@ func TestPrefill(t *testing.T) {
 	}
 	if len(vs) != 2 || vs[1].Name != "optimized" || fmt.Sprint(vs[1].Overrides["sampler_workers"]) != "3" || fmt.Sprint(vs[1].Overrides["prefetch"]) != "6" {
 		t.Errorf("variants %+v", vs)
+	}
+}
+
+// TestCacheFields: the cache size and policy reach the [train] keys and
+// the cache variant, a bad size is shown on its field, and the spec reads
+// back with them.
+func TestCacheFields(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.focus(FieldCache)
+	hs.press("lots")
+	if got := hs.m.Errors()[FieldCache]; !strings.Contains(got, `cache size "lots"`) {
+		t.Errorf("bad size: error %q", got)
+	}
+	hs.clear()
+	hs.press("64MiB")
+	hs.focus(FieldPolicy)
+	hs.press("right")
+	hs.focus("variant.cache")
+	hs.press("space")
+	exp, variants, errs := hs.m.Experiment()
+	if len(errs) != 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	if exp.Train.CacheBytes != "64MiB" || exp.Train.CachePolicy != "frequency" {
+		t.Errorf("cache %q by %q", exp.Train.CacheBytes, exp.Train.CachePolicy)
+	}
+	i := slices.IndexFunc(variants, func(v runner.Variant) bool { return v.Name == string(runner.Cache) })
+	if i < 0 || variants[i].Overrides["cache_bytes"] != "64MiB" || variants[i].Overrides["cache_policy"] != "frequency" {
+		t.Fatalf("cache variant in %+v", variants)
+	}
+	spec, err := hs.m.Spec(exp, variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := runner.ParseSpec("spec.toml", spec)
+	if err != nil || parsed.Experiment.Train.CacheBytes != "64MiB" || parsed.Experiment.Train.CachePolicy != "frequency" {
+		t.Errorf("spec read back: %+v, %v\n%s", parsed, err, spec)
+	}
+	// a full-batch sampler cannot take the cache
+	hs.focus(FieldSampler)
+	hs.press("left")
+	if got := hs.m.Errors()[FieldCache]; !strings.Contains(got, "needs --sampler neighbor") {
+		t.Errorf("full batch with a cache: errors %v", hs.m.Errors())
+	}
+}
+
+// TestPrefillCache: a copied experiment keeps its cache size and policy,
+// and the cache variant its toggle.
+func TestPrefillCache(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	exp := runner.NewExperiment("synth-small", "sage")
+	exp.Train.CacheBytes, exp.Train.CachePolicy = "0.1G", "frequency"
+	notes := hs.m.Prefill(exp, []runner.Variant{{Name: "baseline"}, {Name: "cache", Overrides: map[string]any{"cache_bytes": "0.1G", "cache_policy": "frequency"}}})
+	if len(notes) != 0 {
+		t.Errorf("notes %q", notes)
+	}
+	got, vs, errs := hs.m.Experiment()
+	if len(errs) != 0 || got.Train.CacheBytes != "0.1G" || got.Train.CachePolicy != "frequency" {
+		t.Errorf("cache %q by %q, errors %v", got.Train.CacheBytes, got.Train.CachePolicy, errs)
+	}
+	if len(vs) != 2 || vs[1].Name != "cache" || vs[1].Overrides["cache_bytes"] != "0.1G" {
+		t.Errorf("variants %+v", vs)
+	}
+	// the default policy with a cache is carried too
+	e2 := runner.NewExperiment("synth-small", "sage")
+	e2.Train.CacheBytes, e2.Train.CachePolicy = "20%", "degree"
+	if notes := hs.m.Prefill(e2, []runner.Variant{{Name: "baseline"}}); len(notes) != 0 {
+		t.Errorf("degree policy: notes %q", notes)
+	}
+	// a copy without a cache empties the fields
+	hs.m.Prefill(runner.NewExperiment("synth-small", "sage"), []runner.Variant{{Name: "baseline"}})
+	if got, _, _ := hs.m.Experiment(); got.Train.CacheBytes != "" || got.Train.CachePolicy != "" {
+		t.Errorf("after a copy without a cache: %q by %q", got.Train.CacheBytes, got.Train.CachePolicy)
 	}
 }

@@ -45,6 +45,12 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 	if o := m.field(FieldOnOOM); cfg.OnOOM != "" && slices.Contains(o.choices, string(cfg.OnOOM)) {
 		o.choice = slices.Index(o.choices, string(cfg.OnOOM))
 	}
+	set(FieldCache, cfg.CacheBytes)
+	if c := m.field(FieldPolicy); slices.Contains(c.choices, cfg.CachePolicy) {
+		c.choice = slices.Index(c.choices, cfg.CachePolicy)
+	} else {
+		c.choice = 0
+	}
 	set(FieldRepeats, strconv.Itoa(max(exp.Repeats, 1)))
 	notes := m.prefillVariants(variants)
 	exp2, _, _ := m.Experiment()

@@ -171,6 +171,10 @@ type Layer struct {
 	Max      float64 // largest max
 	LastMean float64
 	RelErr   float64 // last hist_err rel_err; NaN if none
+	// Mean and max age of each stale event in journal order (NaN where
+	// the event's figure is not finite): the staleness over batches.
+	Epochs, Batches []int32
+	Means, Maxes    []float64
 }
 
 // Mean returns the mean of the events' mean ages (0 without events).
@@ -276,6 +280,8 @@ type Run struct {
 	OOMs   []OOM   // failed allocations
 	Guards []Guard // the memory guard's actions (not OOMs)
 	Layers []Layer // staleness per layer index
+	// FeatCache is the feature cache's outcome per batch (cache events).
+	FeatCache FeatCache
 	// Metrics in order of first appearance; Metric finds one by name.
 	Metrics []*Series
 	metric  map[string]*Series
@@ -332,6 +338,12 @@ func (r *Run) Add(e *profile.Event) {
 		m.MaxBudget = max(m.MaxBudget, e.Budget)
 	case profile.TypeOOM, profile.TypeGuard:
 		r.addOOM(e)
+	case profile.TypeCache:
+		n := 0
+		if r.World > 1 {
+			n = 2 * r.World
+		}
+		r.FeatCache.add(e, r.Now, n)
 	case profile.TypeStale:
 		l := r.layer(e.Layer)
 		if l == nil {
@@ -352,6 +364,8 @@ func (r *Run) Add(e *profile.Event) {
 		if finite(e.Max) {
 			l.Max = max(l.Max, e.Max)
 		}
+		l.Epochs, l.Batches = append(l.Epochs, clamp32(e.Epoch)), append(l.Batches, clamp32(e.Batch))
+		l.Means, l.Maxes = append(l.Means, orNaN(e.Mean)), append(l.Maxes, orNaN(e.Max))
 	case profile.TypeHistErr:
 		if l := r.layer(e.Layer); l != nil {
 			l.RelErr = e.RelErr
@@ -440,6 +454,9 @@ func (r *Run) Summary() profile.Summary { return r.agg.Summary() }
 // stale or hist_err events).
 func (r *Run) HasStale() bool { return len(r.Layers) > 0 }
 
+// HasCache reports whether the run recorded feature-cache outcomes.
+func (r *Run) HasCache() bool { return r.FeatCache.Changes > 0 }
+
 // EpochsDone returns how many epochs have finished: those with an
 // epoch-level loss metric or, for a writer that records none, every epoch
 // the spans show but the last one (all of them once the run has ended).
@@ -500,6 +517,14 @@ func clamp32(v int) int32 {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// orNaN returns f if it is finite, else NaN.
+func orNaN(f float64) float64 {
+	if finite(f) {
+		return f
+	}
+	return math.NaN()
+}
 
 // reset empties the run (a replay restarts), keeping its name and making
 // its version new.

@@ -10,31 +10,111 @@ import (
 	"github.com/gnnscope/gnnscope/tui/runstate"
 )
 
-// Model is a run's staleness chart, cached until the run or the size
-// changes.
+// Model is a run's staleness chart, cached until the run's stale and
+// hist_err events or the size change.
 type Model struct {
 	styles *common.Styles
 	ascii  bool
+	cells  bool // the series plot in marker characters, not braille
 	w, h   int
+	pens   []draw.Pen
 
-	cache runstate.ViewCache
+	cache struct {
+		key key
+		out string
+		ok  bool
+	}
+}
+
+// key is what a drawing depends on: the layers' stale events (counted)
+// and last history errors, and the size; other events do not redraw it.
+type key struct {
+	run    *runstate.Run
+	events int64
+	errs   uint64 // a hash of the layers' RelErr bits
+	w, h   int
 }
 
 // New returns a staleness chart drawing with c's styles and options.
 func New(c *common.Common) *Model {
-	return &Model{styles: c.Styles, ascii: c.Opts.ASCII}
+	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, cells: c.Opts.ASCII || !c.Styles.Glyphs.Braille}
+	m.pens = []draw.Pen{{}}
+	for i := range 8 {
+		m.pens = append(m.pens, draw.PenOf(c.Styles.SeriesStyle(i)))
+	}
+	m.pens = append(m.pens, draw.PenOf(c.Styles.Muted))
+	return m
 }
 
 // SetSize sets the area: w columns by h lines.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
-// Height returns the lines the chart needs for a run: a title, a column
-// header and one line per layer.
-func Height(r *runstate.Run) int { return 2 + len(layers(r)) }
+// tableHeight is the histogram table's height: a title, a column header
+// and one line per layer.
+func tableHeight(r *runstate.Run) int { return 2 + len(layers(r)) }
 
-// View draws the chart (cached while nothing changed).
+// Height returns the lines the chart wants for a run in w columns: the
+// histogram table and the plot over batches (a title, plotRows rows and
+// an axis), beside each other from BesideWidth columns on, else one under
+// the other.
+func Height(r *runstate.Run, w int) int {
+	if w >= BesideWidth {
+		return max(tableHeight(r), plotRows+2)
+	}
+	return tableHeight(r) + plotRows + 2
+}
+
+// View draws the chart, cached while the stale and hist_err events and
+// the size stay the same.
 func (m *Model) View(r *runstate.Run) string {
-	return m.cache.View(r, m.w, m.h, 0, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+	if r == nil || m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	k := key{run: r, w: m.w, h: m.h}
+	for i := range r.Layers {
+		k.events += r.Layers[i].Events
+		k.errs = k.errs*31 + math.Float64bits(r.Layers[i].RelErr)
+	}
+	if !m.cache.ok || m.cache.key != k {
+		m.cache.out = strings.Join(draw.Block(m.layout(r), m.w, m.h), "\n")
+		m.cache.key, m.cache.ok = k, true
+	}
+	return m.cache.out
+}
+
+// BesideWidth is the width from which the plot over batches goes beside
+// the histogram table, the table taking at most half.
+const BesideWidth = 100
+
+// Layout bounds: the plot wants plotRows rows, and goes under the table
+// when the height leaves it at least minPlot lines.
+const (
+	plotRows = 6
+	minPlot  = 5
+)
+
+// layout places the histogram table and the plot over batches: side by
+// side when wide, else the plot under the table when both fit, the table
+// alone when only it fits, else the plot alone when it fits, else the
+// table cut.
+func (m *Model) layout(r *runstate.Run) []string {
+	w, h := m.w, m.h
+	th := tableHeight(r)
+	if len(layers(r)) == 0 || !hasPoints(r) {
+		return m.render(r, w)
+	}
+	if w >= BesideWidth && h >= minPlot {
+		tw := min(w/2, tableWidth(r))
+		pw := w - tw - 1
+		return draw.Columns(h, " ", []int{tw, pw}, m.render(r, tw), m.series(r, pw, h))
+	}
+	switch {
+	case h >= th+minPlot:
+		return append(m.render(r, w), m.series(r, w, h-th)...)
+	case h < th && h >= minPlot:
+		return m.series(r, w, h)
+	}
+	return m.render(r, w)
 }
 
 // layers returns the indexes of the layers that have stale or hist_err
@@ -98,9 +178,19 @@ const (
 	maxBar   = 24
 )
 
-func (m *Model) render(r *runstate.Run) []string {
+// tableWidth is the table's width with the widest bars.
+func tableWidth(r *runstate.Run) int {
+	nb := 0
+	for _, i := range layers(r) {
+		nb = max(nb, len(r.Layers[i].Hist))
+	}
+	return fixedW + nb*maxBar
+}
+
+// render draws the histogram table in w columns.
+func (m *Model) render(r *runstate.Run, w int) []string {
 	muted := draw.PenOf(m.styles.Muted)
-	out := []string{m.styles.Header.Render("Staleness") + muted.Paint("  age of pulled history rows, in optimizer steps")}
+	out := []string{draw.Cut(m.styles.Header.Render("Staleness")+muted.Paint("  age of pulled history rows, in optimizer steps"), w, m.styles.Glyphs.Ellipsis)}
 	ls := layers(r)
 	if len(ls) == 0 {
 		return []string{m.styles.Header.Render("Staleness") + muted.Paint("  no stale events")}
@@ -111,11 +201,11 @@ func (m *Model) render(r *runstate.Run) []string {
 	}
 	bw := 0
 	if nb > 0 {
-		bw = min(max((m.w-fixedW)/nb, minBar), maxBar)
+		bw = min(max((w-fixedW)/nb, minBar), maxBar)
 	}
 	shown := nb
-	if bw > 0 && fixedW+shown*bw > m.w {
-		shown = max((m.w-fixedW)/bw, 0)
+	if bw > 0 && fixedW+shown*bw > w {
+		shown = max((w-fixedW)/bw, 0)
 	}
 	var b strings.Builder
 	b.WriteString(draw.PadRight("layer", colLayer) + draw.PadLeft("mean", colMean-1) + " " + draw.PadLeft("max", colMax-1) + " " + draw.PadLeft("err", colErr-1) + " ")

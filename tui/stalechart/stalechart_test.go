@@ -47,8 +47,9 @@ func TestFigures(t *testing.T) {
 	if l.Events != 2 || l.Hist[0] != 100 || l.Hist[1] != 80 || l.Hist[2] != 20 || l.Mean() != 0.6 || l.Max != 3 || l.RelErr != 0.26 {
 		t.Errorf("layer 1: %+v mean %v", l, l.Mean())
 	}
-	if Height(r) != 4 {
-		t.Errorf("height %d, want 4 (title, header, 2 layers)", Height(r))
+	if tableHeight(r) != 4 || Height(r, 80) != 12 || Height(r, 120) != 8 {
+		t.Errorf("heights %d, %d, %d; want 4 (title, header, 2 layers), 12 (and the plot under it), 8 (the plot beside it)",
+			tableHeight(r), Height(r, 80), Height(r, 120))
 	}
 	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
 	m.SetSize(fixedW+3*11, 5)

@@ -23,6 +23,8 @@ func TestGenerate(t *testing.T) {
 		{Run: "pipelined", Epochs: 4, Batches: 30, Samplers: 3, Layers: 2, OOMEvery: 7, Seed: 2},
 		{Run: "cut", Epochs: 5, Batches: 10, Samplers: 2, Layers: 1, Cut: 23, Seed: 3},
 		{Run: "guarded", Epochs: 3, Batches: 20, GuardEvery: 4, EvalChunks: 3, Status: profile.StatusFailed, Error: "boom", Seed: 4},
+		{Run: "cache", Epochs: 2, Batches: 15, Samplers: 2, Cache: true, Seed: 5},
+		{Run: "cache-baseline", Epochs: 2, Batches: 15, Cache: true, Seed: 6},
 	} {
 		t.Run(o.Run, func(t *testing.T) {
 			evs := collect(o)
@@ -44,6 +46,12 @@ func TestGenerate(t *testing.T) {
 				count[e.T]++
 				if e.T == profile.TypeSpan && e.Name == profile.StageTrain {
 					count["train"]++
+				}
+				if e.T == profile.TypeSpan && e.Name == profile.StageCache {
+					count["cache span"]++
+				}
+				if e.T == profile.TypeCache && (e.Hits <= 0 || e.Misses <= 0 || e.BytesH2D != 512*e.Misses) {
+					t.Errorf("cache event %+v", e)
 				}
 				if e.T == profile.TypeSpan && e.Lane == profile.LaneEval && o.Samplers == 0 {
 					t.Errorf("baseline run evaluates on the eval lane: %+v", e)
@@ -76,6 +84,13 @@ func TestGenerate(t *testing.T) {
 			}
 			if o.Cut == 0 && evalMem != o.Epochs*o.EvalChunks {
 				t.Errorf("%d eval mem events, want %d", evalMem, o.Epochs*o.EvalChunks)
+			}
+			wantCache := 0
+			if o.Cache {
+				wantCache = batches
+			}
+			if count[profile.TypeCache] != wantCache || count["cache span"] != wantCache {
+				t.Errorf("%d cache events, %d cache spans, want %d", count[profile.TypeCache], count["cache span"], wantCache)
 			}
 			if count[profile.TypeStale] != batches*o.Layers {
 				t.Errorf("%d stale events, want %d", count[profile.TypeStale], batches*o.Layers)
