@@ -51,6 +51,7 @@ func Compare(dev, ref device.Device, seed uint64) ([]Result, error) {
 	c.gemm()
 	c.sparse()
 	c.gathers()
+	c.rowGathers()
 	c.elementwise()
 	c.loss()
 	c.adam()
