@@ -22,7 +22,11 @@ func (d *Device) GatherHostRows(dst *tensor.Tensor, pos []int32, src []float32, 
 }
 
 // gatherRowsTo copies src row idx[i] to dst row pos[i], after checking
-// every index: a row out of range panics before anything is written.
+// every index: a row out of range panics before anything is written. From
+// a large source it prefetches the rows gatherAhead ahead, as gather
+// does: random rows each wait for memory otherwise (40,000 random rows of
+// 100 floats from a million: 3.0-3.4 ms against 4.8-6.5 ms without, the
+// plain gather 2.5-3.3 ms).
 func (d *Device) gatherRowsTo(dst *tensor.Tensor, pos []int32, src []float32, idx []int32) {
 	if len(pos) != len(idx) {
 		panic(fmt.Sprintf("cpu: GatherRows: %d positions for %d rows", len(pos), len(idx)))
@@ -37,8 +41,18 @@ func (d *Device) gatherRowsTo(dst *tensor.Tensor, pos []int32, src []float32, id
 			panic(fmt.Sprintf("cpu: GatherRows: row %d out of range (%d rows of %d)", s, len(src)/max(cols, 1), cols))
 		}
 	}
+	pf := hasPrefetch && cols > 0 && len(src) >= gatherPrefetchFloats
 	d.parallelFor(len(idx), grainRows(4*cols), func(lo, hi int) {
+		ahead := gatherAhead
+		if pf {
+			for p := lo; p < min(lo+ahead, hi); p++ {
+				prefetchLines(&src[int(idx[p])*cols], cols)
+			}
+		}
 		for i := lo; i < hi; i++ {
+			if p := i + ahead; pf && p < hi {
+				prefetchLines(&src[int(idx[p])*cols], cols)
+			}
 			s, p := int(idx[i])*cols, int(pos[i])*cols
 			copy(dd[p:p+cols], src[s:s+cols])
 		}
