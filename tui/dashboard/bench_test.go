@@ -24,7 +24,7 @@ import (
 // million events in all.
 var benchRuns = []synth.Options{
 	{Run: "baseline", Epochs: 56, Batches: 1000, Seed: 1, GPUEvery: 50},
-	{Run: "optimized", Epochs: 56, Batches: 1000, Samplers: 2, Layers: 2, OOMEvery: 997, Seed: 2, GPUEvery: 50},
+	{Run: "optimized", Epochs: 56, Batches: 1000, Samplers: 2, Layers: 2, OOMEvery: 997, Seed: 2, GPUEvery: 50, Cache: true},
 }
 
 var (
@@ -81,6 +81,12 @@ func BenchmarkDashboardFrameWholeRun(b *testing.B) { benchFrame(b, len(timeline.
 // and every frame also brings each run a memory point and a batch loss,
 // so the overlay's charts are drawn again each time too.
 func BenchmarkDashboardFrameOverlay(b *testing.B) { benchFrame(b, 0, true) }
+
+// BenchmarkDashboardFrameWholeRunOverlay is the heaviest frame: the whole
+// run's spans drawn and the overlay's charts redrawn each time.
+func BenchmarkDashboardFrameWholeRunOverlay(b *testing.B) {
+	benchFrame(b, len(timeline.Windows), true)
+}
 
 // benchFrame draws frames after zooming out zoomOut steps, with the
 // overlay on when overlay is set.
