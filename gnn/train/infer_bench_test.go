@@ -4,6 +4,7 @@ package train
 
 import (
 	"os"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
@@ -21,8 +22,10 @@ import (
 // inference. It reports the process's CPU seconds per evaluation
 // (cpu-s/op, steadier than wall time on a shared machine), the test
 // accuracy and the sum of the predicted classes (equal before and after
-// a change that keeps the numerics). Run with -benchtime 1x -cpuprofile
-// to see where an evaluation's time goes.
+// a change that keeps the numerics). With $GNNSCOPE_BENCH_PROFILE set, it
+// writes a CPU profile of the evaluations alone (the setup left out) to
+// that file: run with -benchtime 1x to see where an evaluation's time
+// goes.
 func BenchmarkInferDataset(b *testing.B) {
 	path := os.Getenv("GNNSCOPE_BENCH_DATA")
 	if path == "" {
@@ -60,7 +63,9 @@ func BenchmarkInferDataset(b *testing.B) {
 		}
 		b.StartTimer()
 		c0 := processCPU()
+		stop := profileTo(b, os.Getenv("GNNSCOPE_BENCH_PROFILE"))
 		preds, err := inf.predict(dev, tr.model)
+		stop()
 		cpuTime += processCPU() - c0
 		if err != nil {
 			b.Fatal(err)
@@ -89,4 +94,25 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// profileTo starts a CPU profile into the file path (nothing when path is
+// empty) and returns the function that stops it.
+func profileTo(b *testing.B, path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+	}
 }
