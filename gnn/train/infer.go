@@ -47,7 +47,7 @@ type inference struct {
 	agg0        []float32   // first layer's input aggregate, kept between evaluations
 	noAggCache  bool        // tests: always aggregate the input afresh
 	noTransform bool        // tests: run every layer on each chunk's input rows
-	noHostViews bool        // tests: copy rows to the device as under a budget (see hostViews)
+	noHostViews bool        // tests: copy rows to the device as under a budget (see infer_host.go)
 	seen        []int64     // each chunk's largest measured peak (see grant)
 	cutEdges    int64       // edges dropped from the chunks
 	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
@@ -119,9 +119,11 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 			in.recordMem(r, chunks, peaks)
 		}
 	}()
-	host := in.hostViews(r.dev)
+	host := hostViews(r.dev, in.budget, in.noHostViews)
 	if host != nil {
-		in.globalBlocks(chunks)
+		in.mu.Lock()
+		setGlobalBlocks(in.g, chunks)
+		in.mu.Unlock()
 	}
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
@@ -229,9 +231,9 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 	}
 	agg := make([]float32, in.g.N*f)
 	c := &nn.Context{Dev: dev}
-	host := in.hostViews(dev)
+	host := hostViews(dev, in.budget, in.noHostViews)
 	if host != nil {
-		in.setGlobalBlocks(chunks)
+		setGlobalBlocks(in.g, chunks)
 	}
 	for _, ch := range chunks {
 		release := acquire(in.gate, in.rec, 4*int64(f)*int64(len(ch.src)+ch.hi-ch.lo), profile.LaneEval, 0, ch.lo)
@@ -241,7 +243,7 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 			// The sources in place (see infer_host.go).
 			a, err = p.Aggregate(c, ch.gblk, host.HostView(in.x, in.g.N, f))
 		} else {
-			a, err = in.gatheredAggregate(dev, p, ch)
+			a, err = gatheredAggregate(dev, p, ch, in.x, f)
 		}
 		if err == nil {
 			dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
@@ -257,13 +259,13 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 }
 
 // gatheredAggregate returns layer p's aggregate over chunk ch from the
-// chunk's source rows of the input features, gathered to dev.
-func (in *inference) gatheredAggregate(dev device.Device, p nn.Precomputable, ch evalChunk) (*tensor.Tensor, error) {
-	x, err := dev.Alloc(len(ch.src), in.f)
+// chunk's source rows of the input features feat (f wide), gathered to dev.
+func gatheredAggregate(dev device.Device, p nn.Precomputable, ch evalChunk, feat []float32, f int) (*tensor.Tensor, error) {
+	x, err := dev.Alloc(len(ch.src), f)
 	if err != nil {
 		return nil, err
 	}
-	dev.GatherHost(x, in.x, ch.src)
+	dev.GatherHost(x, feat, ch.src)
 	a, err := p.Aggregate(&nn.Context{Dev: dev}, ch.blk, x)
 	dev.Free(x)
 	return a, err
@@ -378,9 +380,9 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src, whole: true})
 	}
 	in.prepareBlocks(m, chunks, false)
-	host := in.hostViews(dev)
+	host := hostViews(dev, in.budget, in.noHostViews)
 	if host != nil {
-		in.globalBlocks(chunks)
+		setGlobalBlocks(in.g, chunks) // chunks of this pass alone
 	}
 	preds := make([]int32, in.g.N)
 	peaks := make([]int64, len(chunks))

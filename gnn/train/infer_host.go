@@ -21,9 +21,10 @@ import (
 // budget's accounting (evalPeak) describes.
 
 // hostViews returns dev's HostMemory when inference reads the host
-// matrices in place: dev's memory is the host's and there is no budget.
-func (in *inference) hostViews(dev device.Device) device.HostMemory {
-	if in.budget > 0 || in.noHostViews {
+// matrices in place: dev's memory is the host's, there is no budget and
+// off (tests) is false.
+func hostViews(dev device.Device, budget int64, off bool) device.HostMemory {
+	if budget > 0 || off {
 		return nil
 	}
 	h, ok := device.AsHostMemory(dev)
@@ -33,19 +34,13 @@ func (in *inference) hostViews(dev device.Device) device.HostMemory {
 	return h
 }
 
-// globalBlocks sets every chunk's gblk (see globalBlock) that is not set
-// yet.
-func (in *inference) globalBlocks(chunks []evalChunk) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.setGlobalBlocks(chunks)
-}
-
-// setGlobalBlocks is globalBlocks with in.mu held.
-func (in *inference) setGlobalBlocks(chunks []evalChunk) {
+// setGlobalBlocks sets every chunk's gblk (see globalBlock) that is not
+// set yet. Chunks shared between evaluations (inference.cache) need
+// inference.mu held.
+func setGlobalBlocks(g *graph.CSR, chunks []evalChunk) {
 	for i := range chunks {
 		if chunks[i].gblk == nil {
-			chunks[i].gblk = globalBlock(in.g, &chunks[i])
+			chunks[i].gblk = globalBlock(g, &chunks[i])
 		}
 	}
 }
