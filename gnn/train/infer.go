@@ -47,7 +47,7 @@ type inference struct {
 	agg0        []float32   // first layer's input aggregate, kept between evaluations
 	noAggCache  bool        // tests: always aggregate the input afresh
 	noTransform bool        // tests: run every layer on each chunk's input rows
-	noHostViews bool        // tests: copy rows to the device as under a budget (see infer_host.go)
+	noHostViews bool        // tests: copy rows to the device as on an accelerator (see infer_host.go)
 	seen        []int64     // each chunk's largest measured peak (see grant)
 	cutEdges    int64       // edges dropped from the chunks
 	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
@@ -119,7 +119,7 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 			in.recordMem(r, chunks, peaks)
 		}
 	}()
-	host := hostViews(r.dev, in.budget, in.noHostViews)
+	host := hostViews(r.dev, in.noHostViews)
 	if host != nil {
 		in.mu.Lock()
 		setGlobalBlocks(in.g, chunks)
@@ -231,7 +231,7 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 	}
 	agg := make([]float32, in.g.N*f)
 	c := &nn.Context{Dev: dev}
-	host := hostViews(dev, in.budget, in.noHostViews)
+	host := hostViews(dev, in.noHostViews)
 	if host != nil {
 		setGlobalBlocks(in.g, chunks)
 	}
@@ -380,7 +380,7 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src, whole: true})
 	}
 	in.prepareBlocks(m, chunks, false)
-	host := hostViews(dev, in.budget, in.noHostViews)
+	host := hostViews(dev, in.noHostViews)
 	if host != nil {
 		setGlobalBlocks(in.g, chunks) // chunks of this pass alone
 	}

@@ -10,21 +10,22 @@ import (
 )
 
 // On a device whose memory is the host's (device.HostMemory: the CPU
-// backend), layer-wise inference without a memory budget reads the
-// layers' host matrices in place instead of copying rows to the device: a
-// chunk's sources are not gathered, the chunk aggregating straight from
-// the whole input (or transformed) matrix over a block whose sources are
-// the graph's node ids (evalChunk.gblk), and the destinations' own rows
-// are views. The sums run in the same order over the same rows as from
-// the gathered copy, so the results are the same to the bit; only the
-// copies go. Under a budget the chunks keep to the copies that the
-// budget's accounting (evalPeak) describes.
+// backend), layer-wise inference reads the layers' host matrices in place
+// instead of copying rows to the device: a chunk's sources are not
+// gathered, the chunk aggregating straight from the whole input (or
+// transformed) matrix over a block whose sources are the graph's node ids
+// (evalChunk.gblk), and the destinations' own rows are views. The sums
+// run in the same order over the same rows as from the gathered copy, so
+// the results are the same to the bit; only the copies go. Under a budget
+// the chunks are still sized by the accounting of the copies (evalPeak),
+// which then bounds the device memory they hold from above: the views
+// are not device allocations.
 
 // hostViews returns dev's HostMemory when inference reads the host
-// matrices in place: dev's memory is the host's, there is no budget and
-// off (tests) is false.
-func hostViews(dev device.Device, budget int64, off bool) device.HostMemory {
-	if budget > 0 || off {
+// matrices in place: dev's memory is the host's and off (tests: the
+// copies, as on an accelerator) is false.
+func hostViews(dev device.Device, off bool) device.HostMemory {
+	if off {
 		return nil
 	}
 	h, ok := device.AsHostMemory(dev)

@@ -1,14 +1,17 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/nn"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // TestInferHostViewsExact: inference that reads the host matrices in place
@@ -74,6 +77,29 @@ func inferOutputs(t *testing.T, name string, tr *trainer, cfg Config, noAgg, cop
 		p[i] = float32(c)
 	}
 	return append(out, p)
+}
+
+// copyingDevice is a device that hides its device.HostMemory, so that
+// inference copies the chunks' rows as on an accelerator.
+type copyingDevice struct{ device.Device }
+
+// runRecordedOn is runRecorded on dev.
+func runRecordedOn(t *testing.T, cfg Config, ds *data.Dataset, split *data.Split, dev device.Device) (*Result, []profile.Event) {
+	t.Helper()
+	sink := &memSink{}
+	rec := profile.NewRecorder(sink, profile.RecorderOptions{})
+	rec.RunStart("r", "s", "v", nil, &profile.Host{Cores: 2})
+	res, err := Run(context.Background(), cfg, ds, split, dev, Options{Recorder: rec})
+	if cerr := rec.Close("", err, nil); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := dev.Mem().Stats().Live; live != 0 {
+		t.Fatalf("%d bytes live after the run", live)
+	}
+	return res, sink.evs
 }
 
 // floatBits returns the bit patterns of x.
