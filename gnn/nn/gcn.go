@@ -101,7 +101,12 @@ func (l *GCNConv) FromAggregate(c *Context, agg, _ *tensor.Tensor) (*tensor.Tens
 	if err != nil {
 		return nil, err
 	}
+	l.fromAggregateInto(c, agg, nil, y)
+	return y, nil
+}
+
+// fromAggregateInto is FromAggregate writing into y (agg.Rows×Out).
+func (l *GCNConv) fromAggregateInto(c *Context, agg, _, y *tensor.Tensor) {
 	c.Dev.Gemm(false, false, 1, agg, l.W.W, 0, y)
 	c.Dev.AddBias(y, l.B.W)
-	return y, nil
 }

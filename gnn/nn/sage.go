@@ -121,8 +121,13 @@ func (l *SAGEConv) FromAggregate(c *Context, agg, xdst *tensor.Tensor) (*tensor.
 	if err != nil {
 		return nil, err
 	}
+	l.fromAggregateInto(c, agg, xdst, y)
+	return y, nil
+}
+
+// fromAggregateInto is FromAggregate writing into y (agg.Rows×Out).
+func (l *SAGEConv) fromAggregateInto(c *Context, agg, xdst, y *tensor.Tensor) {
 	c.Dev.Gemm(false, false, 1, agg, l.Wl.W, 0, y)
 	c.Dev.Gemm(false, false, 1, xdst, l.Wr.W, 1, y)
 	c.Dev.AddBias(y, l.B.W)
-	return y, nil
 }

@@ -77,6 +77,55 @@ func transformRows(c *Context, x *tensor.Tensor, w *Param) (*tensor.Tensor, erro
 	return t, nil
 }
 
+// Layers whose evaluation steps can write into a tensor the caller gives
+// (a view of a host matrix on a device whose memory is the host's, so
+// that layer-wise inference need not copy each chunk's result there).
+type (
+	aggregateInto interface {
+		fromAggregateInto(c *Context, agg, xdst, y *tensor.Tensor)
+	}
+	transformInto interface {
+		transformInto(c *Context, x, t *tensor.Tensor)
+	}
+)
+
+// FromAggregateInto is FromAggregate writing layer l's output into y
+// (agg.Rows×Out), activation included; it reports false, and does
+// nothing, when the layer cannot write into a given tensor.
+func (m *Model) FromAggregateInto(c *Context, l int, agg, xdst, y *tensor.Tensor) bool {
+	a, ok := m.Layers[l].(aggregateInto)
+	if !ok {
+		return false
+	}
+	ec := *c
+	ec.Train = false
+	a.fromAggregateInto(&ec, agg, xdst, y)
+	if l < len(m.Layers)-1 && !m.selfActivated() {
+		m.activate(c.Dev, y)
+	}
+	return true
+}
+
+// TransformInto is layer l's Transform (see Transformer) writing into t
+// (x.Rows×TransformWidth); it reports false, and does nothing, when the
+// layer cannot write into a given tensor.
+func (m *Model) TransformInto(c *Context, l int, x, t *tensor.Tensor) bool {
+	tr, ok := m.Transformer(l).(transformInto)
+	if !ok {
+		return false
+	}
+	tr.transformInto(c, x, t)
+	return true
+}
+
+func (l *GCNConv) transformInto(c *Context, x, t *tensor.Tensor) {
+	c.Dev.Gemm(false, false, 1, x, l.W.W, 0, t)
+}
+
+func (l *SAGEConv) transformInto(c *Context, x, t *tensor.Tensor) {
+	c.Dev.Gemm(false, false, 1, x, l.Wl.W, 0, t)
+}
+
 // TransformWidth is Out when the layer multiplies by W before it
 // aggregates (In > Out), else 0.
 func (l *GCNConv) TransformWidth() int {

@@ -47,6 +47,7 @@ type inference struct {
 	agg0        []float32   // first layer's input aggregate, kept between evaluations
 	noAggCache  bool        // tests: always aggregate the input afresh
 	noTransform bool        // tests: run every layer on each chunk's input rows
+	noHostViews bool        // tests: copy rows to the device as on an accelerator (see infer_host.go)
 	seen        []int64     // each chunk's largest measured peak (see grant)
 	cutEdges    int64       // edges dropped from the chunks
 	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
@@ -84,9 +85,12 @@ type layerPass struct {
 	agg   []float32 // the first layer's precomputed input aggregate, or nil
 	// tr is the layer's node transform when it transforms first (and agg
 	// is nil); t then holds every node's transformed row, tw wide.
-	tr    nn.NodeTransform
-	t     []float32
-	tw    int
+	tr nn.NodeTransform
+	t  []float32
+	tw int
+	// host, if not nil, is the device's host memory: the pass reads the
+	// host matrices in place (see infer_host.go).
+	host  device.HostMemory
 	out   int       // the layer's output width
 	next  []float32 // the layer's output rows (nil at the last layer)
 	preds []int32   // the predicted classes (written at the last layer)
@@ -115,11 +119,17 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 			in.recordMem(r, chunks, peaks)
 		}
 	}()
+	host := hostViews(r.dev, in.noHostViews)
+	if host != nil {
+		in.mu.Lock()
+		setGlobalBlocks(in.g, chunks)
+		in.mu.Unlock()
+	}
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
 	for l, layer := range m.Layers {
 		_, out := layer.Dims()
-		p := &layerPass{dev: r.dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, ce: r.ce, last: l == last}
+		p := &layerPass{dev: r.dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, ce: r.ce, last: l == last, host: host}
 		if l < last {
 			p.next = make([]float32, in.g.N*out)
 		}
@@ -221,16 +231,20 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 	}
 	agg := make([]float32, in.g.N*f)
 	c := &nn.Context{Dev: dev}
+	host := hostViews(dev, in.noHostViews)
+	if host != nil {
+		setGlobalBlocks(in.g, chunks)
+	}
 	for _, ch := range chunks {
 		release := acquire(in.gate, in.rec, 4*int64(f)*int64(len(ch.src)+ch.hi-ch.lo), profile.LaneEval, 0, ch.lo)
-		x, err := dev.Alloc(len(ch.src), f)
-		if err != nil {
-			release()
-			return nil, err
+		var a *tensor.Tensor
+		var err error
+		if host != nil {
+			// The sources in place (see infer_host.go).
+			a, err = p.Aggregate(c, ch.gblk, host.HostView(in.x, in.g.N, f))
+		} else {
+			a, err = gatheredAggregate(dev, p, ch, in.x, f)
 		}
-		dev.GatherHost(x, in.x, ch.src)
-		a, err := p.Aggregate(c, ch.blk, x)
-		dev.Free(x)
 		if err == nil {
 			dev.CopyToHost(agg[ch.lo*f:ch.hi*f], a)
 			dev.Free(a)
@@ -242,6 +256,19 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 	}
 	in.agg0 = agg
 	return agg, nil
+}
+
+// gatheredAggregate returns layer p's aggregate over chunk ch from the
+// chunk's source rows of the input features feat (f wide), gathered to dev.
+func gatheredAggregate(dev device.Device, p nn.Precomputable, ch evalChunk, feat []float32, f int) (*tensor.Tensor, error) {
+	x, err := dev.Alloc(len(ch.src), f)
+	if err != nil {
+		return nil, err
+	}
+	dev.GatherHost(x, feat, ch.src)
+	a, err := p.Aggregate(&nn.Context{Dev: dev}, ch.blk, x)
+	dev.Free(x)
+	return a, err
 }
 
 // chunk runs the layer on one chunk, raising *peak to the chunk's own
@@ -258,6 +285,8 @@ func (p *layerPass) chunk(ch evalChunk, peak *int64) error {
 		y, err = p.fromAggregate(dev, ch)
 	case p.t != nil:
 		y, err = p.fromTransformed(dev, ch)
+	case p.inPlace() && aggregatesFirst(p.model, p.layer):
+		y, err = p.fromHostAggregate(dev, ch)
 	default:
 		y, err = p.forward(dev, ch)
 	}
@@ -289,24 +318,33 @@ func (p *layerPass) forward(dev device.Device, ch evalChunk) (*tensor.Tensor, er
 // only the destinations' aggregate (and their own rows, when the layer
 // reads them) move to the device, and no aggregation runs.
 func (p *layerPass) fromAggregate(dev device.Device, ch evalChunk) (*tensor.Tensor, error) {
-	n, f := ch.hi-ch.lo, p.dim
-	a, err := dev.Alloc(n, f)
+	a, err := p.rows(dev, p.agg, ch.lo, ch.hi, p.dim)
 	if err != nil {
 		return nil, err
 	}
 	defer dev.Free(a)
-	dev.CopyFromHost(a, p.agg[ch.lo*f:ch.hi*f])
 	var xd *tensor.Tensor
 	if usesRoot(p.model.Layers[0]) {
-		if xd, err = dev.Alloc(n, f); err != nil {
+		if xd, err = p.rows(dev, p.in, ch.lo, ch.hi, p.dim); err != nil {
 			return nil, err
 		}
 		defer dev.Free(xd)
-		dev.CopyFromHost(xd, p.in[ch.lo*f:ch.hi*f])
 	}
-	y, err := p.model.FromAggregate(&nn.Context{Dev: dev}, 0, a, xd)
+	return p.fromAggregateRows(dev, ch, a, xd)
+}
+
+// fromAggregateRows runs the pass's layer from the aggregate a of chunk
+// ch (and the destinations' own rows xd): into the chunk's rows of the
+// layer's output matrix when the pass reads host matrices in place and
+// the layer can (see layerPass.dest), else into a new tensor.
+func (p *layerPass) fromAggregateRows(dev device.Device, ch evalChunk, a, xd *tensor.Tensor) (*tensor.Tensor, error) {
+	c := &nn.Context{Dev: dev}
+	if y := p.dest(ch); y != nil && p.model.FromAggregateInto(c, p.layer, a, xd, y) {
+		return y, nil
+	}
+	y, err := p.model.FromAggregate(c, p.layer, a, xd)
 	if err != nil {
-		return nil, fmt.Errorf("layer 1: %w", err)
+		return nil, fmt.Errorf("layer %d: %w", p.layer+1, err)
 	}
 	return y, nil
 }
@@ -318,7 +356,8 @@ func (p *layerPass) store(dev device.Device, y *tensor.Tensor, ch evalChunk) {
 	if p.last {
 		dev.Argmax(p.preds[ch.lo:ch.hi], y)
 		p.ce.add(dev, y, ch.lo, ch.hi)
-	} else {
+	} else if !y.View {
+		// (A view is the chunk's rows of next already: see dest.)
 		dev.CopyToHost(p.next[ch.lo*p.out:ch.hi*p.out], y)
 	}
 	dev.Free(y)
@@ -338,16 +377,20 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 		if err != nil {
 			return nil, err
 		}
-		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src})
+		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src, whole: true})
 	}
 	in.prepareBlocks(m, chunks, false)
+	host := hostViews(dev, in.noHostViews)
+	if host != nil {
+		setGlobalBlocks(in.g, chunks) // chunks of this pass alone
+	}
 	preds := make([]int32, in.g.N)
 	peaks := make([]int64, len(chunks))
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
 	for l, layer := range m.Layers {
 		_, out := layer.Dims()
-		p := &layerPass{dev: dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, last: l == last}
+		p := &layerPass{dev: dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, last: l == last, host: host}
 		if l < last {
 			p.next = make([]float32, in.g.N*out)
 		}

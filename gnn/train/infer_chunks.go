@@ -20,6 +20,12 @@ type evalChunk struct {
 	lo, hi int
 	blk    *graph.Block // prepared for the model
 	src    []int32
+	// whole says blk is the destinations' whole CSR rows, edges in the
+	// graph's order (nothing cut, nothing added by the model).
+	whole bool
+	// gblk is blk with the graph's node ids as sources, set when
+	// inference reads the host matrices in place (see infer_host.go).
+	gblk *graph.Block
 }
 
 // minEvalChunk is the smallest inference chunk a budget makes: below it,
@@ -226,7 +232,7 @@ func (in *inference) nextChunk(m *nn.Model, scratch *sample.Scratch, lo, want in
 		if room > 0 {
 			next = n + n/16 + 1
 		}
-		return builtChunk{evalChunk{lo: lo, hi: lo + n, blk: blk, src: src}, dropped}, next, nil
+		return builtChunk{evalChunk{lo: lo, hi: lo + n, blk: blk, src: src, whole: dropped == 0}, dropped}, next, nil
 	}
 }
 
@@ -318,6 +324,7 @@ func (in *inference) prepareBlocks(m *nn.Model, chunks []evalChunk, cut bool) {
 	}
 	for i := range chunks {
 		blk := m.PrepareBlock(chunks[i].blk, chunks[i].src, deg)
+		chunks[i].whole = chunks[i].whole && blk == chunks[i].blk
 		if cut && norm == CutNormKeep && blk.Weights != nil {
 			// PrepareBlock weighs edge (i <- j) of a row of k_i edges (its
 			// self-loop included) sqrt(d_i)/(k_i sqrt(d_j)); times k_i/d_i

@@ -248,21 +248,29 @@ func TestAutoEvalChunksUnderBudget(t *testing.T) {
 
 // TestEvalPeakMeasured: an inference chunk's recorded peak is its
 // analytic one (evalPeak) when a GraphSAGE first layer run from the input
-// aggregate holds the largest peak, and within it for GAT.
+// aggregate holds the largest peak, and within it for GAT, on a device
+// that copies the chunks' rows (as an accelerator does); within it for
+// both on the CPU, which reads the host matrices in place.
 func TestEvalPeakMeasured(t *testing.T) {
 	ds := bandedGraph(t, 2000)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
 	for _, kind := range []nn.Kind{nn.KindSAGE, nn.KindGAT} {
-		cfg := memConfig(kind)
-		cfg.Hidden, cfg.Heads, cfg.EvalChunk, cfg.MemBudget = 4, 2, 300, 1<<30
-		res, evs := runRecorded(t, cfg, ds, split)
-		ev := eventsOf(evs, profile.TypeMem, profile.PhaseEval)
-		if len(ev) < 7*cfg.Epochs {
-			t.Fatalf("%s: %d eval chunks in %d epochs", kind, len(ev), cfg.Epochs)
-		}
-		for _, e := range ev {
-			if e.Peak > e.Predicted || e.Peak <= res.ParamBytes || (kind == nn.KindSAGE && e.Peak != e.Predicted) {
-				t.Fatalf("%s: eval chunk %d: peak %d, analytic %d", kind, e.Batch, e.Peak, e.Predicted)
+		for _, copies := range []bool{true, false} {
+			cfg := memConfig(kind)
+			cfg.Hidden, cfg.Heads, cfg.EvalChunk, cfg.MemBudget = 4, 2, 300, 1<<30
+			var dev device.Device = cpu.New(2, 0)
+			if copies {
+				dev = copyingDevice{dev}
+			}
+			res, evs := runRecordedOn(t, cfg, ds, split, dev)
+			ev := eventsOf(evs, profile.TypeMem, profile.PhaseEval)
+			if len(ev) < 7*cfg.Epochs {
+				t.Fatalf("%s: %d eval chunks in %d epochs", kind, len(ev), cfg.Epochs)
+			}
+			for _, e := range ev {
+				if e.Peak > e.Predicted || e.Peak <= res.ParamBytes || (kind == nn.KindSAGE && copies && e.Peak != e.Predicted) {
+					t.Fatalf("%s (copies %v): eval chunk %d: peak %d, analytic %d", kind, copies, e.Batch, e.Peak, e.Predicted)
+				}
 			}
 		}
 	}

@@ -54,13 +54,21 @@ func (p *layerPass) transformAll(chunks []evalChunk, peaks []int64, grant func(i
 func (p *layerPass) transformRows(lo, hi int, peak *int64) error {
 	scope := device.NewScope()
 	dev := device.Scoped(p.dev, scope)
-	x, err := dev.Alloc(hi-lo, p.dim)
+	x, err := p.rows(dev, p.in, lo, hi, p.dim)
 	if err != nil {
 		return err
 	}
-	dev.CopyFromHost(x, p.in[lo*p.dim:hi*p.dim])
-	t, err := p.tr.Transform(&nn.Context{Dev: dev}, x)
-	dev.Free(x)
+	defer dev.Free(x)
+	c := &nn.Context{Dev: dev}
+	if p.host != nil {
+		// Straight into p.t's rows where the layer can.
+		t := p.host.HostView(p.t[lo*p.tw:hi*p.tw], hi-lo, p.tw)
+		if p.model.TransformInto(c, p.layer, x, t) {
+			*peak = max(*peak, scope.Peak())
+			return nil
+		}
+	}
+	t, err := p.tr.Transform(c, x)
 	if err != nil {
 		return err
 	}
@@ -74,21 +82,29 @@ func (p *layerPass) transformRows(lo, hi int, peak *int64) error {
 // its sources (and the destinations' own input rows, when the layer reads
 // them): no source row is transformed again.
 func (p *layerPass) fromTransformed(dev device.Device, ch evalChunk) (*tensor.Tensor, error) {
-	t, err := dev.Alloc(len(ch.src), p.tw)
-	if err != nil {
-		return nil, err
+	blk := ch.blk
+	var t *tensor.Tensor
+	if p.inPlace() {
+		// Every node's transformed row in place, over the global block
+		// (see infer_host.go).
+		blk, t = ch.gblk, p.host.HostView(p.t, len(p.t)/p.tw, p.tw)
+	} else {
+		var err error
+		if t, err = dev.Alloc(len(ch.src), p.tw); err != nil {
+			return nil, err
+		}
+		defer dev.Free(t)
+		dev.GatherHost(t, p.t, ch.src)
 	}
-	defer dev.Free(t)
-	dev.GatherHost(t, p.t, ch.src)
 	var xd *tensor.Tensor
 	if p.tr.UsesRoot() {
-		if xd, err = dev.Alloc(ch.hi-ch.lo, p.dim); err != nil {
+		var err error
+		if xd, err = p.rows(dev, p.in, ch.lo, ch.hi, p.dim); err != nil {
 			return nil, err
 		}
 		defer dev.Free(xd)
-		dev.CopyFromHost(xd, p.in[ch.lo*p.dim:ch.hi*p.dim])
 	}
-	y, err := p.model.FromTransformed(&nn.Context{Dev: dev}, p.layer, ch.blk, t, xd)
+	y, err := p.model.FromTransformed(&nn.Context{Dev: dev}, p.layer, blk, t, xd)
 	if err != nil {
 		return nil, fmt.Errorf("layer %d: %w", p.layer+1, err)
 	}

@@ -11,7 +11,10 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
-var _ device.Device = (*Device)(nil)
+var (
+	_ device.Device     = (*Device)(nil)
+	_ device.HostMemory = (*Device)(nil)
+)
 
 // Device is the pure-Go CPU backend. Its methods are safe for concurrent use
 // on distinct tensors; each kernel runs on up to Threads goroutines (the
@@ -120,6 +123,16 @@ func (d *Device) Free(t *tensor.Tensor) {
 	d.mem.Release(a.bytes)
 	d.pool.put(a.buf)
 	a.buf = nil
+}
+
+// HostView returns a rows×cols view of host: the CPU device's memory is
+// the host's, so its kernels read and write host in place. Freeing the
+// view releases nothing and the allocator does not count it.
+func (d *Device) HostView(host []float32, rows, cols int) *tensor.Tensor {
+	if rows < 0 || cols < 0 || len(host) != rows*cols {
+		panic(fmt.Sprintf("cpu: HostView of %d values as %dx%d", len(host), rows, cols))
+	}
+	return &tensor.Tensor{Rows: rows, Cols: cols, Data: host, View: true}
 }
 
 // CopyFromHost copies src (len == dst.Len()) into dst.
