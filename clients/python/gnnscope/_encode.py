@@ -17,8 +17,8 @@ ORDER = (
     "t", "v", "run", "session", "variant", "wall", "rank", "world", "host",
     "config", "adjusted", "name", "lane", "epoch", "batch", "layer", "start",
     "dur", "ts", "phase", "peak", "live", "budget", "predicted", "used",
-    "total", "util", "requested", "action", "actual", "mean", "max", "hist",
-    "rel_err", "value", "status", "error", "summary", "usage", "attrs",
+    "total", "util", "requested", "action", "actual", "hits", "misses",
+    "bytes_h2d", "mean", "max", "hist", "rel_err", "value", "status", "error", "summary", "usage", "attrs",
 )
 
 STRINGS = frozenset(("t", "run", "session", "variant", "wall", "name",
@@ -35,6 +35,7 @@ ALWAYS = {
     "gpu": ("ts", "used", "total", "util"),
     "oom": ("epoch", "batch", "requested", "live", "budget"),
     "guard": ("epoch", "batch", "predicted", "actual", "budget"),
+    "cache": ("epoch", "batch", "hits", "misses", "bytes_h2d"),
     "stale": ("epoch", "batch", "layer", "mean", "max"),
     "hist_err": ("epoch", "layer", "rel_err"),
     "run_start": ("v",),
