@@ -161,7 +161,7 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 		wsB := getWorkspace(kern)
 		defer putWorkspace(wsB)
 		shared = wsB.bp
-		packBAll(&op, shared, 0, n, kern.nr)
+		d.packBShared(&op, shared, n, kern.nr)
 	}
 	task := func(t int) {
 		i0, j0 := (t/nt)*rowsPer, (t%nt)*colsPer

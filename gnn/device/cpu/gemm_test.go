@@ -167,6 +167,9 @@ func TestGemmLarge(t *testing.T) {
 		testGemmCase(t, kern.name+"/direct", r, kern, 2*gemmDirectMC+11, 70, gemmKC+9, false, false, 1, 0)
 		testGemmCase(t, kern.name+"/directT", r, kern, gemmDirectMC+5, 40, 2*gemmKC+1, false, true, 1, 0.5)
 		testGemmCase(t, kern.name+"/deep", r, kern, 20, gemmNC+8, gemmKC+1, false, false, 1, 0)
+		// Tall and narrow: the tasks split only the rows and share one
+		// op(B), packed by all threads (several passes, a column edge).
+		testGemmCase(t, kern.name+"/directShared", r, kern, 600, 40, 2*gemmKC+37, false, false, 1, 0.5)
 		// Long inner dimension: split along k (see kSplitChunks).
 		k := 4*kSplitChunk + 77
 		if nch, _ := kSplitChunks(13, 37, k); nch < 4 {
