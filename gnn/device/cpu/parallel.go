@@ -140,7 +140,7 @@ func (j *job) finish() {
 	// Wait briefly without parking: the workers usually end within
 	// microseconds of the caller.
 	for start := time.Now(); j.active.Load() > 0 && time.Since(start) < workerSpin; {
-		osYield()
+		spinPause()
 	}
 	j.wg.Wait()
 	if r := j.caught.Load(); r != nil {
@@ -198,6 +198,13 @@ func (p *workerPool) loop() {
 // 300 µs on two threads), and a layer's products come back to back.
 const workerSpin = 50 * time.Microsecond
 
+// spinPause lets the goroutines waiting for this one's P run, then other
+// threads waiting for its core: a spin holds both.
+func spinPause() {
+	runtime.Gosched()
+	osYield()
+}
+
 // poll waits up to workerSpin for a job, yielding the core between looks;
 // it returns nil when none came.
 func (p *workerPool) poll() *job {
@@ -211,7 +218,7 @@ func (p *workerPool) poll() *job {
 		if time.Since(start) > workerSpin {
 			return nil
 		}
-		osYield()
+		spinPause()
 	}
 }
 
