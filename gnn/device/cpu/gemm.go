@@ -132,9 +132,9 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 	m, n, k := op.m, op.n, op.k
 	cd := op.c
 	empty := m == 0 || n == 0 || k == 0 || op.alpha == 0
-	nch := 1
+	nch, chunk := 1, k
 	if !empty {
-		nch = kSplitChunks(m, n, k)
+		nch, chunk = kSplitChunks(m, n, k)
 	}
 	switch {
 	case beta == 0 && !empty && nch == 1:
@@ -148,7 +148,7 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 		return
 	}
 	if nch > 1 {
-		d.gemmKSplit(&op, nch, kern)
+		d.gemmKSplit(&op, nch, chunk, kern)
 		return
 	}
 	mt, nt := gemmGrid(m, n, k, d.threads, kern)
@@ -161,7 +161,7 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 		wsB := getWorkspace(kern)
 		defer putWorkspace(wsB)
 		shared = wsB.bp
-		packBAll(&op, shared, 0, n, kern.nr)
+		d.packBShared(&op, shared, n, kern.nr)
 	}
 	task := func(t int) {
 		i0, j0 := (t/nt)*rowsPer, (t%nt)*colsPer
@@ -184,7 +184,7 @@ func (d *Device) gemm(o *gemmOp, beta float32, kern microKernel) {
 // A product with a small output and a long inner dimension (the weight
 // gradient Xᵀ·dY of a layer: 256×256 output, 100k inner) has too few output
 // tiles to share between threads without each one streaming all of A and B
-// from memory. It is split instead along k into fixed chunks of
+// from memory. It is split instead along k into chunks of about
 // kSplitChunk; the chunks' partial products are computed in parallel and
 // added up in chunk order. The chunking depends on the shape only, so the
 // result is the same for any thread count.
@@ -193,19 +193,27 @@ const (
 	kSplitMaxTemp = 32 << 20 // bytes of partial products at most
 )
 
-// kSplitChunks returns the number of k chunks for a product, or 1 when it
-// is not split.
-func kSplitChunks(m, n, k int) int {
-	nch := (k + kSplitChunk - 1) / kSplitChunk
-	if nch < 4 || m*n > 512*512 || int64(nch)*int64(m*n)*4 > kSplitMaxTemp {
-		return 1
+// kSplitChunks returns the number of k chunks for a product and their
+// length (the last may be shorter), or 1 and k when it is not split. The
+// count is a multiple of four, so that one, two or four threads share the
+// chunks evenly (13 chunks on two threads would leave one thread a
+// seventh of the work more than the other).
+func kSplitChunks(m, n, k int) (nch, chunk int) {
+	nch = (k + kSplitChunk - 1) / kSplitChunk
+	if nch < 4 || m*n > 512*512 {
+		return 1, k
 	}
-	return nch
+	nch = roundUp(nch, 4)
+	chunk = (k + nch - 1) / nch // k is far above nch², so none is empty
+	if int64(nch)*int64(m*n)*4 > kSplitMaxTemp {
+		return 1, k
+	}
+	return nch, chunk
 }
 
 var kSplitTemp = sync.Pool{New: func() any { return new([]float32) }}
 
-func (d *Device) gemmKSplit(op *gemmOp, nch int, kern microKernel) {
+func (d *Device) gemmKSplit(op *gemmOp, nch, chunk int, kern microKernel) {
 	m, n := op.m, op.n
 	bufp := kSplitTemp.Get().(*[]float32)
 	defer kSplitTemp.Put(bufp)
@@ -214,7 +222,7 @@ func (d *Device) gemmKSplit(op *gemmOp, nch int, kern microKernel) {
 	}
 	parts := (*bufp)[:nch*m*n]
 	d.parallelChunks(nch, func(c int) {
-		k0, k1 := c*kSplitChunk, min((c+1)*kSplitChunk, op.k)
+		k0, k1 := c*chunk, min((c+1)*chunk, op.k)
 		sub := *op
 		sub.k = k1 - k0
 		if op.transA { // op(A)(i, p) = a[p*lda + i]

@@ -32,6 +32,27 @@ func packBAll(op *gemmOp, dst []float32, j0, nc, nr int) {
 	}
 }
 
+// packBShared packs all of op(B) as packBAll(op, dst, 0, n, nr) does,
+// sharing its column panels between the threads: at a small product (a
+// 1024-row mini-batch layer: 100×256 of B packed in about 11 µs, the
+// product in about 350 µs on two threads) one thread packing while the
+// others wait is a few percent of the time.
+func (d *Device) packBShared(op *gemmOp, dst []float32, n, nr int) {
+	panels := (n + nr - 1) / nr
+	parts := min(panels, d.threads)
+	if op.k*n < 1<<14 {
+		parts = 1
+	}
+	ncp := roundUp(n, nr)
+	d.parallelChunks(parts, func(t int) {
+		j0, j1 := t*panels/parts*nr, min((t+1)*panels/parts*nr, n)
+		for pc := 0; pc < op.k; pc += gemmKC {
+			kc := min(gemmKC, op.k-pc)
+			packB(op, dst[pc*ncp+j0*kc:], pc, kc, j0, j1-j0, nr)
+		}
+	})
+}
+
 // gemmBlockDirect computes rows [i0, i1) × columns [j0, j1) of
 // C += op(A)·op(B) with A read in place (see useDirect) and op(B) packed
 // by packBAll in bp.

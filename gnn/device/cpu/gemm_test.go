@@ -167,12 +167,29 @@ func TestGemmLarge(t *testing.T) {
 		testGemmCase(t, kern.name+"/direct", r, kern, 2*gemmDirectMC+11, 70, gemmKC+9, false, false, 1, 0)
 		testGemmCase(t, kern.name+"/directT", r, kern, gemmDirectMC+5, 40, 2*gemmKC+1, false, true, 1, 0.5)
 		testGemmCase(t, kern.name+"/deep", r, kern, 20, gemmNC+8, gemmKC+1, false, false, 1, 0)
+		// Tall and narrow: the tasks split only the rows and share one
+		// op(B), packed by all threads (several passes, a column edge).
+		testGemmCase(t, kern.name+"/directShared", r, kern, 600, 40, 2*gemmKC+37, false, false, 1, 0.5)
 		// Long inner dimension: split along k (see kSplitChunks).
 		k := 4*kSplitChunk + 77
-		if kSplitChunks(13, 37, k) < 4 {
+		if nch, _ := kSplitChunks(13, 37, k); nch < 4 {
 			t.Fatal("k split not taken")
 		}
 		testGemmCase(t, kern.name+"/ksplit", r, kern, 13, 37, k, true, false, 1, 0.5)
 		testGemmCase(t, kern.name+"/ksplitT", r, kern, 13, 37, k, false, true, -1, 0)
+	}
+}
+
+// TestKSplitChunks checks that the k chunks cover k, none empty, in a count
+// that two and four threads share evenly.
+func TestKSplitChunks(t *testing.T) {
+	for _, k := range []int{4*kSplitChunk + 77, 100000, 13*kSplitChunk - 1, 40*kSplitChunk + 5} {
+		nch, chunk := kSplitChunks(256, 256, k)
+		if nch < 4 || nch%4 != 0 || (nch-1)*chunk >= k || nch*chunk < k {
+			t.Errorf("k=%d: %d chunks of %d", k, nch, chunk)
+		}
+	}
+	if nch, chunk := kSplitChunks(256, 256, 2*kSplitChunk); nch != 1 || chunk != 2*kSplitChunk {
+		t.Errorf("short k split into %d chunks of %d", nch, chunk)
 	}
 }

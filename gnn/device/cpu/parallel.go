@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // minWork is the number of scalar operations below which a kernel runs
@@ -94,6 +95,7 @@ type job struct {
 	mu     sync.Mutex
 	closed bool // the caller has stopped taking chunks: no one joins now
 	wg     sync.WaitGroup
+	active atomic.Int32 // workers that joined and have not returned
 }
 
 // run takes chunks until none is left or a call panicked.
@@ -121,10 +123,12 @@ func (j *job) join() {
 		return
 	}
 	j.wg.Add(1)
+	j.active.Add(1)
 	j.mu.Unlock()
 	defer j.wg.Done()
 	debug.SetPanicOnFault(j.faults)
 	j.run()
+	j.active.Add(-1)
 }
 
 // finish waits for the workers that joined and raises a panic one of the
@@ -133,6 +137,11 @@ func (j *job) finish() {
 	j.mu.Lock()
 	j.closed = true
 	j.mu.Unlock()
+	// Wait briefly without parking: the workers usually end within
+	// microseconds of the caller.
+	for start := time.Now(); j.active.Load() > 0 && time.Since(start) < workerSpin; {
+		spinPause()
+	}
 	j.wg.Wait()
 	if r := j.caught.Load(); r != nil {
 		panic(*r)
@@ -169,12 +178,47 @@ func (d *Device) workers() *workerPool {
 func (p *workerPool) loop() {
 	defer p.wg.Done()
 	for {
+		if j := p.poll(); j != nil {
+			j.join()
+			continue
+		}
 		select {
 		case j := <-p.jobs:
 			j.join()
 		case <-p.quit:
 			return
 		}
+	}
+}
+
+// workerSpin is how long a worker that finished a job keeps looking for
+// the next one before it parks, and how long a caller waits for the
+// workers of its job before it parks. Waking a parked goroutine costs tens
+// of microseconds, as much as a small product takes (1024×100×256: about
+// 300 µs on two threads), and a layer's products come back to back.
+const workerSpin = 50 * time.Microsecond
+
+// spinPause lets the goroutines waiting for this one's P run, then other
+// threads waiting for its core: a spin holds both.
+func spinPause() {
+	runtime.Gosched()
+	osYield()
+}
+
+// poll waits up to workerSpin for a job, yielding the core between looks;
+// it returns nil when none came.
+func (p *workerPool) poll() *job {
+	start := time.Now()
+	for {
+		select {
+		case j := <-p.jobs:
+			return j
+		default:
+		}
+		if time.Since(start) > workerSpin {
+			return nil
+		}
+		spinPause()
 	}
 }
 
