@@ -20,10 +20,6 @@ const (
 	minFitCache = 1 << 20
 )
 
-// validateConfig is cfg.Validate: the engine checks the feature cache's
-// settings with the rest.
-func validateConfig(cfg train.Config) error { return cfg.Validate() }
-
 // fitCache gives the optimized variant a feature cache when its config
 // has none (cache_bytes unset, "" ; "0" is a deliberate none) and trains
 // on neighbor-sampled batches. With a memory budget the cache takes a
@@ -54,7 +50,7 @@ func fitCache(cfg train.Config) (train.Config, []string) {
 	if out.CachePolicy == "" {
 		out.CachePolicy = DefaultCachePolicy
 	}
-	if validateConfig(out) != nil {
+	if out.Validate() != nil {
 		return cfg, nil
 	}
 	return out, []string{note}

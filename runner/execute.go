@@ -85,7 +85,7 @@ func MakeSplit(ds *data.Dataset, s Split, seed uint64) (*data.Split, error) {
 // Execute does not change process-wide settings: callers that honor
 // cfg.Threads for the whole process set runtime.GOMAXPROCS themselves.
 func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOptions) (*train.Result, error) {
-	if err := validateConfig(cfg); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	dev := opt.Device

@@ -98,7 +98,7 @@ func (e Experiment) Validate() error {
 	if err := e.Split.Validate(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	if err := validateConfig(e.Train); err != nil {
+	if err := e.Train.Validate(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	if e.Repeats < 0 || e.Repeats > MaxRuns {

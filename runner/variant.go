@@ -105,7 +105,7 @@ func ApplyOverrides(base train.Config, overrides map[string]any) (train.Config, 
 		return base, &KeyError{Keys: unknown, Err: fmt.Errorf("unknown (known keys: %s)", strings.Join(known, ", "))}
 	}
 	if len(keys) == 0 {
-		if err := validateConfig(base); err != nil {
+		if err := base.Validate(); err != nil {
 			return base, fmt.Errorf("base config: %w", err)
 		}
 		return base, nil
@@ -120,17 +120,17 @@ func ApplyOverrides(base train.Config, overrides map[string]any) (train.Config, 
 	if err != nil {
 		return base, &KeyError{Keys: keys, Err: err}
 	}
-	verr := validateConfig(cfg)
+	verr := cfg.Validate()
 	if verr == nil {
 		return cfg, nil
 	}
-	if err := validateConfig(base); err != nil {
+	if err := base.Validate(); err != nil {
 		return base, fmt.Errorf("base config: %w", err)
 	}
 	var culprits []string
 	for _, k := range keys {
 		one, err := overlay(base, map[string]any{k: overrides[k]})
-		if err == nil && validateConfig(one) != nil {
+		if err == nil && one.Validate() != nil {
 			culprits = append(culprits, k)
 		}
 	}
