@@ -363,12 +363,12 @@ func gemmBlock(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *workspace) 
 func prefetchA(op *gemmOp, i, rows, pc, kc, q, nq int) {
 	if op.transA { // storage rows are p
 		for p := pc + q*kc/nq; p < pc+(q+1)*kc/nq; p++ {
-			prefetchLines(&op.a[p*op.lda+i], rows)
+			prefetchLinesL2(&op.a[p*op.lda+i], rows)
 		}
 		return
 	}
 	for r := i + q*rows/nq; r < i+(q+1)*rows/nq; r++ {
-		prefetchLines(&op.a[r*op.lda+pc], kc)
+		prefetchLinesL2(&op.a[r*op.lda+pc], kc)
 	}
 }
 
@@ -376,12 +376,12 @@ func prefetchA(op *gemmOp, i, rows, pc, kc, q, nq int) {
 func prefetchB(op *gemmOp, pc, kc, j, cols, q, nq int) {
 	if op.transB { // storage rows are j
 		for c := j + q*cols/nq; c < j+(q+1)*cols/nq; c++ {
-			prefetchLines(&op.b[c*op.ldb+pc], kc)
+			prefetchLinesL2(&op.b[c*op.ldb+pc], kc)
 		}
 		return
 	}
 	for p := pc + q*kc/nq; p < pc+(q+1)*kc/nq; p++ {
-		prefetchLines(&op.b[p*op.ldb+j], cols)
+		prefetchLinesL2(&op.b[p*op.ldb+j], cols)
 	}
 }
 

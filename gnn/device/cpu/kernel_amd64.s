@@ -197,6 +197,22 @@ pfloop:
 	JLT        pfloop
 	RET
 
+// func prefetchLinesL2(p *float32, n int)
+//
+// Issues PREFETCHT1 for every 64-byte line of the n floats at p.
+TEXT ·prefetchLinesL2(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	LEAQ (AX)(CX*4), CX
+	ANDQ $-64, AX
+
+pfloopl2:
+	PREFETCHT1 (AX)
+	ADDQ       $64, AX
+	CMPQ       AX, CX
+	JLT        pfloopl2
+	RET
+
 // func kernelAVX512(kc int, a, b, c *float32, ldc int)
 //
 // C[0:12, 0:32] += A·B with 24 ZMM accumulators (Z4-Z27): a holds kc

@@ -6,6 +6,8 @@ const hasPrefetch = false
 
 func prefetchLines(p *float32, n int) {}
 
+func prefetchLinesL2(p *float32, n int) {}
+
 const hasAxpyNext = false
 
 // axpyNext sets y += alpha*x (next is a prefetch hint, unused here).
