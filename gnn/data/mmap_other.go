@@ -12,6 +12,10 @@ func (m mapping) bytes() []byte { return m.mem }
 
 func (m mapping) unmap() error { return nil }
 
+// drop does nothing: the file was read into memory, which the garbage
+// collector owns.
+func (m mapping) drop(b []byte) error { return nil }
+
 // mapFile reads the file into an 8-byte aligned buffer.
 func mapFile(f *os.File, size int64) (mapping, error) {
 	mem, err := readWhole(f, size)
