@@ -195,6 +195,12 @@ func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Devi
 		t.isVal[v] = true
 	}
 	t.x = prepareFeatures(ds.X, ds.NumFeatures, cfg.Features)
+	if len(t.x) > 0 && &t.x[0] != &ds.X[0] {
+		// The model reads the normalized copy from here on: the mapped
+		// originals need not stay resident beside it. A refused advice
+		// changes nothing but the resident size, so its error is dropped.
+		_, _ = data.DropFeaturePages(ds)
+	}
 	g := ds.Graph
 	t.deg = make([]float32, g.N)
 	for v := 0; v < g.N; v++ {
