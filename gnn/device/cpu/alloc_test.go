@@ -120,3 +120,40 @@ func TestSizeClass(t *testing.T) {
 		prev = c
 	}
 }
+
+// TestPoolEvictsLeastRecent: a buffer offered to a full pool replaces the
+// buffers of the class used least recently, not those of a class in use;
+// one larger than a quarter of the limit is not cached.
+func TestPoolEvictsLeastRecent(t *testing.T) {
+	p := newPool(16384 * 4) // room for four 4096-float buffers
+	var as, bs [][]float32
+	for range 3 {
+		a, _ := p.get(4096)
+		as = append(as, a)
+	}
+	for range 2 {
+		b, _ := p.get(2048)
+		bs = append(bs, b)
+	}
+	c, _ := p.get(1024)
+	for _, x := range append(as, bs...) {
+		p.put(x)
+	}
+	if p.cached != 16384*4 {
+		t.Fatalf("cached %d, want the pool full", p.cached)
+	}
+	x, _ := p.get(4096) // class 4096 is now the most recent
+	p.put(x)
+	p.put(c) // over the limit: class 2048, the oldest, goes
+	if len(p.free[4096]) != 3 || len(p.free[2048]) != 0 || len(p.free[1024]) != 1 {
+		t.Fatalf("classes hold %d, %d, %d buffers; want 3, 0, 1", len(p.free[4096]), len(p.free[2048]), len(p.free[1024]))
+	}
+	if p.cached != (3*4096+1024)*4 {
+		t.Fatalf("cached %d", p.cached)
+	}
+	big, _ := p.get(8192) // over a quarter of the limit
+	p.put(big)
+	if len(p.free[8192]) != 0 || len(p.free[4096]) != 3 {
+		t.Fatal("a buffer over a quarter of the limit was cached or evicted others")
+	}
+}
