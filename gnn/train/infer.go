@@ -48,6 +48,7 @@ type inference struct {
 	noAggCache  bool        // tests: always aggregate the input afresh
 	noTransform bool        // tests: run every layer on each chunk's input rows
 	noHostViews bool        // tests: copy rows to the device as on an accelerator (see infer_host.go)
+	poisonMats  bool        // tests: fill reused host matrices with NaNs (see hostMats)
 	seen        []int64     // each chunk's largest measured peak (see grant)
 	cutEdges    int64       // edges dropped from the chunks
 	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
@@ -91,6 +92,7 @@ type layerPass struct {
 	// host, if not nil, is the device's host memory: the pass reads the
 	// host matrices in place (see infer_host.go).
 	host  device.HostMemory
+	mats  *hostMats // where the pass's host matrices come from and go back to
 	out   int       // the layer's output width
 	next  []float32 // the layer's output rows (nil at the last layer)
 	preds []int32   // the predicted classes (written at the last layer)
@@ -113,6 +115,7 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 	if err != nil {
 		return nil, err
 	}
+	returnFreeHeap(m, in.g.N)
 	peaks := make([]int64, len(chunks))
 	defer func() {
 		if err == nil {
@@ -127,11 +130,13 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 	}
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
+	mats := &hostMats{poison: in.poisonMats}
+	defer mats.release()
 	for l, layer := range m.Layers {
 		_, out := layer.Dims()
-		p := &layerPass{dev: r.dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, ce: r.ce, last: l == last, host: host}
+		p := &layerPass{dev: r.dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, ce: r.ce, last: l == last, host: host, mats: mats}
 		if l < last {
-			p.next = make([]float32, in.g.N*out)
+			p.next = mats.get(in.g.N * out)
 		}
 		if l == 0 {
 			if p.agg, err = in.inputAggregate(r.dev, m, chunks); err != nil {
@@ -154,6 +159,7 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 				return nil, err
 			}
 		}
+		p.done(l)
 		h, dim = p.next, out
 		if r.keep != nil && l < last {
 			if err := r.keep(l, h); err != nil {
@@ -388,11 +394,13 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 	peaks := make([]int64, len(chunks))
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
+	mats := &hostMats{poison: in.poisonMats}
+	defer mats.release()
 	for l, layer := range m.Layers {
 		_, out := layer.Dims()
-		p := &layerPass{dev: dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, last: l == last, host: host}
+		p := &layerPass{dev: dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, last: l == last, host: host, mats: mats}
 		if l < last {
-			p.next = make([]float32, in.g.N*out)
+			p.next = mats.get(in.g.N * out)
 		}
 		if err := p.transformAll(chunks, peaks, nil); err != nil {
 			return nil, err
@@ -402,6 +410,7 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 				return nil, err
 			}
 		}
+		p.done(l)
 		h, dim = p.next, out
 	}
 	return preds, nil

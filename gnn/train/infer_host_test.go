@@ -20,7 +20,8 @@ import (
 // the chunks' rows to the device, for GCN, GraphSAGE and GAT, layers that
 // aggregate first and layers that transform first, with and without the
 // first layer's cached aggregate and with cut chunks (translated global
-// blocks).
+// blocks). The in-place pass fills each host matrix it reuses with NaNs
+// first (hostMats.poison), so a row read before it is written shows.
 func TestInferHostViewsExact(t *testing.T) {
 	ds := bandedGraph(t, 3000)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
@@ -28,7 +29,8 @@ func TestInferHostViewsExact(t *testing.T) {
 		for _, hidden := range []int{16, 4} {
 			for _, cut := range []float64{0, 0.3} {
 				cfg := Defaults(kind)
-				cfg.Sampler, cfg.Layers, cfg.Hidden, cfg.Heads, cfg.EvalChunk, cfg.EvalCut = SamplerFull, 3, hidden, 2, 700, cut
+				layers := 3 + hidden%16/4 // 4 at width 4: a reused matrix takes a layer's output
+				cfg.Sampler, cfg.Layers, cfg.Hidden, cfg.Heads, cfg.EvalChunk, cfg.EvalCut = SamplerFull, layers, hidden, 2, 700, cut
 				tr, err := newTrainer(cfg, ds, split, cpu.New(2, 0), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -55,7 +57,7 @@ func TestInferHostViewsExact(t *testing.T) {
 func inferOutputs(t *testing.T, name string, tr *trainer, cfg Config, noAgg, copy bool) [][]float32 {
 	t.Helper()
 	inf := newInference(cfg, tr.ds, tr.x, tr.deg, tr.isVal, &tr.mem, nil)
-	inf.noAggCache, inf.noHostViews = noAgg, copy
+	inf.noAggCache, inf.noHostViews, inf.poisonMats = noAgg, copy, !copy
 	var out [][]float32
 	keep := func(_ int, h []float32) error {
 		out = append(out, slices.Clone(h))

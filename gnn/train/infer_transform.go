@@ -34,7 +34,7 @@ func (p *layerPass) transformAll(chunks []evalChunk, peaks []int64, grant func(i
 		n = chunks[len(chunks)-1].hi
 	}
 	p.tr, p.tw = tr, tr.TransformWidth()
-	p.t = make([]float32, n*p.tw)
+	p.t = p.mats.get(n * p.tw)
 	for i, ch := range chunks {
 		release := func() {}
 		if grant != nil {
