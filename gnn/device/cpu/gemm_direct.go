@@ -73,8 +73,10 @@ func gemmBlockDirect(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *works
 				next := min(mr, i1-ir-mr) // rows of the next group
 				for q := range nq {
 					jr := q * nr
-					if next > 0 && hasPrefetch {
-						prefetchA(op, ir+mr, next, pc, kc, q, nq)
+					// Share q of the next group's rows (prefetchA's, without
+					// a call for the many empty shares of a wide B).
+					for r := ir + mr + q*next/nq; r < ir+mr+(q+1)*next/nq; r++ {
+						prefetchLinesL2(&op.a[r*op.lda+pc], kc)
 					}
 					bpan := bp[jr*kc : (jr+nr)*kc]
 					off := ir*op.ldc + j0 + jr
