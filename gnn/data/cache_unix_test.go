@@ -17,15 +17,7 @@ import (
 // made through Guard (as Load's validation makes them) return an error
 // naming the file instead.
 func TestCacheTruncatedWhileMapped(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.gsd")
-	want := ringDataset(3000, 8, 5) // about 150 KB: many pages
-	if err := Save(path, want); err != nil {
-		t.Fatal(err)
-	}
-	d, err := load(path, 0) // map whatever its size
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, d := saveMapped(t, ringDataset(3000, 8, 5)) // about 150 KB: many pages
 	defer Release(d)
 	if err := Guard(d, d.Validate); err != nil {
 		t.Fatalf("intact mapping: %v", err)
@@ -34,7 +26,7 @@ func TestCacheTruncatedWhileMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum float32
-	err = Guard(d, func() error {
+	err := Guard(d, func() error {
 		for _, v := range d.X {
 			sum += v
 		}
@@ -138,4 +130,19 @@ func TestCacheFileMode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// saveMapped saves want to a cache file in a temporary folder and loads it
+// back mapped, whatever its size.
+func saveMapped(t *testing.T, want *Dataset) (string, *Dataset) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "big.gsd")
+	if err := Save(path, want); err != nil {
+		t.Fatal(err)
+	}
+	d, err := load(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, d
 }

@@ -2,7 +2,6 @@ package data
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,15 +33,8 @@ func rssFileKB(t *testing.T) int {
 // all, and drops their pages: the process's resident file memory falls by
 // about their size, and the features read back the same afterwards.
 func TestDropFeaturePages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.gsd")
 	want := ringDataset(4000, 500, 5) // 4000 x 500 float32 = 8 MB
-	if err := Save(path, want); err != nil {
-		t.Fatal(err)
-	}
-	d, err := load(path, 0) // map whatever its size
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d := saveMapped(t, want)
 	defer Release(d)
 	if !slices.Equal(d.X, want.X) { // every page read in
 		t.Fatal("mapped features differ from the saved ones")
@@ -65,21 +57,14 @@ func TestDropFeaturePages(t *testing.T) {
 // dropped: features read into the heap, or replaced by a heap copy, are
 // left as they are.
 func TestDropFeaturePagesLeavesOtherMemory(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.gsd")
 	want := ringDataset(4000, 500, 5)
-	if err := Save(path, want); err != nil {
-		t.Fatal(err)
-	}
+	path, mapped := saveMapped(t, want)
+	defer Release(mapped)
 	read, err := load(path, 1<<40) // read, never mapped
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer Release(read)
-	mapped, err := load(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer Release(mapped)
 	mapped.X = slices.Clone(want.X)
 	for _, d := range []*Dataset{read, mapped, want} {
 		if dropped, err := DropFeaturePages(d); dropped || err != nil {
