@@ -13,7 +13,8 @@ import (
 // for the rest of the work: on synth-products the mapped features are
 // 0.98 GB that the process would otherwise keep resident beside the copy.
 // It reports whether pages were dropped; a Dataset read into memory, or
-// one not from Load, is left alone.
+// one not from Load, is left alone, and so is every mapping where the
+// system is not Linux.
 func DropFeaturePages(d *Dataset) (bool, error) {
 	mappings.Lock()
 	l, ok := mappings.m[d]
@@ -27,8 +28,9 @@ func DropFeaturePages(d *Dataset) (bool, error) {
 	if start < base || start+uintptr(len(x)) > base+uintptr(len(mem)) {
 		return false, nil // features replaced by memory outside the mapping
 	}
-	if err := l.m.drop(x); err != nil {
+	dropped, err := l.m.drop(x)
+	if err != nil {
 		return false, fmt.Errorf("drop the pages of %s's features: %w", l.path, err)
 	}
-	return true, nil
+	return dropped, nil
 }

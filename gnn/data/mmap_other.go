@@ -14,7 +14,7 @@ func (m mapping) unmap() error { return nil }
 
 // drop does nothing: the file was read into memory, which the garbage
 // collector owns.
-func (m mapping) drop(b []byte) error { return nil }
+func (m mapping) drop(b []byte) (bool, error) { return false, nil }
 
 // mapFile reads the file into an 8-byte aligned buffer.
 func mapFile(f *os.File, size int64) (mapping, error) {
