@@ -27,7 +27,7 @@ func (d *Device) gather(dst, src []float32, cols int, idx []int32) {
 			gatherRuns(dst, src, cols, idx, lo, hi, pf)
 		case gatherRowsAsm(dst, src, cols, idx, lo, hi, gatherAhead, pf):
 		default:
-			gatherRows(dst, src, cols, idx, lo, hi, pf)
+			gatherRows(dst, src, cols, idx, nil, lo, hi, pf)
 		}
 	})
 }
@@ -55,11 +55,12 @@ func checkGatherRows(idx []int32, cols, srcLen int) (runs int) {
 	return runs
 }
 
-// gatherRows copies rows [lo, hi) one at a time, prefetching (pf) the
-// source row gatherAhead ahead of the one copied. It is the loop for
+// gatherRows copies source rows idx[lo:hi] one at a time, prefetching
+// (pf) the source row gatherAhead ahead of the one copied, to dst's rows
+// pos[lo:hi] (rows lo to hi where pos is nil). It is the loop for
 // scattered rows where gatherRowsAsm has no assembly routine: a test for
 // runs in it costs more than it saves there.
-func gatherRows(dst, src []float32, cols int, idx []int32, lo, hi int, pf bool) {
+func gatherRows(dst, src []float32, cols int, idx, pos []int32, lo, hi int, pf bool) {
 	ahead := gatherAhead
 	if pf {
 		for p := lo; p < min(lo+ahead, hi); p++ {
@@ -70,8 +71,11 @@ func gatherRows(dst, src []float32, cols int, idx []int32, lo, hi int, pf bool) 
 		if p := i + ahead; pf && p < hi {
 			prefetchLines(&src[int(idx[p])*cols], cols)
 		}
-		s := int(idx[i]) * cols
-		copy(dst[i*cols:(i+1)*cols], src[s:s+cols])
+		s, p := int(idx[i])*cols, i*cols
+		if pos != nil {
+			p = int(pos[i]) * cols
+		}
+		copy(dst[p:p+cols], src[s:s+cols])
 	}
 }
 

@@ -64,7 +64,7 @@ func TestGatherPaths(t *testing.T) {
 				}
 				// The portable loops, whichever path this CPU takes.
 				for _, pf := range []bool{false, true} {
-					for name, f := range map[string]func([]float32, []float32, int, []int32, int, int, bool){"rows": gatherRows, "runs": gatherRuns} {
+					for name, f := range map[string]func([]float32, []float32, int, []int32, int, int, bool){"rows": gatherRowsInOrder, "runs": gatherRuns} {
 						dst := make([]float32, len(idx)*cols)
 						f(dst, src, cols, idx, 0, len(idx), pf && len(src) >= gatherPrefetchFloats)
 						for i, s := range idx {
@@ -104,6 +104,59 @@ func TestGatherBadIndex(t *testing.T) {
 				}
 				d.Close()
 			}
+		}
+	}
+}
+
+// gatherRowsInOrder is gatherRows to dst's rows in order.
+func gatherRowsInOrder(dst, src []float32, cols int, idx []int32, lo, hi int, pf bool) {
+	gatherRows(dst, src, cols, idx, nil, lo, hi, pf)
+}
+
+// TestGatherRowsTo: GatherRows and GatherHostRows write source row idx[i]
+// to row pos[i] and nothing else, from a source small and large enough
+// to prefetch, on one and two threads; an index out of range panics.
+func TestGatherRowsTo(t *testing.T) {
+	r := rng.New(7)
+	const cols = 5
+	for _, srcRows := range []int{50, gatherPrefetchFloats/cols + 3} {
+		src := make([]float32, srcRows*cols)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		for _, th := range []int{1, 2} {
+			d := New(th, 0)
+			dst := mustAlloc(t, d, 300, cols)
+			for i := range dst.Data {
+				dst.Data[i] = -1
+			}
+			pos := make([]int32, 0, 150)
+			idx := make([]int32, 0, 150)
+			for p := 0; p < 300; p += 2 { // every other row, in reverse
+				pos = append(pos, int32(298-p))
+				idx = append(idx, int32(r.Intn(srcRows)))
+			}
+			d.GatherHostRows(dst, pos, src, idx)
+			for i, p := range pos {
+				got := dst.Data[int(p)*cols : int(p+1)*cols]
+				if !slices.Equal(got, src[int(idx[i])*cols:int(idx[i]+1)*cols]) {
+					t.Fatalf("rows=%d threads=%d: row %d = %v", srcRows, th, p, got)
+				}
+			}
+			for p := 1; p < 300; p += 2 {
+				if dst.Data[p*cols] != -1 {
+					t.Fatalf("rows=%d threads=%d: row %d written", srcRows, th, p)
+				}
+			}
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Fatal("row out of range accepted")
+					}
+				}()
+				d.GatherHostRows(dst, []int32{0}, src, []int32{int32(srcRows)})
+			}()
+			d.Close()
 		}
 	}
 }

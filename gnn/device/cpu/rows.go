@@ -43,18 +43,6 @@ func (d *Device) gatherRowsTo(dst *tensor.Tensor, pos []int32, src []float32, id
 	}
 	pf := hasPrefetch && cols > 0 && len(src) >= gatherPrefetchFloats
 	d.parallelFor(len(idx), grainRows(4*cols), func(lo, hi int) {
-		ahead := gatherAhead
-		if pf {
-			for p := lo; p < min(lo+ahead, hi); p++ {
-				prefetchLines(&src[int(idx[p])*cols], cols)
-			}
-		}
-		for i := lo; i < hi; i++ {
-			if p := i + ahead; pf && p < hi {
-				prefetchLines(&src[int(idx[p])*cols], cols)
-			}
-			s, p := int(idx[i])*cols, int(pos[i])*cols
-			copy(dd[p:p+cols], src[s:s+cols])
-		}
+		gatherRows(dd, src, cols, idx, pos, lo, hi, pf)
 	})
 }
