@@ -43,8 +43,7 @@ func benchGather(b *testing.B, cached bool) {
 			dev.GatherHost(dst, x, nodes)
 			continue
 		}
-		buf := make([]int32, 4*rows)
-		s := c.Split(nodes, Split{HitPos: buf[:0:rows], HitSlot: buf[rows : rows : 2*rows], MissPos: buf[2*rows : 2*rows : 3*rows], MissNode: buf[3*rows : 3*rows : 4*rows]})
+		s := c.Split(nodes, Split{}.Sized(rows))
 		dev.GatherRows(dst, s.HitPos, c.Data, s.HitSlot)
 		dev.GatherHostRows(dst, s.MissPos, x, s.MissNode)
 	}

@@ -94,3 +94,14 @@ type Split struct {
 	HitPos, HitSlot   []int32
 	MissPos, MissNode []int32
 }
+
+// Sized returns s with its slices emptied and room for a batch of n rows
+// in each, so that Split appends without growing them: s's own when they
+// have it, else one new allocation shared by the four.
+func (s Split) Sized(n int) Split {
+	if min(cap(s.HitPos), cap(s.HitSlot), cap(s.MissPos), cap(s.MissNode)) >= n {
+		return Split{s.HitPos[:0], s.HitSlot[:0], s.MissPos[:0], s.MissNode[:0]}
+	}
+	b := make([]int32, 4*n)
+	return Split{b[:0:n], b[n : n : 2*n], b[2*n : 2*n : 3*n], b[3*n : 3*n : 4*n]}
+}

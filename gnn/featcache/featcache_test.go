@@ -82,10 +82,14 @@ func TestCacheSplitGather(t *testing.T) {
 		t.Fatalf("cache bytes %d, live %d", c.Bytes(), dev.Mem().Stats().Live)
 	}
 	nodes := []int32{9, 2, 40, 41, 5, 0, 49, 1}
-	s := c.Split(nodes, Split{})
+	s := c.Split(nodes, Split{}.Sized(len(nodes)))
 	if !slices.Equal(s.HitPos, []int32{0, 2, 4, 7}) || !slices.Equal(s.HitSlot, []int32{1, 3, 0, 2}) ||
-		!slices.Equal(s.MissNode, []int32{2, 41, 0, 49}) {
+		!slices.Equal(s.MissPos, []int32{1, 3, 5, 6}) || !slices.Equal(s.MissNode, []int32{2, 41, 0, 49}) {
 		t.Fatalf("split %+v", s)
+	}
+	// A split sized for the batch is reused in place for the next one.
+	if again := c.Split(nodes, s.Sized(len(nodes))); &again.MissNode[0] != &s.MissNode[0] || !slices.Equal(again.HitSlot, s.HitSlot) {
+		t.Errorf("split again %+v, not in place of %+v", again, s)
 	}
 	got, _ := dev.Alloc(len(nodes), f)
 	want, _ := dev.Alloc(len(nodes), f)

@@ -208,9 +208,7 @@ func (l *batchLoader) gather(dst *tensor.Tensor, nodes []int32, epoch, batch int
 func (l *batchLoader) gatherCached(dst *tensor.Tensor, nodes []int32, epoch, batch int, lane string) {
 	rec := l.rec
 	t0 := rec.Now()
-	n := len(nodes)
-	buf := make([]int32, 4*n) // one allocation, no growth: each part has room for every row
-	s := l.cache.Split(nodes, featcache.Split{HitPos: buf[:0:n], HitSlot: buf[n : n : 2*n], MissPos: buf[2*n : 2*n : 3*n], MissNode: buf[3*n : 3*n : 4*n]})
+	s := l.cache.Split(nodes, featcache.Split{}.Sized(len(nodes)))
 	if len(s.HitPos) > 0 {
 		l.dev.GatherRows(dst, s.HitPos, l.cache.Data, s.HitSlot)
 	}

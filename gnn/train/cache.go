@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gnnscope/gnnscope/gnn/featcache"
-	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
@@ -35,7 +34,7 @@ func (s cacheSetup) record(rec *profile.Recorder) {
 // before the memory guard calibrates: its rows are live device bytes for
 // the whole run, so calibration, the budget plan, the guard's room and
 // evaluation's chunks all count them as resident beside the model
-// (memState.cache). Only training batches' input gathers read it.
+// (memState.hold). Only training batches' input gathers read it.
 func setupCache(t *trainer) (cacheSetup, error) {
 	b, err := featcache.ParseBudget(t.cfg.CacheBytes)
 	if err != nil || b.IsZero() {
@@ -76,7 +75,7 @@ func setupCache(t *trainer) (cacheSetup, error) {
 	t.load.cache, t.load.tally = c, &featcache.Tally{}
 	t.cache = featcache.NewReport(c, policy, n)
 	s.note = t.cache.Note(covered)
-	return s, t.mem.holdCache(t.cfg, t.inf, c.Bytes())
+	return s, t.mem.hold(t.cfg, t.inf, c.Bytes(), "the feature cache")
 }
 
 // presample is the frequency policy's pre-sampling pass: it samples one
@@ -100,22 +99,4 @@ func presample(t *trainer) ([]uint32, error) {
 		featcache.Count(counts, b.Nodes)
 	}
 	return counts, nil
-}
-
-// holdCache counts a feature cache of bytes as resident from now on: the
-// memory gate (overlapped evaluation under the guard) and inference's room
-// shrink by it.
-func (m *memState) holdCache(cfg Config, in *inference, bytes int64) error {
-	m.cache = bytes
-	if m.gate != nil {
-		room := m.budget - m.evalResident(cfg)
-		if room <= 0 {
-			return fmt.Errorf("memory budget %s leaves no room beside the model, the evaluated snapshot of its weights and the feature cache (%s)",
-				units.FormatSize(m.budget), units.FormatSize(m.evalResident(cfg)))
-		}
-		m.gate = memory.NewGate(room)
-	}
-	in.gate = m.gate
-	reserveRoom(in, m.evalResident(cfg), 0)
-	return nil
 }

@@ -51,8 +51,10 @@
 //
 // A device feature cache (Config.CacheBytes; cache.go) is built before
 // the guard calibrates and stays live for the whole run: its rows count
-// as resident everywhere above (memState.held), in the recorded peaks, the
-// guard's room, the memory gate and evaluation's chunks. A batch's input
+// beside resident everywhere above (memState.held), as do the features
+// and the GPU sampler's graph kept in device memory: in the recorded
+// peaks, the guard's room, the memory gate and evaluation's chunks (but
+// not in the evaluated snapshot, which is of the weights). A batch's input
 // is as large with the cache as without; the cache only changes where
 // its rows come from (hits from the device, misses from host), so the
 // predictor and every batch are the same, and so are the numbers trained.

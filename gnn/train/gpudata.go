@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
-	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
@@ -112,7 +111,7 @@ func openGPUData(cfg Config, dev device.Device, x []float32, f int) (*gpuData, [
 
 // attachSampler makes s draw its hops with a GPU kernel when
 // cfg.SamplerDevice is cuda (s nil: no neighbor sampling), and counts the
-// device memory of its graph as resident in m (see holdResident).
+// device memory of its graph as held in m (see holdResident).
 func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbor, m *memState, in *inference) error {
 	if cfg.SamplerDevice != SamplerDeviceCUDA || s == nil {
 		return nil
@@ -145,31 +144,17 @@ func (g *gpuData) residentBytes() int64 {
 	return n
 }
 
-// holdResident adds the device memory the placement holds, and has not
-// added yet, to the run's resident bytes, which every batch's peak and
-// the memory gate count (memState.init set them for the model alone), and
-// resizes inference's room when it exists already (in nil: not yet; it
-// reads them when it is made), as holdCache does for the feature cache.
+// holdResident counts the device memory the placement holds, and has not
+// counted yet, as the run's data beside the model (memState.hold), which
+// every batch's peak, the memory gate and inference's room (in nil: not
+// made yet) count.
 func (g *gpuData) holdResident(m *memState, cfg Config, in *inference) error {
 	n := g.residentBytes() - g.held
 	if n == 0 {
 		return nil
 	}
 	g.held += n
-	m.resident += n
-	if m.gate != nil {
-		room := m.budget - m.evalResident(cfg)
-		if room <= 0 {
-			return fmt.Errorf("memory budget %s leaves no room beside the model and the %s of features and graph kept on the device (try --features uva)",
-				units.FormatSize(m.budget), units.FormatSize(g.held))
-		}
-		m.gate = memory.NewGate(room)
-	}
-	if in != nil {
-		in.gate = m.gate
-		reserveRoom(in, m.evalResident(cfg), 0)
-	}
-	return nil
+	return m.hold(cfg, in, n, fmt.Sprintf("the %s of features and graph kept on the device (try --features uva)", units.FormatSize(g.held)))
 }
 
 // planLines returns the lines the run's plan (run_start) records: where

@@ -199,8 +199,9 @@ func TestGPUSampler(t *testing.T) {
 	}
 }
 
-// TestHoldResident: features kept in device memory count as resident,
-// once, and the memory gate of a guarded, overlapped run shrinks by them.
+// TestHoldResident: features kept in device memory are held beside the
+// model, once, and the memory gate of a guarded, overlapped run shrinks
+// by them, not by a snapshot of them (the snapshot is of the weights).
 func TestHoldResident(t *testing.T) {
 	dev := cpu.New(1, 0)
 	x, err := dev.Alloc(100, 10) // 4000 bytes
@@ -214,11 +215,11 @@ func TestHoldResident(t *testing.T) {
 	if err := g.holdResident(m, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
-	if m.resident != 4800 || m.gate.Capacity() != 10000-6000 {
-		t.Fatalf("resident %d, gate %d", m.resident, m.gate.Capacity())
+	if m.held() != 4800 || m.gate.Capacity() != 10000-800-200-4000 {
+		t.Fatalf("held %d, gate %d", m.held(), m.gate.Capacity())
 	}
-	if err := g.holdResident(m, cfg, nil); err != nil || m.resident != 4800 {
-		t.Fatalf("counted twice: resident %d, %v", m.resident, err)
+	if err := g.holdResident(m, cfg, nil); err != nil || m.held() != 4800 {
+		t.Fatalf("counted twice: held %d, %v", m.held(), err)
 	}
 	m = &memState{budget: 5000, resident: 800, gate: memory.NewGate(4000)}
 	if err := (&gpuData{xDev: x}).holdResident(m, cfg, nil); err == nil || !strings.Contains(err.Error(), "leaves no room") {

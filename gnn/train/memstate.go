@@ -41,10 +41,11 @@ type memState struct {
 	rec      *profile.Recorder
 	budget   int64 // 0 = unlimited
 	resident int64 // parameters, gradients and optimizer moments
-	// cache is the device feature cache's bytes (0: none), resident
-	// beside the model for the whole run (see held).
-	cache int64
-	pred  *memory.Predictor
+	// data is what the run keeps on the device beside the model from
+	// start to end (see held and hold): the feature cache, the features
+	// in device memory and the GPU sampler's graph.
+	data int64
+	pred *memory.Predictor
 	// gate shares the room beyond the resident bytes and the evaluated
 	// snapshot between training batches and an overlapped evaluation's
 	// chunks (guard and overlapped evaluation only; nil otherwise).
@@ -89,7 +90,7 @@ func (m *memState) init(cfg Config, dev device.Device, model *nn.Model, rec *pro
 // recordTrain records a trained batch's memory: in is its input bytes,
 // stepPeak the step's own peak, predicted the guard's prediction of their
 // sum (0 = none). The measurement also trains the predictor. It returns
-// the peak recorded: the resident bytes and the feature cache (held) plus
+// the peak recorded: the resident bytes and the run's data (held) plus
 // the batch's own.
 func (m *memState) recordTrain(epoch, index int, in, stepPeak, predicted int64, shape memory.Shape) int64 {
 	own := in + stepPeak
@@ -126,18 +127,41 @@ func (m *memState) result(res *Result) {
 }
 
 // held is what stays on the device beside every training batch: the
-// resident bytes and the feature cache.
-func (m *memState) held() int64 { return m.resident + m.cache }
+// resident bytes and the run's data.
+func (m *memState) held() int64 { return m.resident + m.data }
 
 // evalResident is what stays on the device during evaluation outside the
-// chunks: the model, the feature cache, and the evaluated snapshot's
-// weights with overlapped evaluation.
+// chunks: the model, the run's data (feature cache, features and graph
+// in device memory), and the evaluated snapshot's weights with
+// overlapped evaluation.
 func (m *memState) evalResident(cfg Config) int64 {
 	r := m.resident
 	if cfg.OverlapEval {
 		r += r / 4
 	}
-	return r + m.cache
+	return r + m.data
+}
+
+// hold counts bytes more of the run's data (what held names: the feature
+// cache, features and graph kept on the device) from now on: the memory
+// gate (overlapped evaluation under the guard) and inference's room (in;
+// nil: not made yet, it reads them when it is) shrink by them. what names
+// the bytes for the error when no room is left.
+func (m *memState) hold(cfg Config, in *inference, bytes int64, what string) error {
+	m.data += bytes
+	if m.gate != nil {
+		room := m.budget - m.evalResident(cfg)
+		if room <= 0 {
+			return fmt.Errorf("memory budget %s leaves no room beside the model, the evaluated snapshot of its weights and %s (%s in all)",
+				units.FormatSize(m.budget), what, units.FormatSize(m.evalResident(cfg)))
+		}
+		m.gate = memory.NewGate(room)
+	}
+	if in != nil {
+		in.gate = m.gate
+		reserveRoom(in, m.evalResident(cfg), 0)
+	}
+	return nil
 }
 
 // shapeOf returns the predictor's view of a sampled batch (empty for nil).

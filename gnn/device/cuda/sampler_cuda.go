@@ -135,12 +135,30 @@ func (s *Sampler) onHost(ptrB, idxB []byte) error {
 // Where implements device.NeighborDrawer.
 func (s *Sampler) Where() string { return s.where }
 
-// grow makes the frontier, count and draw buffers hold n int32s.
-func (s *Sampler) grow(n int) error {
+// grow makes the frontier, count and draw buffers hold n int32s and
+// reports whether it allocated them anew. On an error it leaves none, so
+// that the next hop tries again.
+func (s *Sampler) grow(n int) (bool, error) {
 	if s.buf != nil && s.buf.Len() >= n {
-		return nil
+		return false, nil
 	}
+	s.freeBuffers()
 	n += n / 4
+	buf, err := s.d.Alloc(n, 1)
+	if err != nil {
+		return false, fmt.Errorf("cuda: sampler buffers: %w", err)
+	}
+	host, err := s.d.AllocPinned(n)
+	if err != nil {
+		s.d.Free(buf)
+		return false, fmt.Errorf("cuda: sampler buffers: %w", err)
+	}
+	s.buf, s.host = buf, host
+	return true, nil
+}
+
+// freeBuffers releases the frontier, count and draw buffers.
+func (s *Sampler) freeBuffers() {
 	if s.buf != nil {
 		s.d.Free(s.buf)
 		s.buf = nil
@@ -149,14 +167,6 @@ func (s *Sampler) grow(n int) error {
 		s.d.FreePinned(s.host)
 		s.host = nil
 	}
-	var err error
-	if s.buf, err = s.d.Alloc(n, 1); err != nil {
-		return fmt.Errorf("cuda: sampler buffers: %w", err)
-	}
-	if s.host, err = s.d.AllocPinned(n); err != nil {
-		return fmt.Errorf("cuda: sampler buffers: %w", err)
-	}
-	return nil
 }
 
 // DrawHop implements device.NeighborDrawer (sample.HopDrawer): it copies
@@ -179,8 +189,8 @@ func (s *Sampler) DrawHop(nodes []int32, k int, key uint64, hop int, out, count 
 		return errors.New("cuda: sampler used after Close")
 	}
 	d := s.d
-	fresh := s.buf == nil || s.buf.Len() < n*(k+2)
-	if err := s.grow(n * (k + 2)); err != nil {
+	fresh, err := s.grow(n * (k + 2))
+	if err != nil {
 		return err
 	}
 	d.enter()
@@ -222,12 +232,7 @@ func (s *Sampler) Close() error {
 		d.leave()
 	}
 	s.freeGraph()
-	if s.buf != nil {
-		d.Free(s.buf)
-	}
-	if s.host != nil {
-		d.FreePinned(s.host)
-	}
+	s.freeBuffers()
 	return d.Err()
 }
 

@@ -24,6 +24,11 @@ func TestUniform(t *testing.T) {
 	if err != nil || stat != 0 || limit < 20 {
 		t.Fatalf("even counts: %v %v %v", stat, limit, err)
 	}
+	// 10 draws of 2 from 4: mean 5, Pearson (4+4+0+0)/5 = 1.6, divided
+	// by (1 - 2/4)·4/3 for drawing without replacement: 2.4.
+	if stat, _, err := Uniform([]int64{7, 3, 5, 5}, 10, 2); err != nil || math.Abs(stat-2.4) > 1e-12 {
+		t.Fatalf("statistic %v (%v), want 2.4", stat, err)
+	}
 	skew := []int64{600, 0, 300, 300, 300, 300, 300, 300, 300, 300}
 	if stat, limit, err := Uniform(skew, 1000, 3); err != nil || stat <= limit {
 		t.Fatalf("skewed counts passed: %v <= %v (%v)", stat, limit, err)
