@@ -92,7 +92,7 @@ scripts/cache-curve.sh builds the binary and prints the table for a dataset.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Data, "data", "synth-products", "dataset: a preset, .npz file, OGB or Planetoid folder, or .gsd file")
-	fl.StringVar(&opts.Fanout, "fanout", joinInts(def.Fanouts), "sampling fanouts, hop 1 first")
+	fl.StringVar(&opts.Fanout, "fanout", cmdutil.JoinInts(def.Fanouts), "sampling fanouts, hop 1 first")
 	fl.IntVar(&opts.Batch, "batch-size", def.BatchSize, "training batch size")
 	fl.Uint64Var(&opts.Seed, "seed", def.Seed, "training seed: the batches' shuffle and sampling, and the split of a dataset without one")
 	fl.Uint64Var(&opts.DataSeed, "data-seed", 0, "generator seed (presets only)")
@@ -212,7 +212,7 @@ func (r CacheReport) check() error {
 // size with the hit rates and the host-to-device bytes of each ranking.
 func writeCacheTable(w io.Writer, r CacheReport) error {
 	fmt.Fprintf(w, "%s: %d nodes × %d features, %d training nodes; fanouts %s, batches of %d, seed %d\n",
-		r.Data, r.Nodes, r.Features, r.TrainNodes, joinInts(r.Fanouts), r.BatchSize, r.Seed)
+		r.Data, r.Nodes, r.Features, r.TrainNodes, cmdutil.JoinInts(r.Fanouts), r.BatchSize, r.Seed)
 	fmt.Fprintf(w, "epoch 1: %d batches, %d input rows over %d distinct nodes (%.1f%% of the rows); epoch 0 (pre-sampling): %d input rows\n",
 		r.Batches, r.Accesses, r.Touched, pct(float64(r.Touched), float64(r.Nodes)), r.PreAccesses)
 	fmt.Fprintf(w, "host-to-device features per epoch without a cache: %s\n", units.Bytes(r.BytesNoCache))
@@ -242,13 +242,4 @@ func pct(a, b float64) float64 {
 		return 0
 	}
 	return 100 * a / b
-}
-
-// joinInts writes a comma-separated list, as cmdutil.ParseInts reads it.
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

@@ -54,6 +54,16 @@ func ParseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// JoinInts writes v as a comma-separated list ("25,10"), as ParseInts
+// reads it.
+func JoinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
 // ResolveSession returns the id of the session ref names: an id, a unique
 // prefix of one, or "last"/"latest" for the newest.
 func ResolveSession(store *sessions.Store, ref string) (string, error) {

@@ -13,6 +13,9 @@ func TestParseInts(t *testing.T) {
 			t.Errorf("ParseInts(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
+	if s := JoinInts([]int{25, -1, 0}); s != "25,-1,0" {
+		t.Errorf("JoinInts: %q", s)
+	}
 	for _, in := range []string{"", " , ", "1,x", "1.5", "99999999999999999999", "1 2"} {
 		if got, err := ParseInts(in); err == nil {
 			t.Errorf("ParseInts(%q) = %v, want an error", in, got)
@@ -53,11 +56,7 @@ func FuzzParseInts(f *testing.F) {
 				t.Fatalf("ParseInts(%q)[%d] = %d, item %q", s, i, got[i], p)
 			}
 		}
-		text := make([]string, len(got))
-		for i, v := range got {
-			text[i] = strconv.Itoa(v)
-		}
-		if again, err := ParseInts(strings.Join(text, ",")); err != nil || !slices.Equal(again, got) {
+		if again, err := ParseInts(JoinInts(got)); err != nil || !slices.Equal(again, got) {
 			t.Fatalf("%v reads back as %v, %v", got, again, err)
 		}
 	})

@@ -109,7 +109,7 @@ func renderExperiment(w io.Writer, exp *runner.Experiment) {
 	fmt.Fprintf(w, "data      %s (split %s)\n", exp.Data, split)
 	model := fmt.Sprintf("%s, %d layers of %d", c.Model, c.Layers, c.Hidden)
 	if c.Sampler == "neighbor" {
-		model += fmt.Sprintf(", neighbor sampling (fanouts %s, batches of %d)", joinInts(c.Fanouts), c.BatchSize)
+		model += fmt.Sprintf(", neighbor sampling (fanouts %s, batches of %d)", cmdutil.JoinInts(c.Fanouts), c.BatchSize)
 	} else {
 		model += ", full batch"
 	}
@@ -211,14 +211,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
 }
 
 func compactJSON(raw json.RawMessage) string {

@@ -171,13 +171,5 @@ func axis(c *runstate.FeatCache, w int) string {
 	if last := c.Epoch[n-1]; last != c.Epoch[0] {
 		right = "ep " + strconv.Itoa(int(last))
 	}
-	if len(left)+len(mid)+len(right)+2 > w {
-		right = ""
-	}
-	if len(left)+len(mid)+1 > w {
-		return draw.PadRight(draw.Cut(left, w, ""), w)
-	}
-	free := w - len(left) - len(mid) - len(right)
-	a := free / 2
-	return left + strings.Repeat(" ", a) + mid + strings.Repeat(" ", free-a) + right
+	return draw.AxisLabels(left, mid, right, w)
 }

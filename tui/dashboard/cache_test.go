@@ -21,20 +21,10 @@ func cacheRuns() []sessions.Track {
 	}
 }
 
-func finishedCache(t *testing.T, opts common.Options, w, h int) *Model {
-	t.Helper()
-	tracks := cacheRuns()
-	m, _ := replayModel(t, opts, w, h, tracks, sessions.ReplayOptions{Paused: true})
-	m.replay.Seek(m.replay.Duration())
-	waitEvents(t, m, total(tracks))
-	waitDrained(t, m)
-	return m
-}
-
 // TestGoldenCache: a run with cache events shows its hit rate beside the
 // memory chart when wide, under it when narrow; a run without has none.
 func TestGoldenCache(t *testing.T) {
-	m := finishedCache(t, common.Options{NoColor: true}, 120, 40)
+	m := finishedTracks(t, common.Options{NoColor: true}, 120, 40, cacheRuns())
 	out := m.View()
 	golden.Check(t, "cache_120x40", out)
 	if !strings.Contains(out, "Cache hit rate") {
@@ -44,7 +34,7 @@ func TestGoldenCache(t *testing.T) {
 	if strings.Contains(m.View(), "Cache hit rate") {
 		t.Error("a hit-rate chart for the baseline")
 	}
-	n := finishedCache(t, common.Options{NoColor: true, ASCII: true}, 64, 40)
+	n := finishedTracks(t, common.Options{NoColor: true, ASCII: true}, 64, 40, cacheRuns())
 	narrow := n.View()
 	golden.ASCII(t, narrow)
 	golden.Check(t, "cache_ascii_64x40", narrow)

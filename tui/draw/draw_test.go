@@ -135,3 +135,26 @@ func TestWrap(t *testing.T) {
 		t.Errorf("wide characters: %q", got)
 	}
 }
+
+// TestAxisLabels: the labels fill exactly w cells, mid centred; right
+// goes first when they do not fit, then mid, then left is cut.
+func TestAxisLabels(t *testing.T) {
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{24, "ep 1   9 batches    ep 3"},
+		{18, "ep 1  9 batches   "},
+		{15, "ep 1 9 batches "},
+		{13, "ep 1         "},
+		{3, "ep "},
+		{0, ""},
+	} {
+		if got := AxisLabels("ep 1", "9 batches", "ep 3", c.w); got != c.want {
+			t.Errorf("w %d: %q, want %q", c.w, got, c.want)
+		}
+	}
+	if got := AxisLabels("ep 1", "", "ep 3", 10); got != "ep 1  ep 3" {
+		t.Errorf("without mid: %q", got)
+	}
+}

@@ -133,6 +133,27 @@ func Cut(s string, w int, tail string) string {
 	return ansi.Truncate(s, w, tail)
 }
 
+// AxisLabels lays out a chart's x-axis labels in exactly w cells: left
+// at the start, right at the end and mid centred between them, as in
+// "ep 1   600 batches   ep 3". Right is dropped first when the three do
+// not fit with a space each side of mid, then mid; what is left is cut
+// to w.
+func AxisLabels(left, mid, right string, w int) string {
+	if Width(left)+Width(mid)+Width(right)+2 > w {
+		right = ""
+	}
+	if Width(left)+Width(mid)+1 > w {
+		mid = ""
+	}
+	if mid == "" {
+		gap := w - Width(left) - Width(right)
+		return PadRight(Cut(left+strings.Repeat(" ", max(gap, 0))+right, w, ""), w)
+	}
+	free := w - Width(left) - Width(mid) - Width(right)
+	a := free / 2
+	return PadRight(left+strings.Repeat(" ", a)+mid+strings.Repeat(" ", free-a)+right, w)
+}
+
 // Block fits lines into exactly w cells by h lines: each line padded or
 // cut to w, missing lines blank, extra lines dropped.
 func Block(lines []string, w, h int) []string {

@@ -379,20 +379,7 @@ func axisText(r *runstate.Run, p *pane) string {
 	case len(r.OOMs) > 0:
 		left = "ep " + strconv.Itoa(r.OOMs[0].Epoch) + " batch " + strconv.Itoa(r.OOMs[0].Batch)
 	}
-	w := p.w
-	if draw.Width(left)+draw.Width(mid)+draw.Width(right)+2 > w {
-		right = "" // the count says more than the last epoch
-	}
-	if draw.Width(left)+draw.Width(mid)+1 > w {
-		mid = ""
-	}
-	if mid == "" {
-		gap := w - draw.Width(left) - draw.Width(right)
-		return draw.PadRight(draw.Cut(left+strings.Repeat(" ", max(gap, 0))+right, w, ""), w)
-	}
-	free := w - draw.Width(left) - draw.Width(mid) - draw.Width(right)
-	a := free / 2
-	return draw.PadRight(left+strings.Repeat(" ", a)+mid+strings.Repeat(" ", free-a)+right, w)
+	return draw.AxisLabels(left, mid, right, p.w)
 }
 
 // rowOf is the cell row of value v on a chart of ph rows topped at top.

@@ -510,15 +510,15 @@ func TestPrefillCache(t *testing.T) {
 	if len(vs) != 2 || vs[1].Name != "cache" || vs[1].Overrides["cache_bytes"] != "0.1G" {
 		t.Errorf("variants %+v", vs)
 	}
+	// a copy without a cache, after the frequency one, empties the fields
+	hs.m.Prefill(runner.NewExperiment("synth-small", "sage"), []runner.Variant{{Name: "baseline"}})
+	if got, _, _ := hs.m.Experiment(); got.Train.CacheBytes != "" || got.Train.CachePolicy != "" {
+		t.Errorf("after a copy without a cache: %q by %q", got.Train.CacheBytes, got.Train.CachePolicy)
+	}
 	// the default policy with a cache is carried too
 	e2 := runner.NewExperiment("synth-small", "sage")
 	e2.Train.CacheBytes, e2.Train.CachePolicy = "20%", "degree"
 	if notes := hs.m.Prefill(e2, []runner.Variant{{Name: "baseline"}}); len(notes) != 0 {
 		t.Errorf("degree policy: notes %q", notes)
-	}
-	// a copy without a cache empties the fields
-	hs.m.Prefill(runner.NewExperiment("synth-small", "sage"), []runner.Variant{{Name: "baseline"}})
-	if got, _, _ := hs.m.Experiment(); got.Train.CacheBytes != "" || got.Train.CachePolicy != "" {
-		t.Errorf("after a copy without a cache: %q by %q", got.Train.CacheBytes, got.Train.CachePolicy)
 	}
 }

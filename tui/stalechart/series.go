@@ -122,13 +122,5 @@ func axis(l *runstate.Layer, n, w int) string {
 	if last := l.Epochs[len(l.Epochs)-1]; last != l.Epochs[0] {
 		right = "ep " + strconv.Itoa(int(last))
 	}
-	if len(left)+len(mid)+len(right)+2 > w {
-		right = ""
-	}
-	if len(left)+len(mid)+1 > w {
-		return draw.Cut(left, w, "")
-	}
-	free := w - len(left) - len(mid) - len(right)
-	a := free / 2
-	return left + strings.Repeat(" ", a) + mid + strings.Repeat(" ", free-a) + right
+	return draw.AxisLabels(left, mid, right, w)
 }

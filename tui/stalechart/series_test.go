@@ -96,8 +96,8 @@ func TestSeriesFits(t *testing.T) {
 	}
 }
 
-// TestSeriesCached: spans leave the drawing as it was, stale events and
-// a new history error redraw it.
+// TestSeriesCached: spans leave the drawing as it was, a stale event and
+// a new history error each redraw it.
 func TestSeriesCached(t *testing.T) {
 	r := seriesRun()
 	m := New(common.New(nil, common.Options{NoColor: true}))
@@ -109,9 +109,15 @@ func TestSeriesCached(t *testing.T) {
 	if m.View(r) != before || m.cache.key != key {
 		t.Error("a span redrew the chart")
 	}
+	e = profile.Event{T: profile.TypeStale, Epoch: 3, Batch: 0, Layer: 1, Mean: 3.5, Max: 4, Hist: []int64{0, 0, 10}}
+	r.Add(&e)
+	after := m.View(r)
+	if after == before {
+		t.Error("a stale event did not redraw the chart")
+	}
 	e = profile.Event{T: profile.TypeHistErr, Epoch: 3, Layer: 1, RelErr: 0.01}
 	r.Add(&e)
-	if m.View(r) == before {
+	if m.View(r) == after {
 		t.Error("a history error did not redraw the chart")
 	}
 }
