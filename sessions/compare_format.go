@@ -382,13 +382,14 @@ func (c *Comparison) CSV(w io.Writer) error {
 	if err := cw.Write(c.csvColumns()); err != nil {
 		return err
 	}
+	figures := c.figureRows()
 	for i := range c.Runs {
 		r := &c.Runs[i]
 		rec := []string{r.Session, r.Run, r.Variant}
 		for _, k := range c.ConfigKeys {
 			rec = append(rec, r.Config[k])
 		}
-		for _, fr := range c.figureRows() {
+		for _, fr := range figures {
 			if fr.shown(false) {
 				rec = append(rec, fr.cell(r, false))
 			}
