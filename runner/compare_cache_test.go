@@ -7,20 +7,12 @@ import (
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // TestCompareCacheColumns: HIT RATE and H2D/EPOCH appear when a run has
 // cache events, "-" for the others, and they go in the JSON.
 func TestCompareCacheColumns(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "cache"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "cache")
 	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, nil)
 	plain, err := Compare(s)
 	if err != nil {

@@ -14,6 +14,21 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
+// newSession opens a store in a temporary folder and creates a session
+// named name in it.
+func newSession(t *testing.T, name string) (*sessions.Store, *sessions.Session) {
+	t.Helper()
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, s
+}
+
 // writeRun writes a finished journal: epochs of one sample and one train
 // span each, epochS seconds apart, and run_end with res as summary.
 func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, status string, res any) {
@@ -44,14 +59,7 @@ func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, s
 }
 
 func TestCompare(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "cmp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "cmp")
 	writeRun(t, s, "optimized", []float64{1, 1}, profile.StatusOK, &train.Result{TestAcc: 0.75, ValAcc: 0.8, BestEpoch: 2})
 	writeRun(t, s, "baseline", []float64{2, 3, 1}, profile.StatusOK, &train.Result{TestAcc: 0.5, ValAcc: 0.6, BestEpoch: 1})
 	writeRun(t, s, "broken", []float64{4}, profile.StatusFailed, nil)
@@ -206,14 +214,7 @@ func TestCompare(t *testing.T) {
 // TestCompareRuns: runs a launch has not started yet are compared in the
 // state RunStates gives them, not reported missing.
 func TestCompareRuns(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "cmp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "cmp")
 	writeRun(t, s, "baseline", []float64{2, 2}, profile.StatusOK, &train.Result{TestAcc: 0.5})
 	ls := launchState{Mode: ModeSequential, Runs: []string{"baseline", "optimized"}, Launcher: thisProc(os.Getpid())}
 	b, _ := json.Marshal(ls)
@@ -236,14 +237,7 @@ func TestCompareRuns(t *testing.T) {
 // A distributed run (two rank journals) gets a STRAGGLER column; a run of
 // one process beside it shows none.
 func TestCompareStraggler(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "ddp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "ddp")
 	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, nil)
 	rank0 := `{"t":"run_start","v":1,"run":"ddp","variant":"ddp","wall":"2026-11-25T10:00:00Z","rank":0,"world":2,"config":{"cmd":["python3","train.py"],"external":true}}
 {"t":"span","name":"train","lane":"compute","epoch":1,"batch":0,"start":0,"dur":1000000000}
@@ -301,14 +295,7 @@ func TestCompareStraggler(t *testing.T) {
 // per run, then per variant its median epoch time, its speedup with the
 // interval and the per-repeat ratios; a busy host is flagged.
 func TestCompareRepeats(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "rep"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "rep")
 	runs, of, err := repeatRuns([]Resolved{{Variant: Variant{Name: "baseline"}}, {Variant: Variant{Name: "optimized"}}}, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // TestRunTableOutcomes: the run table of run --wait shows a run that
@@ -17,14 +16,7 @@ import (
 // that trained nothing as failed with its partial figures and its reason,
 // and the adjustments the launcher made to a variant's config.
 func TestRunTableOutcomes(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "outcomes"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "outcomes")
 	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, &train.Result{TestAcc: 0.5, BestEpoch: 1, Batches: 9, SkippedBatches: 3})
 
 	jw, err := s.OpenJournal("optimized")
