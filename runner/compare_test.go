@@ -33,24 +33,32 @@ func newSession(t *testing.T, name string) (*sessions.Store, *sessions.Session) 
 // span each, epochS seconds apart, and run_end with res as summary.
 func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, status string, res any) {
 	t.Helper()
-	jw, err := s.OpenJournal(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
 	variant := run // a repeat NAME.rK runs variant NAME, as the worker writes it
 	if i := strings.LastIndex(run, ".r"); i > 0 {
 		variant = run[:i]
 	}
-	rec.RunStart(run, s.ID(), variant, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
-	var at int64
-	for i, sec := range epochS {
-		d := int64(sec * 1e9)
-		rec.Span(profile.StageSample, profile.LaneCompute, i+1, 0, at, d/4)
-		rec.Span(profile.StageTrain, profile.LaneCompute, i+1, 0, at+d/4, d-d/4)
-		at += d
+	recordJournal(t, s, run, func(rec *profile.Recorder) error {
+		rec.RunStart(run, s.ID(), variant, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
+		var at int64
+		for i, sec := range epochS {
+			d := int64(sec * 1e9)
+			rec.Span(profile.StageSample, profile.LaneCompute, i+1, 0, at, d/4)
+			rec.Span(profile.StageTrain, profile.LaneCompute, i+1, 0, at+d/4, d-d/4)
+			at += d
+		}
+		return rec.Close(status, nil, res)
+	})
+}
+
+// recordJournal writes run's journal in s through a recorder: record
+// writes its events and ends it (rec.Close).
+func recordJournal(t *testing.T, s *sessions.Session, run string, record func(rec *profile.Recorder) error) {
+	t.Helper()
+	jw, err := s.OpenJournal(run)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := rec.Close(status, nil, res); err != nil {
+	if err := record(profile.NewRecorder(jw, profile.RecorderOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	if err := jw.Close(); err != nil {
