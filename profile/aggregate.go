@@ -236,7 +236,7 @@ func (a *Aggregator) add(e *Event) {
 			c = &CacheCount{}
 			a.cache[e.Epoch] = c
 		}
-		c.add(e)
+		c.add(CacheCount{Hits: e.Hits, Misses: e.Misses, BytesH2D: e.BytesH2D})
 	case TypeHistErr:
 		if !math.IsNaN(e.RelErr) && !math.IsInf(e.RelErr, 0) {
 			a.histErr[e.Layer] = e.RelErr

@@ -5,8 +5,9 @@ import (
 	"slices"
 )
 
-// CacheStats is the feature cache's outcome over a run (Totals) and per
-// epoch (Epochs, in epoch order), summed over cache events.
+// CacheStats is the feature cache's outcome over a run (the embedded
+// CacheCount) and per epoch (Epochs, in epoch order), summed over cache
+// events.
 type CacheStats struct {
 	CacheCount
 	Epochs []EpochCache `json:"epochs"`
@@ -28,10 +29,11 @@ func (c CacheCount) HitRate() float64 {
 	return 0
 }
 
-func (c *CacheCount) add(e *Event) {
-	c.Hits = addSat(c.Hits, e.Hits)
-	c.Misses = addSat(c.Misses, e.Misses)
-	c.BytesH2D = addSat(c.BytesH2D, e.BytesH2D)
+// add adds o to c, saturating.
+func (c *CacheCount) add(o CacheCount) {
+	c.Hits = addSat(c.Hits, o.Hits)
+	c.Misses = addSat(c.Misses, o.Misses)
+	c.BytesH2D = addSat(c.BytesH2D, o.BytesH2D)
 }
 
 // EpochCache is one epoch's share of CacheStats.
@@ -48,9 +50,7 @@ func (a *Aggregator) cacheStats() *CacheStats {
 	cs := &CacheStats{Epochs: make([]EpochCache, 0, len(a.cache))}
 	for ep, c := range a.cache {
 		cs.Epochs = append(cs.Epochs, EpochCache{Epoch: ep, CacheCount: *c})
-		cs.Hits = addSat(cs.Hits, c.Hits)
-		cs.Misses = addSat(cs.Misses, c.Misses)
-		cs.BytesH2D = addSat(cs.BytesH2D, c.BytesH2D)
+		cs.add(*c)
 	}
 	slices.SortFunc(cs.Epochs, func(x, y EpochCache) int { return cmp.Compare(x.Epoch, y.Epoch) })
 	return cs

@@ -81,6 +81,8 @@ func traceRunEvents(run string) []Event {
 		Event{T: TypeOOM, Epoch: 1, Batch: 5, Requested: 9 << 20, Live: 5 << 20, Budget: 8 << 20, Action: ActionSkip},
 		Event{T: TypeStale, Epoch: 1, Batch: 5, Layer: 1, Mean: 1.5, Max: 3},
 		Event{T: TypeHistErr, Epoch: 1, Layer: 1, RelErr: 0.01},
+		Event{T: TypeCache, Epoch: 1, Batch: 4, Hits: 3, Misses: 1, BytesH2D: 400},
+		Event{T: TypeCache, Epoch: 1, Batch: 5}, // no input rows: no hit rate
 		Event{T: TypeRunEnd, Status: StatusOK},
 	)
 	return evs
@@ -244,10 +246,14 @@ func TestTraceStructure(t *testing.T) {
 		t.Error("the overlapping eval shares the train spans' track")
 	}
 	for name, n := range map[string]int{"memory peak": 6, "memory live": 6, "memory budget": 6, "gpu used": 6, "gpu util": 6,
-		"batch_loss": 6, "val_acc": 1, "loss": 0, "staleness mean L1": 1, "staleness max L1": 1, "history rel_err L1": 1} {
+		"batch_loss": 6, "val_acc": 1, "loss": 0, "staleness mean L1": 1, "staleness max L1": 1, "history rel_err L1": 1,
+		"cache hit rate": 1, "cache bytes h2d": 2} {
 		if counters[name] != n {
 			t.Errorf("counter %q: %d samples, want %d", name, counters[name], n)
 		}
+	}
+	if !strings.Contains(buf.String(), `{"name":"cache hit rate","ph":"C","pid":1,"tid":0,"ts":67000,"args":{"value":0.75}}`) {
+		t.Error("no cache hit rate of 0.75")
 	}
 	// a guard action is not an OOM: its own instant, with its figures
 	if !slices.Equal(instants, []string{"guard (split)", "OOM (skip)", "run end: ok"}) {

@@ -106,7 +106,8 @@ func (b Builtin) Variant(p VariantParams) Variant {
 // show them; help texts give the default settings. A variant's overrides
 // need what its config checks: mem-guard a memory budget and neighbor
 // sampling, gas a model that trains on graph parts without overlapped
-// evaluation, cache neighbor sampling. Optimized also gets a feature cache
+// evaluation, cache mini-batches (neighbor or gas sampling; gas with the
+// degree policy). Optimized also gets a feature cache
 // at launch when the config has none (see fitCache): its size depends on
 // the memory budget, so it is not among its overrides.
 func Builtins() []Builtin {

@@ -7,20 +7,12 @@ import (
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // TestCompareCacheColumns: HIT RATE and H2D/EPOCH appear when a run has
 // cache events, "-" for the others, and they go in the JSON.
 func TestCompareCacheColumns(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "cache"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "cache")
 	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, nil)
 	plain, err := Compare(s)
 	if err != nil {
@@ -31,23 +23,15 @@ func TestCompareCacheColumns(t *testing.T) {
 			t.Errorf("column %s without cache events", c.Title)
 		}
 	}
-	jw, err := s.OpenJournal("cache")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
-	rec.RunStart("cache", s.ID(), "cache", json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
-	for ep := 1; ep <= 2; ep++ {
-		rec.Span(profile.StageTrain, profile.LaneCompute, ep, 0, int64(ep-1)*1e9, 5e8)
-		rec.Cache(ep, 0, 75, 25, 3<<20) // 75 % hits, 3 MiB a batch
-		rec.Cache(ep, 1, 75, 25, 3<<20)
-	}
-	if err := rec.Close(profile.StatusOK, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := jw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	recordJournal(t, s, "cache", func(rec *profile.Recorder) error {
+		rec.RunStart("cache", s.ID(), "cache", json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
+		for ep := 1; ep <= 2; ep++ {
+			rec.Span(profile.StageTrain, profile.LaneCompute, ep, 0, int64(ep-1)*1e9, 5e8)
+			rec.Cache(ep, 0, 75, 25, 3<<20) // 75 % hits, 3 MiB a batch
+			rec.Cache(ep, 1, 75, 25, 3<<20)
+		}
+		return rec.Close(profile.StatusOK, nil, nil)
+	})
 	tab, err := Compare(s)
 	if err != nil {
 		t.Fatal(err)

@@ -90,12 +90,7 @@ func (t Table) Columns() []Column {
 	}
 	if cache {
 		add("HIT RATE", 6, func(r *sessions.RunFigures) string { return optFloat("%.3f", r.CacheHitRate) })
-		add("H2D/EPOCH", 13, func(r *sessions.RunFigures) string {
-			if r.CacheH2DPerEpoch == nil {
-				return "-"
-			}
-			return units.BytesFine(*r.CacheH2DPerEpoch)
-		})
+		add("H2D/EPOCH", 13, func(r *sessions.RunFigures) string { return optBytes(r.CacheH2DPerEpoch) })
 	}
 	return cols
 }
@@ -125,12 +120,7 @@ func history(add func(string, int, func(*sessions.RunFigures) string)) {
 	add("STALE MEAN", 21, func(r *sessions.RunFigures) string { return optFloat("%.2f", r.StaleMean) })
 	add("STALE MAX", 22, func(r *sessions.RunFigures) string { return optFloat("%.0f", r.StaleMax) })
 	add("HIST ERR", 23, func(r *sessions.RunFigures) string { return optFloat("%.4f", r.HistoryRelErr) })
-	add("HIST BYTES", 24, func(r *sessions.RunFigures) string {
-		if r.HistoryBytes == nil {
-			return "-"
-		}
-		return units.BytesFine(*r.HistoryBytes)
-	})
+	add("HIST BYTES", 24, func(r *sessions.RunFigures) string { return optBytes(r.HistoryBytes) })
 }
 
 // fitColumns drops columns, highest rank first, until the table is at
@@ -193,4 +183,12 @@ func wrapLines(lines []string, width int) []string {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// optBytes formats *v as units.BytesFine does, or "-" when v is nil.
+func optBytes(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	return units.BytesFine(*v)
 }

@@ -14,28 +14,51 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
+// newSession opens a store in a temporary folder and creates a session
+// named name in it.
+func newSession(t *testing.T, name string) (*sessions.Store, *sessions.Session) {
+	t.Helper()
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, s
+}
+
 // writeRun writes a finished journal: epochs of one sample and one train
 // span each, epochS seconds apart, and run_end with res as summary.
 func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, status string, res any) {
+	t.Helper()
+	variant := run // a repeat NAME.rK runs variant NAME, as the worker writes it
+	if i := strings.LastIndex(run, ".r"); i > 0 {
+		variant = run[:i]
+	}
+	recordJournal(t, s, run, func(rec *profile.Recorder) error {
+		rec.RunStart(run, s.ID(), variant, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
+		var at int64
+		for i, sec := range epochS {
+			d := int64(sec * 1e9)
+			rec.Span(profile.StageSample, profile.LaneCompute, i+1, 0, at, d/4)
+			rec.Span(profile.StageTrain, profile.LaneCompute, i+1, 0, at+d/4, d-d/4)
+			at += d
+		}
+		return rec.Close(status, nil, res)
+	})
+}
+
+// recordJournal writes run's journal in s through a recorder: record
+// writes its events and ends it (rec.Close).
+func recordJournal(t *testing.T, s *sessions.Session, run string, record func(rec *profile.Recorder) error) {
 	t.Helper()
 	jw, err := s.OpenJournal(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
-	variant := run // a repeat NAME.rK runs variant NAME, as the worker writes it
-	if i := strings.LastIndex(run, ".r"); i > 0 {
-		variant = run[:i]
-	}
-	rec.RunStart(run, s.ID(), variant, json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2})
-	var at int64
-	for i, sec := range epochS {
-		d := int64(sec * 1e9)
-		rec.Span(profile.StageSample, profile.LaneCompute, i+1, 0, at, d/4)
-		rec.Span(profile.StageTrain, profile.LaneCompute, i+1, 0, at+d/4, d-d/4)
-		at += d
-	}
-	if err := rec.Close(status, nil, res); err != nil {
+	if err := record(profile.NewRecorder(jw, profile.RecorderOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	if err := jw.Close(); err != nil {
@@ -44,14 +67,7 @@ func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, s
 }
 
 func TestCompare(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "cmp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "cmp")
 	writeRun(t, s, "optimized", []float64{1, 1}, profile.StatusOK, &train.Result{TestAcc: 0.75, ValAcc: 0.8, BestEpoch: 2})
 	writeRun(t, s, "baseline", []float64{2, 3, 1}, profile.StatusOK, &train.Result{TestAcc: 0.5, ValAcc: 0.6, BestEpoch: 1})
 	writeRun(t, s, "broken", []float64{4}, profile.StatusFailed, nil)
@@ -206,14 +222,7 @@ func TestCompare(t *testing.T) {
 // TestCompareRuns: runs a launch has not started yet are compared in the
 // state RunStates gives them, not reported missing.
 func TestCompareRuns(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "cmp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "cmp")
 	writeRun(t, s, "baseline", []float64{2, 2}, profile.StatusOK, &train.Result{TestAcc: 0.5})
 	ls := launchState{Mode: ModeSequential, Runs: []string{"baseline", "optimized"}, Launcher: thisProc(os.Getpid())}
 	b, _ := json.Marshal(ls)
@@ -236,14 +245,7 @@ func TestCompareRuns(t *testing.T) {
 // A distributed run (two rank journals) gets a STRAGGLER column; a run of
 // one process beside it shows none.
 func TestCompareStraggler(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "ddp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "ddp")
 	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, nil)
 	rank0 := `{"t":"run_start","v":1,"run":"ddp","variant":"ddp","wall":"2026-11-25T10:00:00Z","rank":0,"world":2,"config":{"cmd":["python3","train.py"],"external":true}}
 {"t":"span","name":"train","lane":"compute","epoch":1,"batch":0,"start":0,"dur":1000000000}
@@ -301,14 +303,7 @@ func TestCompareStraggler(t *testing.T) {
 // per run, then per variant its median epoch time, its speedup with the
 // interval and the per-repeat ratios; a busy host is flagged.
 func TestCompareRepeats(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "rep"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "rep")
 	runs, of, err := repeatRuns([]Resolved{{Variant: Variant{Name: "baseline"}}, {Variant: Variant{Name: "optimized"}}}, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"testing"
-
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // TestStartWorkerWarning: a pid file that cannot be written does not stop
@@ -15,14 +13,7 @@ func TestStartWorkerWarning(t *testing.T) {
 	if err != nil {
 		t.Skip("no true executable:", err)
 	}
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "warn"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := newSession(t, "warn")
 	if err := os.MkdirAll(s.PidPath("baseline"), 0o755); err != nil { // a folder where the pid file goes
 		t.Fatal(err)
 	}

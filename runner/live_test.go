@@ -287,14 +287,7 @@ func TestNotStartedReadOnly(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root writes in read-only folders")
 	}
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "")
 	gone := exec.Command(os.Args[0], "-test.run=^$")
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
@@ -321,14 +314,7 @@ func TestNotStartedReadOnly(t *testing.T) {
 // TestFIFOsRefused: a FIFO in place of the canceled marker or of a run's
 // log is refused, naming it, rather than waited on.
 func TestFIFOsRefused(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, s := newSession(t, "")
 	marker, log := filepath.Join(s.Dir(), canceledFile), filepath.Join(s.RunsDir(), "a.log")
 	for _, p := range []string{marker, log} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {

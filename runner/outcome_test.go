@@ -9,7 +9,6 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // TestRunTableOutcomes: the run table of run --wait shows a run that
@@ -17,38 +16,23 @@ import (
 // that trained nothing as failed with its partial figures and its reason,
 // and the adjustments the launcher made to a variant's config.
 func TestRunTableOutcomes(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{Name: "outcomes"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "outcomes")
 	writeRun(t, s, "baseline", []float64{1, 1}, profile.StatusOK, &train.Result{TestAcc: 0.5, BestEpoch: 1, Batches: 9, SkippedBatches: 3})
 
-	jw, err := s.OpenJournal("optimized")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := profile.NewRecorder(jw, profile.RecorderOptions{})
-	rec.RunStart("optimized", s.ID(), "optimized", json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2},
-		"mem_guard off->split: memory budget 18.3MiB")
-	rec.Span(profile.StageTrain, profile.LaneCompute, 1, 0, 0, 5e8)
-	for _, e := range []profile.Event{
-		{T: profile.TypeOOM, Epoch: 1, Batch: 0, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionSkip},
-		{T: profile.TypeOOM, Epoch: 1, Batch: 1, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionSkip},
-		{T: profile.TypeGuard, Epoch: 1, Batch: 2, Predicted: 2 << 20, Actual: 1 << 19, Budget: 1 << 20, Action: profile.ActionSplit},
-	} {
-		rec.Emit(e)
-	}
-	cause := errors.New("every training batch ran out of memory: 12 of 12 batches skipped by epoch 1")
-	if err := rec.Close(profile.StatusFailed, cause, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := jw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	recordJournal(t, s, "optimized", func(rec *profile.Recorder) error {
+		rec.RunStart("optimized", s.ID(), "optimized", json.RawMessage(`{"epochs":2}`), &profile.Host{Cores: 2},
+			"mem_guard off->split: memory budget 18.3MiB")
+		rec.Span(profile.StageTrain, profile.LaneCompute, 1, 0, 0, 5e8)
+		for _, e := range []profile.Event{
+			{T: profile.TypeOOM, Epoch: 1, Batch: 0, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionSkip},
+			{T: profile.TypeOOM, Epoch: 1, Batch: 1, Requested: 1 << 20, Budget: 1 << 20, Action: profile.ActionSkip},
+			{T: profile.TypeGuard, Epoch: 1, Batch: 2, Predicted: 2 << 20, Actual: 1 << 19, Budget: 1 << 20, Action: profile.ActionSplit},
+		} {
+			rec.Emit(e)
+		}
+		cause := errors.New("every training batch ran out of memory: 12 of 12 batches skipped by epoch 1")
+		return rec.Close(profile.StatusFailed, cause, nil)
+	})
 
 	tab, err := Compare(s)
 	if err != nil {

@@ -34,14 +34,7 @@ func TestSessionStatus(t *testing.T) {
 // but had not started read as crashed, whatever the exporting host's
 // processes do.
 func TestRunStatesImported(t *testing.T) {
-	st, err := sessions.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.Create(sessions.SessionMeta{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newSession(t, "")
 	ls := launchState{Mode: ModeParallel, Runs: []string{"baseline"}, Launcher: thisProc(os.Getpid())}
 	b, _ := json.Marshal(ls)
 	if err := os.WriteFile(filepath.Join(s.Dir(), launchFile), b, 0o644); err != nil {

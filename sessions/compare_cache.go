@@ -48,18 +48,8 @@ func (c *Comparison) HasCache() bool {
 
 // cacheRows are the cache figures, shown when a run has cache events.
 var cacheRows = []figureRow{
-	{"cache hit rate", "cache_hit_rate", func(r *RunFigures, _ bool) string {
-		if r.CacheHitRate == nil {
-			return ""
-		}
-		return fmtRatio(*r.CacheHitRate)
-	}, 0},
-	{"cache H2D per epoch", "cache_h2d_per_epoch_bytes", func(r *RunFigures, human bool) string {
-		if r.CacheH2DPerEpoch == nil {
-			return ""
-		}
-		return fmtBytes(*r.CacheH2DPerEpoch, human)
-	}, 0},
+	{"cache hit rate", "cache_hit_rate", floatCell(func(r *RunFigures) *float64 { return r.CacheHitRate }, fmtRatio), 0},
+	{"cache H2D per epoch", "cache_h2d_per_epoch_bytes", bytesCell(func(r *RunFigures) *int64 { return r.CacheH2DPerEpoch }), 0},
 	{"cache hit rate by epoch", "", func(r *RunFigures, _ bool) string {
 		return cacheEpochRates(r.CacheEpochs, maxEpochRates)
 	}, onlyHuman},

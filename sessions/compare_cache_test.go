@@ -18,10 +18,7 @@ func TestCompareCache(t *testing.T) {
 	// epoch 1: 30 hits, 70 misses; epoch 2: 60 and 40 over two batches
 	opt.cache = [][3]int64{{1, 30, 70}, {2, 20, 20}, {2, 40, 20}}
 	s := handSession(t, st, "cache", `{"data":"synth-tiny"}`, base, opt)
-	c, err := Compare(selectAll(t, st, s), CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compareSession(t, st, s)
 	b, o := c.Runs[0], c.Runs[1]
 	if b.CacheHitRate != nil || b.CacheEpochs != nil || !c.HasCache() {
 		t.Errorf("baseline cache %v %v, HasCache %v", b.CacheHitRate, b.CacheEpochs, c.HasCache())
@@ -71,10 +68,7 @@ func TestCompareCache(t *testing.T) {
 
 	// without cache events no cache row is shown
 	s2 := handSession(t, st, "plain", `{"data":"synth-tiny"}`, base)
-	c2, err := Compare(selectAll(t, st, s2), CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := compareSession(t, st, s2)
 	md.Reset()
 	if err := c2.Markdown(&md); err != nil || strings.Contains(md.String(), "cache") || c2.HasCache() {
 		t.Errorf("no cache: %v\n%s", err, md.String())
@@ -95,13 +89,4 @@ func TestCacheEpochRates(t *testing.T) {
 	if got := cacheEpochRates(nil, 4); got != "" {
 		t.Errorf("none: %q", got)
 	}
-}
-
-func selectAll(t *testing.T, st *Store, s *Session) []RunRef {
-	t.Helper()
-	refs, err := st.SelectRuns([]string{s.ID()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return refs
 }

@@ -116,6 +116,27 @@ func stageCell(get func(r *RunFigures) float64, format func(float64) string) fun
 	}
 }
 
+// floatCell is the cell of a figure a run may lack: get's value in
+// format, blank when get gives nil.
+func floatCell(get func(r *RunFigures) *float64, format func(float64) string) func(*RunFigures, bool) string {
+	return func(r *RunFigures, _ bool) string {
+		if v := get(r); v != nil {
+			return format(*v)
+		}
+		return ""
+	}
+}
+
+// bytesCell is floatCell for bytes (fmtBytes).
+func bytesCell(get func(r *RunFigures) *int64) func(*RunFigures, bool) string {
+	return func(r *RunFigures, human bool) string {
+		if v := get(r); v != nil {
+			return fmtBytes(*v, human)
+		}
+		return ""
+	}
+}
+
 // figureRows are the figures after the configuration differences.
 var figureRows = []figureRow{
 	{"status", "status", func(r *RunFigures, human bool) string {
@@ -158,18 +179,8 @@ var figureRows = []figureRow{
 	{"data wait (s)", "data_wait_s", stageCell(func(r *RunFigures) float64 { return r.DataWaitS }, fmtSec), 0},
 	{"overlap", "overlap", stageCell(func(r *RunFigures) float64 { return r.Overlap }, fmtRatio), 0},
 	{"efficiency", "efficiency", stageCell(func(r *RunFigures) float64 { return r.Efficiency }, fmtRatio), 0},
-	{"peak memory", "peak_bytes", func(r *RunFigures, human bool) string {
-		if r.PeakBytes == nil {
-			return ""
-		}
-		return fmtBytes(*r.PeakBytes, human)
-	}, 0},
-	{"p99 memory", "p99_peak_bytes", func(r *RunFigures, human bool) string {
-		if r.P99PeakBytes == nil {
-			return ""
-		}
-		return fmtBytes(*r.P99PeakBytes, human)
-	}, 0},
+	{"peak memory", "peak_bytes", bytesCell(func(r *RunFigures) *int64 { return r.PeakBytes }), 0},
+	{"p99 memory", "p99_peak_bytes", bytesCell(func(r *RunFigures) *int64 { return r.P99PeakBytes }), 0},
 	{"OOMs", "ooms", func(r *RunFigures, _ bool) string {
 		if !r.HasFigures() {
 			return ""
@@ -182,42 +193,12 @@ var figureRows = []figureRow{
 		}
 		return strconv.FormatInt(r.GuardActions, 10)
 	}, 0},
-	{"staleness mean", "staleness_mean", func(r *RunFigures, _ bool) string {
-		if r.StaleMean == nil {
-			return ""
-		}
-		return fmtStale(*r.StaleMean)
-	}, 0},
-	{"staleness max", "staleness_max", func(r *RunFigures, _ bool) string {
-		if r.StaleMax == nil {
-			return ""
-		}
-		return fmtStale(*r.StaleMax)
-	}, 0},
-	{"history rel. error", "history_rel_err", func(r *RunFigures, _ bool) string {
-		if r.HistoryRelErr == nil {
-			return ""
-		}
-		return fmtAcc(*r.HistoryRelErr)
-	}, 0},
-	{"history memory", "history_bytes", func(r *RunFigures, human bool) string {
-		if r.HistoryBytes == nil {
-			return ""
-		}
-		return fmtBytes(*r.HistoryBytes, human)
-	}, 0},
-	{"test accuracy", "test_acc", func(r *RunFigures, _ bool) string {
-		if r.TestAcc == nil {
-			return ""
-		}
-		return fmtAcc(*r.TestAcc)
-	}, 0},
-	{"test accuracy uncut", "test_acc_uncut", func(r *RunFigures, _ bool) string {
-		if r.TestAccUncut == nil {
-			return ""
-		}
-		return fmtAcc(*r.TestAccUncut)
-	}, 0},
+	{"staleness mean", "staleness_mean", floatCell(func(r *RunFigures) *float64 { return r.StaleMean }, fmtStale), 0},
+	{"staleness max", "staleness_max", floatCell(func(r *RunFigures) *float64 { return r.StaleMax }, fmtStale), 0},
+	{"history rel. error", "history_rel_err", floatCell(func(r *RunFigures) *float64 { return r.HistoryRelErr }, fmtAcc), 0},
+	{"history memory", "history_bytes", bytesCell(func(r *RunFigures) *int64 { return r.HistoryBytes }), 0},
+	{"test accuracy", "test_acc", floatCell(func(r *RunFigures) *float64 { return r.TestAcc }, fmtAcc), 0},
+	{"test accuracy uncut", "test_acc_uncut", floatCell(func(r *RunFigures) *float64 { return r.TestAccUncut }, fmtAcc), 0},
 	{"variant median (s)", "variant_median_s", func(r *RunFigures, _ bool) string {
 		return optCell(r.VariantMedianS > 0, fmtSec(r.VariantMedianS))
 	}, 0},
@@ -401,13 +382,14 @@ func (c *Comparison) CSV(w io.Writer) error {
 	if err := cw.Write(c.csvColumns()); err != nil {
 		return err
 	}
+	figures := c.figureRows()
 	for i := range c.Runs {
 		r := &c.Runs[i]
 		rec := []string{r.Session, r.Run, r.Variant}
 		for _, k := range c.ConfigKeys {
 			rec = append(rec, r.Config[k])
 		}
-		for _, fr := range c.figureRows() {
+		for _, fr := range figures {
 			if fr.shown(false) {
 				rec = append(rec, fr.cell(r, false))
 			}

@@ -25,13 +25,10 @@ func repeatSession(t *testing.T, st *Store, ratios []float64, extra ...handRun) 
 	return handSession(t, st, "rep", `{"data":"synth-tiny"}`, append(runs, extra...)...)
 }
 
+// compareSession compares all of session s's runs with default options.
 func compareSession(t *testing.T, st *Store, s *Session) *Comparison {
 	t.Helper()
-	refs, err := st.SelectRuns([]string{s.ID()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Compare(refs, CompareOptions{})
+	c, err := Compare(selectAll(t, st, s), CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

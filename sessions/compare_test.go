@@ -127,6 +127,16 @@ func handRuns() (handRun, handRun) {
 	return base, opt
 }
 
+// selectAll selects all of session s's runs, in launch order.
+func selectAll(t *testing.T, st *Store, s *Session) []RunRef {
+	t.Helper()
+	refs, err := st.SelectRuns([]string{s.ID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refs
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestCompareFigures(t *testing.T) {
@@ -298,14 +308,7 @@ func TestCompareDamagedJournals(t *testing.T) {
 	if err := s.Save(); err != nil {
 		t.Fatal(err)
 	}
-	refs, err := st.SelectRuns([]string{s.ID()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Compare(refs, CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compareSession(t, st, s)
 	byRun := map[string]RunFigures{}
 	for _, r := range c.Runs {
 		byRun[r.Run] = r
@@ -342,15 +345,7 @@ func formatComparison(t *testing.T) *Comparison {
 	base.config = `{"note":"a|b & 50% $x #1 {y} ~z ^w \\v <p>","sampler_workers":0}`
 	opt.config = `{"note":"plain","sampler_workers":2}`
 	s := handSession(t, st, "fmt", `{}`, base, opt)
-	refs, err := st.SelectRuns([]string{s.ID()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Compare(refs, CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return compareSession(t, st, s)
 }
 
 // unescapedCount counts c in s not preceded by a backslash.

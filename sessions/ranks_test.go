@@ -195,14 +195,7 @@ func TestSummarizeRunSlowestRank(t *testing.T) {
 
 func TestCompareDistributedAndExternal(t *testing.T) {
 	st, s := ddpSession(t)
-	refs, err := st.SelectRuns([]string{s.ID()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Compare(refs, CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compareSession(t, st, s)
 	ddp, single := c.Runs[0], c.Runs[1]
 	if ddp.Run != "ddp" || ddp.Ranks != 2 || math.Abs(ddp.Straggler-0.110/0.095) > 1e-9 || math.Abs(ddp.EpochMeanS-0.055) > 1e-9 {
 		t.Errorf("ddp: ranks %d straggler %g epoch mean %g", ddp.Ranks, ddp.Straggler, ddp.EpochMeanS)
@@ -295,11 +288,7 @@ func TestReplayMergesRanks(t *testing.T) {
 
 func TestTraceOneProcessPerRank(t *testing.T) {
 	st, s := ddpSession(t)
-	refs, err := st.SelectRuns([]string{s.ID()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, ts, err := BuildTrace(refs, TraceOptions{})
+	tr, ts, err := BuildTrace(selectAll(t, st, s), TraceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

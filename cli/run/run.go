@@ -321,7 +321,8 @@ Columns: epoch wall time (mean, sample sd, min, median, max) from the
 recorded spans; stage totals over all lanes; data wait (time the trainer
 waited for batches); overlap (stage time over wall time, 1 = sequential);
 efficiency (ideal over actual wall time); speedup (the baseline's mean epoch
-time over the run's); test accuracy at the best validation epoch.
+time over the run's); test accuracy at the best validation epoch; HIT RATE
+and H2D/EPOCH (bytes host-to-device per epoch) for runs with a feature cache.
 
 Spec file:
   name = "sage on synth-small"
@@ -342,8 +343,7 @@ Spec file:
   [variants.workers-only]
   sampler_workers = 2
 
-Unknown keys, bad values and unknown variants are refused before anything
-starts.`
+Unknown keys or variants and bad values are refused before anything starts.`
 }
 
 // builtinHelp lists the built-in variants for the help text, one a line:

@@ -18,7 +18,8 @@ ORDER = (
     "config", "adjusted", "name", "lane", "epoch", "batch", "layer", "start",
     "dur", "ts", "phase", "peak", "live", "budget", "predicted", "used",
     "total", "util", "requested", "action", "actual", "hits", "misses",
-    "bytes_h2d", "mean", "max", "hist", "rel_err", "value", "status", "error", "summary", "usage", "attrs",
+    "bytes_h2d", "mean", "max", "hist", "rel_err", "value", "status", "error",
+    "summary", "usage", "attrs",
 )
 
 STRINGS = frozenset(("t", "run", "session", "variant", "wall", "name",
