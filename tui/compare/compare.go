@@ -100,6 +100,9 @@ func (m *Model) oneSession() bool {
 	return true
 }
 
+// Close releases nothing: the comparison holds no tail.
+func (m *Model) Close() error { return nil }
+
 // Capturing reports whether the export dialog is open (it takes every
 // key).
 func (m *Model) Capturing() bool { return m.export != nil }
@@ -126,46 +129,46 @@ func (m *Model) live() bool {
 }
 
 // Update handles messages.
-func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case computedMsg:
 		if msg.id != m.id {
-			return m, nil
+			return nil
 		}
 		m.busy = false
 		if msg.err != nil {
 			m.err = msg.err.Error()
-			return m, nil
+			return nil
 		}
 		m.cmp, m.err = msg.c, ""
 		if m.live() {
 			id := m.id
-			return m, m.c.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
+			return m.c.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
 		}
-		return m, nil
+		return nil
 	case refreshMsg:
 		if msg.id != m.id || m.busy {
-			return m, nil
+			return nil
 		}
 		m.busy = true
-		return m, m.compute()
+		return m.compute()
 	case exporter.DoneMsg:
 		if m.export == nil {
-			return m, nil
+			return nil
 		}
 		open, st := m.export.Done(msg)
 		if open {
-			return m, nil
+			return nil
 		}
 		m.export = nil
-		return m, func() tea.Msg { return st }
+		return func() tea.Msg { return st }
 	case exporter.ClosedMsg:
 		m.export = nil
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -178,6 +181,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	rows, cols := m.tableSize()
 	page := max(m.bodyRows()-1, 1)
 	switch {
+	case key.Matches(msg, k.Back):
+		return common.Back
 	case key.Matches(msg, k.Up):
 		m.row--
 	case key.Matches(msg, k.Down):

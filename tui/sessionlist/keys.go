@@ -16,14 +16,14 @@ import (
 // key handles a key press in the list's current mode: the export dialog
 // takes every key, a pending confirmation only y or n, and otherwise the
 // list's own keys apply.
-func (m *Model) key(msg tea.KeyPressMsg) (*Model, tea.Cmd) {
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.export != nil:
-		return m, m.exportKey(msg)
+		return m.exportKey(msg)
 	case m.confirm != nil:
-		return m, m.confirmKey(msg)
+		return m.confirmKey(msg)
 	}
-	return m, m.listKey(msg)
+	return m.listKey(msg)
 }
 
 // exportKey passes a key to the export dialog.
