@@ -50,7 +50,7 @@ type Model struct {
 	height int
 	row    int // first table row shown (below the header)
 	col    int // first run column shown
-	export *exporter.Model
+	export exporter.Slot
 }
 
 // New resolves the references ("SESSION", "SESSION/RUN", unique prefixes,
@@ -105,14 +105,12 @@ func (m *Model) Close() error { return nil }
 
 // Capturing reports whether the export dialog is open (it takes every
 // key).
-func (m *Model) Capturing() bool { return m.export != nil }
+func (m *Model) Capturing() bool { return m.export.IsOpen() }
 
 // SetSize sets the area the screen draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	if m.export != nil {
-		m.export.SetWidth(w)
-	}
+	m.export.SetWidth(w)
 }
 
 // live reports whether a compared run may still change.
@@ -130,6 +128,9 @@ func (m *Model) live() bool {
 
 // Update handles messages.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.export.Update(msg); ok {
+		return cmd // the export dialog's
+	}
 	switch msg := msg.(type) {
 	case computedMsg:
 		if msg.id != m.id {
@@ -152,19 +153,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.busy = true
 		return m.compute()
-	case exporter.DoneMsg:
-		if m.export == nil {
-			return nil
-		}
-		open, st := m.export.Done(msg)
-		if open {
-			return nil
-		}
-		m.export = nil
-		return func() tea.Msg { return st }
-	case exporter.ClosedMsg:
-		m.export = nil
-		return nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -172,11 +160,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	if m.export != nil {
-		var cmd tea.Cmd
-		m.export, cmd = m.export.Update(msg)
-		return cmd
-	}
 	k := m.c.Keys
 	rows, cols := m.tableSize()
 	page := max(m.bodyRows()-1, 1)
@@ -219,8 +202,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.oneSession() {
 			t.Session = m.refs[0].Session
 		}
-		m.export = exporter.New(m.c, t)
-		m.export.SetWidth(m.width)
+		m.export.Open(m.c, t, m.width)
 	}
 	m.row = min(max(m.row, 0), max(rows-m.bodyRows(), 0))
 	m.col = min(max(m.col, 0), max(cols-1, 0))
@@ -229,7 +211,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // ShortHelp lists the keys the status bar shows for this screen.
 func (m *Model) ShortHelp() []key.Binding {
-	if m.export != nil {
+	if m.export.IsOpen() {
 		return nil
 	}
 	k := m.c.Keys
@@ -426,7 +408,7 @@ func (m *Model) bodyRows() int {
 	if m.cmp != nil {
 		extra += len(m.notes())
 	}
-	if m.export != nil {
+	if m.export.IsOpen() {
 		extra += common.Lines(m.export.View()) + 1
 	}
 	return max(m.height-extra, 1)
@@ -526,7 +508,7 @@ func (m *Model) View() string {
 		}
 	}
 	out = append(out, m.notes()...)
-	if m.export != nil {
+	if m.export.IsOpen() {
 		out = append(out, "", m.export.View())
 	}
 	return draw.Fit(strings.Join(out, "\n"), w, h)

@@ -76,7 +76,7 @@ type Model struct {
 	poller *poller
 
 	confirm *confirmation
-	export  *exporter.Model
+	export  exporter.Slot
 }
 
 // New returns the list of c's store; Init loads it.
@@ -200,14 +200,12 @@ func (m *Model) Selected() []string {
 
 // Capturing reports whether the list takes every key (a confirmation or
 // the export dialog is open), so the root must not act on q, ? or esc.
-func (m *Model) Capturing() bool { return m.confirm != nil || m.export != nil }
+func (m *Model) Capturing() bool { return m.confirm != nil || m.export.IsOpen() }
 
 // SetSize sets the area the list draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	if m.export != nil {
-		m.export.SetWidth(w)
-	}
+	m.export.SetWidth(w)
 	m.scroll()
 }
 
@@ -286,6 +284,9 @@ func (m *Model) current() (*Entry, row) {
 
 // Update handles messages.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.export.Update(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case loadedMsg:
 		m.loaded = true
@@ -330,19 +331,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			st = common.StatusMsg{Text: msg.err.Error(), Err: true}
 		}
 		return tea.Batch(status(st), m.load())
-	case exporter.DoneMsg:
-		if m.export == nil {
-			return nil
-		}
-		open, st := m.export.Done(msg)
-		if open {
-			return nil
-		}
-		m.export = nil
-		return status(st)
-	case exporter.ClosedMsg:
-		m.export = nil
-		return nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -380,7 +368,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.confirm != nil {
 		return []key.Binding{k.Confirm, key.NewBinding(key.WithHelp("n", "no"))}
 	}
-	if m.export != nil {
+	if m.export.IsOpen() {
 		return nil
 	}
 	return []key.Binding{k.Open, k.Launch, k.NewExperiment, k.Select, k.Compare, k.Replay, k.Export, k.Delete, k.Cancel, k.Help, k.Quit}

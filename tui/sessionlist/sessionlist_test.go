@@ -320,7 +320,7 @@ func TestExportDialog(t *testing.T) {
 func TestExportErrors(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 80, 24)
 	hs.press("G", "x", "tab", "tab", "tab", "tab", "tab")
-	if f := hs.m.export.Request(); f.Dir == "" {
+	if f := hs.m.export.Dialog().Request(); f.Dir == "" {
 		t.Fatal("no default folder")
 	}
 	// a folder that cannot be made (below a file): the dialog stays open
