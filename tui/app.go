@@ -162,19 +162,22 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 func inBody(msg tea.MouseMsg) tea.Msg {
 	switch msg := msg.(type) {
 	case tea.MouseClickMsg:
-		msg.Y--
-		return msg
+		return lineUp(msg)
 	case tea.MouseReleaseMsg:
-		msg.Y--
-		return msg
+		return lineUp(msg)
 	case tea.MouseWheelMsg:
-		msg.Y--
-		return msg
+		return lineUp(msg)
 	case tea.MouseMotionMsg:
-		msg.Y--
-		return msg
+		return lineUp(msg)
 	}
 	return msg
+}
+
+// lineUp moves a mouse event one line up.
+func lineUp[M tea.MouseClickMsg | tea.MouseReleaseMsg | tea.MouseWheelMsg | tea.MouseMotionMsg](msg M) M {
+	ev := tea.Mouse(msg)
+	ev.Y--
+	return M(ev)
 }
 
 func (m *Model) setStatus(st common.StatusMsg) tea.Cmd {
