@@ -405,13 +405,23 @@ func (m *Model) bodyRows() int {
 	if m.cmp != nil && len(m.cmp.ConfigKeys) > 0 {
 		extra++ // the rule under the configuration
 	}
+	extra += len(m.below())
+	return max(m.height-extra, 1)
+}
+
+// below is what goes under the table, one line each: the notes, then
+// the export dialog when it is open. A pane added to the screen goes
+// here; the table's rows give way to it (bodyRows).
+func (m *Model) below() []string {
+	var out []string
 	if m.cmp != nil {
-		extra += len(m.notes())
+		out = append(out, m.notes()...)
 	}
 	if m.export.IsOpen() {
-		extra += common.Lines(m.export.View()) + 1
+		out = append(out, "")
+		out = append(out, strings.Split(m.export.View(), "\n")...)
 	}
-	return max(m.height-extra, 1)
+	return out
 }
 
 // View renders the table in its area.
@@ -507,9 +517,6 @@ func (m *Model) View() string {
 			out = append(out, line(r, plain))
 		}
 	}
-	out = append(out, m.notes()...)
-	if m.export.IsOpen() {
-		out = append(out, "", m.export.View())
-	}
+	out = append(out, m.below()...)
 	return draw.Fit(strings.Join(out, "\n"), w, h)
 }
