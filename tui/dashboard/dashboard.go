@@ -215,7 +215,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseMsg:
-		return m.Mouse(msg, 0, 0)
+		return m.mouse(msg)
 	}
 	return nil
 }
