@@ -94,7 +94,8 @@ func (m *Model) Status() common.StatusMsg { return m.status }
 // List returns the sessions list.
 func (m *Model) List() *sessionlist.Model { return m.list }
 
-// Close releases what the screens hold (journal tails, replays).
+// Close releases what the screens hold (journal tails, replays), top
+// first; the workbench is ending, so their errors go nowhere.
 func (m *Model) Close() {
 	for i := len(m.stack) - 1; i >= 0; i-- {
 		m.stack[i].Close()
