@@ -9,13 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/tui/common"
-	"github.com/gnnscope/gnnscope/tui/compare"
-	"github.com/gnnscope/gnnscope/tui/dashboard"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/launch"
-	"github.com/gnnscope/gnnscope/tui/newexp"
 	"github.com/gnnscope/gnnscope/tui/sessionlist"
 )
 
@@ -25,29 +21,13 @@ const StatusTimeout = 8 * time.Second
 // clearStatusMsg clears the status bar unless a newer message came.
 type clearStatusMsg struct{ seq int }
 
-// page is one screen of the back stack with the model it shows.
-type page struct {
-	screen common.Screen
-	form   *newexp.Model
-	dash   *dashboard.Model
-	dashID string // the session the dashboard shows
-	cmp    *compare.Model
-}
-
-// close releases what the page holds.
-func (p *page) close() {
-	if p.dash != nil {
-		p.dash.Close()
-	}
-}
-
 // Model is the workbench's root model.
 type Model struct {
 	c      *common.Common
 	launch launch.Launcher // for the new-experiment form and the L key
-	// pages is the back stack; the sessions list is always at the
-	// bottom, the screen on display at the top.
-	pages []*page
+	// stack holds the screens for back; the sessions list is always at
+	// the bottom, the screen on display at the top.
+	stack []common.Screen
 	list  *sessionlist.Model
 
 	help       bool
@@ -64,7 +44,8 @@ type Model struct {
 // New returns the root model on c; it opens on the sessions list.
 // Experiments launch with l.
 func New(c *common.Common, l launch.Launcher) *Model {
-	m := &Model{c: c, pages: []*page{{screen: common.ScreenSessions}}, list: sessionlist.New(c)}
+	m := &Model{c: c, list: sessionlist.New(c)}
+	m.stack = []common.Screen{m.list}
 	m.setLauncher(l)
 	return m
 }
@@ -97,15 +78,12 @@ func (m *Model) WatchSessions() { m.watch = true }
 // (gnnscope ui SESSION), above the sessions list.
 func (m *Model) OpenFirst(msg common.OpenDashboardMsg) { m.first = &msg }
 
-// top is the page on display.
-func (m *Model) top() *page { return m.pages[len(m.pages)-1] }
-
 // Screen returns the screen on display.
-func (m *Model) Screen() common.Screen { return m.top().screen }
+func (m *Model) Screen() common.Screen { return m.stack[len(m.stack)-1] }
 
 // Depth returns the number of screens in the back stack, the sessions
 // list included.
-func (m *Model) Depth() int { return len(m.pages) }
+func (m *Model) Depth() int { return len(m.stack) }
 
 // HelpOpen reports whether the help overlay is open.
 func (m *Model) HelpOpen() bool { return m.help }
@@ -116,13 +94,13 @@ func (m *Model) Status() common.StatusMsg { return m.status }
 // List returns the sessions list.
 func (m *Model) List() *sessionlist.Model { return m.list }
 
-// Close releases what the screens hold (journal tails, replays).
+// Close releases what the screens hold (journal tails, replays), top
+// first; the workbench is ending, so their errors go nowhere.
 func (m *Model) Close() {
-	for _, p := range m.pages {
-		p.close()
+	for i := len(m.stack) - 1; i >= 0; i-- {
+		m.stack[i].Close()
 	}
-	m.pages = m.pages[:1]
-	m.list.Close()
+	m.stack = m.stack[:1]
 }
 
 // bodySize is the area screens draw in: all but the header and the
@@ -131,67 +109,31 @@ func (m *Model) bodySize() (int, int) {
 	return max(m.c.Width, 0), max(m.c.Height-2, 0)
 }
 
-func (m *Model) resize() {
-	w, h := m.bodySize()
-	m.list.SetSize(w, h)
-	for _, p := range m.pages {
-		switch {
-		case p.form != nil:
-			p.form.SetSize(w, h)
-		case p.dash != nil:
-			p.dash.SetSize(w, h)
-		case p.cmp != nil:
-			p.cmp.SetSize(w, h)
-		}
-	}
-}
-
-// capturing reports whether the screen on display takes every key (a
-// form field, a dialog, a confirmation), so q, ? and esc are its own.
-func (m *Model) capturing() bool {
-	p := m.top()
-	switch p.screen {
-	case common.ScreenSessions:
-		return m.list.Capturing()
-	case common.ScreenNew:
-		return true
-	case common.ScreenCompare:
-		return p.cmp.Capturing()
-	}
-	return false
-}
-
-// Update routes messages: keys to the help overlay or the screen on
-// display, navigation messages to the root, everything else to every
-// screen (each knows its own messages).
+// Update routes messages: keys and the mouse to the help overlay or the
+// screen on display, navigation messages to the root, everything else to
+// every screen (each knows its own messages).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.open(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.SetSize(msg.Width, msg.Height)
-		m.resize()
+		w, h := m.bodySize()
+		for _, s := range m.stack {
+			s.SetSize(w, h)
+		}
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.MouseMsg:
-		// the screen on display only, in its own coordinates: the body
-		// starts under the header line
-		if p := m.top(); !m.help && p.screen == common.ScreenDashboard {
-			return m, p.dash.Mouse(msg, 0, 1)
+		if m.help {
+			return m, nil
 		}
-		return m, nil
-	case common.OpenDashboardMsg:
-		return m, m.openDashboard(msg.Session, msg.Replay)
-	case common.OpenCompareMsg:
-		cm, err := compare.New(m.c, msg.Refs)
-		if err != nil {
-			return m, m.setStatus(common.StatusMsg{Text: err.Error(), Err: true})
-		}
-		w, h := m.bodySize()
-		cm.SetSize(w, h)
-		m.push(&page{screen: common.ScreenCompare, cmp: cm})
-		return m, cm.Init()
-	case common.OpenNewMsg:
-		return m, m.openForm(msg.From)
+		// the screen on display only, in its own coordinates
+		return m, m.Screen().Update(inBody(msg))
+	case common.PushMsg:
+		return m, m.push(msg.Screen)
 	case common.BackMsg:
 		return m, m.back()
 	case common.LaunchedMsg:
@@ -204,24 +146,39 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	var cmds []tea.Cmd
-	var cmd tea.Cmd
-	m.list, cmd = m.list.Update(msg)
-	cmds = append(cmds, cmd)
-	for _, p := range m.pages {
-		switch {
-		case p.form != nil:
-			p.form, cmd = p.form.Update(msg)
-		case p.dash != nil:
-			p.dash, cmd = p.dash.Update(msg)
-		case p.cmp != nil:
-			p.cmp, cmd = p.cmp.Update(msg)
-		default:
-			continue
-		}
-		cmds = append(cmds, cmd)
+	return m, m.broadcast(msg)
+}
+
+// broadcast hands msg to every screen of the stack.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.stack))
+	for _, s := range m.stack {
+		cmds = append(cmds, s.Update(msg))
 	}
-	return m, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
+}
+
+// inBody moves a mouse message into the body's coordinates: the body
+// starts under the header line.
+func inBody(msg tea.MouseMsg) tea.Msg {
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg:
+		return lineUp(msg)
+	case tea.MouseReleaseMsg:
+		return lineUp(msg)
+	case tea.MouseWheelMsg:
+		return lineUp(msg)
+	case tea.MouseMotionMsg:
+		return lineUp(msg)
+	}
+	return msg
+}
+
+// lineUp moves a mouse event one line up.
+func lineUp[M tea.MouseClickMsg | tea.MouseReleaseMsg | tea.MouseWheelMsg | tea.MouseMotionMsg](msg M) M {
+	ev := tea.Mouse(msg)
+	ev.Y--
+	return M(ev)
 }
 
 func (m *Model) setStatus(st common.StatusMsg) tea.Cmd {
@@ -231,59 +188,49 @@ func (m *Model) setStatus(st common.StatusMsg) tea.Cmd {
 	return m.c.Tick(StatusTimeout, func(time.Time) tea.Msg { return clearStatusMsg{seq} })
 }
 
-// key handles a key press.
+// key handles a key press: ctrl+c always quits, the help overlay takes
+// the keys while open, q and ? are the root's unless the screen on
+// display captures every key, and every other key is the screen's own.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	keys := m.c.Keys
 	if msg.String() == "ctrl+c" {
 		return m.quit()
 	}
 	if m.help {
-		switch {
-		case key.Matches(msg, keys.Help), msg.String() == "esc":
-			m.help = false
-		case key.Matches(msg, keys.Quit):
+		m.helpKey(msg)
+		if key.Matches(msg, keys.Quit) {
 			return m.quit()
-		case key.Matches(msg, keys.Up):
-			m.helpOffset = max(m.helpOffset-1, 0)
-		case key.Matches(msg, keys.Down):
-			m.helpOffset++
-		case key.Matches(msg, keys.PageUp):
-			m.helpOffset = max(m.helpOffset-10, 0)
-		case key.Matches(msg, keys.PageDown):
-			m.helpOffset += 10
 		}
 		return nil
 	}
-	p := m.top()
-	if !m.capturing() {
+	s := m.Screen()
+	if !s.Capturing() {
 		switch {
 		case key.Matches(msg, keys.Quit):
 			return m.quit()
 		case key.Matches(msg, keys.Help):
 			m.help, m.helpOffset = true, 0
 			return nil
-		case key.Matches(msg, keys.Back) && p.screen == common.ScreenDashboard && p.dash.Dismiss():
-			return nil // esc closed a span's details first
-		case key.Matches(msg, keys.Back) && p.screen != common.ScreenSessions:
-			return m.back()
-		case key.Matches(msg, keys.Compare) && p.screen == common.ScreenDashboard:
-			// compare the runs of the session on display
-			id := p.dashID
-			return func() tea.Msg { return common.OpenCompareMsg{Refs: []string{id}} }
 		}
 	}
-	var cmd tea.Cmd
-	switch p.screen {
-	case common.ScreenSessions:
-		m.list, cmd = m.list.Update(msg)
-	case common.ScreenNew:
-		p.form, cmd = p.form.Update(msg)
-	case common.ScreenDashboard:
-		p.dash, cmd = p.dash.Update(msg)
-	case common.ScreenCompare:
-		p.cmp, cmd = p.cmp.Update(msg)
+	return s.Update(msg)
+}
+
+// helpKey closes or scrolls the help overlay.
+func (m *Model) helpKey(msg tea.KeyPressMsg) {
+	keys := m.c.Keys
+	switch {
+	case key.Matches(msg, keys.Help), msg.String() == "esc":
+		m.help = false
+	case key.Matches(msg, keys.Up):
+		m.helpOffset = max(m.helpOffset-1, 0)
+	case key.Matches(msg, keys.Down):
+		m.helpOffset++
+	case key.Matches(msg, keys.PageUp):
+		m.helpOffset = max(m.helpOffset-10, 0)
+	case key.Matches(msg, keys.PageDown):
+		m.helpOffset += 10
 	}
-	return cmd
 }
 
 // quit ends the program; background runs keep running.
@@ -293,89 +240,50 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
-// push shows a page over the current one.
-func (m *Model) push(p *page) {
-	if m.Screen() == common.ScreenSessions {
-		m.list.Blur()
+// Push shows s over the screen on display, sized to the body, and runs
+// its Init. A screen that is done with (common.Finisher: a form that
+// launched) is replaced rather than covered; one that is covered and
+// wants to know (common.Focuser) is told.
+func (m *Model) Push(s common.Screen) tea.Cmd { return m.push(s) }
+
+func (m *Model) push(s common.Screen) tea.Cmd {
+	top := m.Screen()
+	if f, ok := top.(common.Finisher); ok && f.Done() && len(m.stack) > 1 {
+		top.Close()
+		m.stack = m.stack[:len(m.stack)-1]
+		top = m.Screen()
 	}
-	m.pages = append(m.pages, p)
+	if f, ok := top.(common.Focuser); ok {
+		f.Blur()
+	}
+	s.SetSize(m.bodySize())
+	m.stack = append(m.stack, s)
+	return s.Init()
 }
 
-// back returns to the previous screen, releasing the one left.
+// back returns to the previous screen, releasing the one left; an error
+// in releasing it goes to the status bar.
 func (m *Model) back() tea.Cmd {
-	if len(m.pages) == 1 {
+	if len(m.stack) == 1 {
 		return nil
 	}
-	m.top().close()
-	m.pages = m.pages[:len(m.pages)-1]
-	if m.Screen() == common.ScreenSessions {
-		return m.list.Focus()
+	left := m.Screen()
+	m.stack = m.stack[:len(m.stack)-1]
+	var cmds []tea.Cmd
+	if err := left.Close(); err != nil {
+		cmds = append(cmds, m.setStatus(common.StatusMsg{Text: err.Error(), Err: true}))
 	}
-	return nil
-}
-
-// openForm shows the new-experiment form, filled with the experiment of
-// session from when it is set; what the form cannot hold goes to the
-// status bar.
-func (m *Model) openForm(from string) tea.Cmd {
-	form := newexp.New(m.c, m.launch)
-	var st tea.Cmd
-	if from != "" {
-		s, err := m.c.Store.MatchSession(from)
-		var exp runner.Experiment
-		var resolved []runner.Resolved
-		if err == nil {
-			exp, resolved, err = runner.LoadSession(s)
-		}
-		if err != nil {
-			return m.setStatus(common.StatusMsg{Text: err.Error(), Err: true})
-		}
-		variants := make([]runner.Variant, len(resolved))
-		for i, r := range resolved {
-			variants[i] = r.Variant
-		}
-		text := "a copy of " + s.ID() + "'s experiment"
-		if notes := form.Prefill(exp, variants); len(notes) > 0 {
-			text += "; " + strings.Join(notes, "; ")
-		}
-		st = m.setStatus(common.StatusMsg{Text: text})
+	if f, ok := m.Screen().(common.Focuser); ok {
+		cmds = append(cmds, f.Focus())
 	}
-	w, h := m.bodySize()
-	form.SetSize(w, h)
-	m.push(&page{screen: common.ScreenNew, form: form})
-	return tea.Batch(form.Init(), st)
-}
-
-// openDashboard shows a session's dashboard.
-func (m *Model) openDashboard(id string, replay bool) tea.Cmd {
-	d, err := dashboard.New(m.c, id, replay)
-	if err != nil {
-		return m.setStatus(common.StatusMsg{Text: err.Error(), Err: true})
-	}
-	p := &page{screen: common.ScreenDashboard, dash: d, dashID: id}
-	if s, err := m.c.Store.MatchSession(id); err == nil {
-		p.dashID = s.ID()
-	}
-	w, h := m.bodySize()
-	d.SetSize(w, h)
-	// The form that launched the session is done with.
-	if m.Screen() == common.ScreenNew {
-		m.pages = m.pages[:len(m.pages)-1]
-	}
-	m.push(p)
-	return d.Init()
+	return tea.Batch(cmds...)
 }
 
 // launched follows a launch: on success the list picks the session up
-// and its dashboard opens; a failure goes to the form (inline) or the
-// status bar.
+// and its dashboard opens (in place of the form that launched it); a
+// failure goes to the form (inline) and the status bar.
 func (m *Model) launched(msg common.LaunchedMsg) tea.Cmd {
-	var cmds []tea.Cmd
-	if p := m.top(); p.form != nil {
-		var cmd tea.Cmd
-		p.form, cmd = p.form.Update(msg)
-		cmds = append(cmds, cmd)
-	}
+	cmds := []tea.Cmd{m.broadcast(msg)}
 	if msg.Session == "" {
 		cmds = append(cmds, m.setStatus(common.StatusMsg{Text: msg.Err.Error(), Err: true}))
 		return tea.Batch(cmds...)
@@ -387,38 +295,6 @@ func (m *Model) launched(msg common.LaunchedMsg) tea.Cmd {
 	m.list.Select(msg.Session)
 	cmds = append(cmds, m.list.Poll(), m.openDashboard(msg.Session, false), m.setStatus(st))
 	return tea.Batch(cmds...)
-}
-
-// title names the screen on display.
-func (m *Model) title() string {
-	p := m.top()
-	switch p.screen {
-	case common.ScreenNew:
-		return "New experiment"
-	case common.ScreenDashboard:
-		return p.dash.Title()
-	case common.ScreenCompare:
-		return p.cmp.Title()
-	}
-	return "Sessions"
-}
-
-// shortHelp lists the keys of the screen on display for the status bar.
-func (m *Model) shortHelp() []key.Binding {
-	k := m.c.Keys
-	p := m.top()
-	switch p.screen {
-	case common.ScreenSessions:
-		return m.list.ShortHelp()
-	case common.ScreenNew:
-		return p.form.ShortHelp()
-	case common.ScreenCompare:
-		return p.cmp.ShortHelp()
-	case common.ScreenDashboard:
-		return []key.Binding{k.NextPane, k.Compare, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut,
-			k.PanLeft, k.PanRight, k.Details, k.FirstEpoch, k.LastEpoch, k.Bars, k.Back, k.Help, k.Quit}
-	}
-	return []key.Binding{k.Back, k.Help, k.Quit}
 }
 
 // View draws the header, the screen (or the help overlay) and the status
@@ -442,16 +318,7 @@ func (m *Model) render() string {
 	if m.help {
 		body = m.helpView(bw, bh)
 	} else {
-		switch p := m.top(); p.screen {
-		case common.ScreenSessions:
-			body = m.list.View()
-		case common.ScreenNew:
-			body = p.form.View()
-		case common.ScreenDashboard:
-			body = p.dash.View()
-		case common.ScreenCompare:
-			body = p.cmp.View()
-		}
+		body = m.Screen().View()
 	}
 	body = draw.Fit(body, bw, bh)
 	if n := common.Lines(body); n < bh {
@@ -474,7 +341,7 @@ func (m *Model) header(w int) string {
 	if m.c.Opts.ASCII {
 		sep = " > "
 	}
-	left := st.Title.Render("gnnscope") + sep + m.title()
+	left := st.Title.Render("gnnscope") + sep + m.Screen().Title()
 	right := ""
 	n := 0
 	for _, e := range m.list.Entries() {
@@ -503,7 +370,7 @@ func (m *Model) statusBar(w int) string {
 		}
 		return draw.Cut(st.StatusBar.Render(text), w, st.Glyphs.Ellipsis)
 	}
-	bindings := m.shortHelp()
+	bindings := m.Screen().ShortHelp()
 	if m.help {
 		bindings = []key.Binding{m.c.Keys.Help, m.c.Keys.Up, m.c.Keys.Down, m.c.Keys.Quit}
 	}

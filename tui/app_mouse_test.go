@@ -9,7 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/dashboard"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
+	"github.com/gnnscope/gnnscope/tui/sessionlist"
 )
 
 // TestMouseOnDashboard: the workbench reports the mouse; a click on a
@@ -23,8 +25,8 @@ func TestMouseOnDashboard(t *testing.T) {
 	}
 	hs.send(tea.MouseClickMsg{X: 10, Y: 5, Button: tea.MouseLeft}) // the list: nothing
 	hs.send(common.OpenDashboardMsg{Session: "20260102-030400-aaaa"})
-	if hs.m.Screen() != common.ScreenDashboard {
-		t.Fatalf("screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	if !on[*dashboard.Model](hs.m) {
+		t.Fatalf("screen %q (status %q)", hs.m.Screen().Title(), hs.m.Status().Text)
 	}
 	// the replay feeds the runs in the background: wait for its end
 	var lines []string
@@ -52,11 +54,11 @@ func TestMouseOnDashboard(t *testing.T) {
 		t.Fatalf("no span details after a click on a lane:\n%s", v)
 	}
 	hs.press("esc")
-	if v := ansi.Strip(hs.view()); hs.m.Screen() != common.ScreenDashboard || strings.Contains(v, "Span ") {
-		t.Errorf("esc: screen %v, details still shown:\n%s", hs.m.Screen(), v)
+	if v := ansi.Strip(hs.view()); !on[*dashboard.Model](hs.m) || strings.Contains(v, "Span ") {
+		t.Errorf("esc: screen %q, details still shown:\n%s", hs.m.Screen().Title(), v)
 	}
 	hs.press("esc")
-	if hs.m.Screen() != common.ScreenSessions {
-		t.Errorf("second esc: screen %v", hs.m.Screen())
+	if !on[*sessionlist.Model](hs.m) {
+		t.Errorf("second esc: screen %q", hs.m.Screen().Title())
 	}
 }

@@ -12,9 +12,13 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
+	"github.com/gnnscope/gnnscope/tui/compare"
+	"github.com/gnnscope/gnnscope/tui/dashboard"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
 	"github.com/gnnscope/gnnscope/tui/internal/golden"
 	"github.com/gnnscope/gnnscope/tui/launch"
+	"github.com/gnnscope/gnnscope/tui/newexp"
+	"github.com/gnnscope/gnnscope/tui/sessionlist"
 )
 
 type harness struct {
@@ -66,6 +70,12 @@ func (hs *harness) quit() bool {
 	return false
 }
 
+// on reports whether the screen on display is a T.
+func on[T common.Screen](m *Model) bool {
+	_, ok := m.Screen().(T)
+	return ok
+}
+
 func TestGoldenHelp(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 80, 24, common.Options{})
 	hs.press("?")
@@ -95,7 +105,7 @@ func TestGoldenHelp(t *testing.T) {
 		t.Error("? did not close the help")
 	}
 	hs.press("?", "esc")
-	if hs.m.HelpOpen() || hs.m.Screen() != common.ScreenSessions {
+	if hs.m.HelpOpen() || !on[*sessionlist.Model](hs.m) {
 		t.Error("esc did not close the help only")
 	}
 }
@@ -120,8 +130,8 @@ func TestGoldenRoot(t *testing.T) {
 func TestNavigation(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 100, 30, common.Options{})
 	hs.press("n")
-	if hs.m.Screen() != common.ScreenNew {
-		t.Fatalf("n: screen %v", hs.m.Screen())
+	if !on[*newexp.Model](hs.m) {
+		t.Fatalf("n: screen %q", hs.m.Screen().Title())
 	}
 	// q types into the form's name field instead of quitting
 	hs.press("q", "?")
@@ -129,13 +139,13 @@ func TestNavigation(t *testing.T) {
 		t.Fatal("q or ? acted on the form")
 	}
 	hs.press("esc")
-	if hs.m.Screen() != common.ScreenSessions {
-		t.Fatalf("esc from the form: screen %v", hs.m.Screen())
+	if !on[*sessionlist.Model](hs.m) {
+		t.Fatalf("esc from the form: screen %q", hs.m.Screen().Title())
 	}
 	// compare the oldest session, back
 	hs.press("G", "c")
-	if hs.m.Screen() != common.ScreenCompare {
-		t.Fatalf("c: screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	if !on[*compare.Model](hs.m) {
+		t.Fatalf("c: screen %q (status %q)", hs.m.Screen().Title(), hs.m.Status().Text)
 	}
 	if v := ansi.Strip(hs.view()); !strings.Contains(v, "Compare 2 runs of 20260102-030400-aaaa") || !strings.Contains(v, "speedup") {
 		t.Errorf("compare screen:\n%s", v)
@@ -143,42 +153,42 @@ func TestNavigation(t *testing.T) {
 	// enter on the compare screen opens the dashboard; esc goes back to
 	// compare, then to the list
 	hs.press("enter")
-	if hs.m.Screen() != common.ScreenDashboard {
-		t.Fatalf("enter on compare: screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	if !on[*dashboard.Model](hs.m) {
+		t.Fatalf("enter on compare: screen %q (status %q)", hs.m.Screen().Title(), hs.m.Status().Text)
 	}
 	if v := ansi.Strip(hs.view()); !strings.Contains(v, "gnnscope › Run 20260102-030400-aaaa") || strings.Count(v, "Run 20260102-030400-aaaa") != 1 {
 		t.Errorf("dashboard header (the title once):\n%s", hs.view())
 	}
 	// c on the dashboard compares its session: a second compare screen
 	hs.press("c")
-	if hs.m.Screen() != common.ScreenCompare || !strings.Contains(hs.m.title(), "20260102-030400-aaaa") {
-		t.Errorf("c on the dashboard: screen %v title %q", hs.m.Screen(), hs.m.title())
+	if !on[*compare.Model](hs.m) || !strings.Contains(hs.m.Screen().Title(), "20260102-030400-aaaa") {
+		t.Errorf("c on the dashboard: screen %q", hs.m.Screen().Title())
 	}
 	hs.press("esc")
-	if hs.m.Screen() != common.ScreenDashboard {
-		t.Errorf("esc from the second compare: screen %v", hs.m.Screen())
+	if !on[*dashboard.Model](hs.m) {
+		t.Errorf("esc from the second compare: screen %q", hs.m.Screen().Title())
 	}
 	hs.press("esc")
-	if hs.m.Screen() != common.ScreenCompare || !strings.Contains(ansi.Strip(hs.view()), "speedup") {
-		t.Errorf("esc from the dashboard: screen %v\n%s", hs.m.Screen(), hs.view())
+	if !on[*compare.Model](hs.m) || !strings.Contains(ansi.Strip(hs.view()), "speedup") {
+		t.Errorf("esc from the dashboard: screen %q\n%s", hs.m.Screen().Title(), hs.view())
 	}
 	hs.press("backspace")
-	if hs.m.Screen() != common.ScreenSessions {
-		t.Errorf("backspace from compare: screen %v", hs.m.Screen())
+	if !on[*sessionlist.Model](hs.m) {
+		t.Errorf("backspace from compare: screen %q", hs.m.Screen().Title())
 	}
 	if hs.m.Depth() != 1 {
 		t.Errorf("%d screens in the back stack on the list", hs.m.Depth())
 	}
 	// r: a replay dashboard
 	hs.press("r")
-	if hs.m.Screen() != common.ScreenDashboard || !strings.Contains(hs.m.title(), "replay") {
-		t.Errorf("r: screen %v title %q", hs.m.Screen(), hs.m.title())
+	if !on[*dashboard.Model](hs.m) || !strings.Contains(hs.m.Screen().Title(), "replay") {
+		t.Errorf("r: screen %q", hs.m.Screen().Title())
 	}
 	hs.press("esc")
 	// a session that cannot be opened: an error in the status bar
 	hs.send(common.OpenDashboardMsg{Session: "nosuch"})
-	if hs.m.Screen() != common.ScreenSessions || !hs.m.Status().Err || !strings.Contains(hs.m.Status().Text, "nosuch") {
-		t.Errorf("bad dashboard: screen %v status %+v", hs.m.Screen(), hs.m.Status())
+	if !on[*sessionlist.Model](hs.m) || !hs.m.Status().Err || !strings.Contains(hs.m.Status().Text, "nosuch") {
+		t.Errorf("bad dashboard: screen %q status %+v", hs.m.Screen().Title(), hs.m.Status())
 	}
 	if !strings.Contains(ansi.Strip(hs.view()), "nosuch") {
 		t.Error("the status bar does not show the error")
@@ -206,8 +216,8 @@ func TestLaunchOpensDashboard(t *testing.T) {
 	if len(hs.launched) != 1 || hs.launched[0].Data != launch.DefaultData {
 		t.Fatalf("L launched %+v", hs.launched)
 	}
-	if hs.m.Screen() != common.ScreenDashboard || !strings.Contains(hs.m.title(), "20260102-070000-eeee") {
-		t.Fatalf("after L: screen %v title %q status %+v", hs.m.Screen(), hs.m.title(), hs.m.Status())
+	if !on[*dashboard.Model](hs.m) || !strings.Contains(hs.m.Screen().Title(), "20260102-070000-eeee") {
+		t.Fatalf("after L: screen %q status %+v", hs.m.Screen().Title(), hs.m.Status())
 	}
 	if !strings.Contains(hs.m.Status().Text, "launched session 20260102-070000-eeee") {
 		t.Errorf("status %+v", hs.m.Status())
@@ -224,20 +234,20 @@ func TestLaunchOpensDashboard(t *testing.T) {
 
 	// through the form: the form goes, the dashboard comes, back is the list
 	hs.press("n", "ctrl+s")
-	if hs.m.Screen() != common.ScreenDashboard || hs.m.Depth() != 2 {
-		t.Fatalf("after the form's launch: screen %v, %d screens", hs.m.Screen(), hs.m.Depth())
+	if !on[*dashboard.Model](hs.m) || hs.m.Depth() != 2 {
+		t.Fatalf("after the form's launch: screen %q, %d screens", hs.m.Screen().Title(), hs.m.Depth())
 	}
 	hs.press("esc")
-	if hs.m.Screen() != common.ScreenSessions {
-		t.Errorf("esc after a launch from the form: screen %v", hs.m.Screen())
+	if !on[*sessionlist.Model](hs.m) {
+		t.Errorf("esc after a launch from the form: screen %q", hs.m.Screen().Title())
 	}
 }
 
 func TestLaunchFailure(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 100, 30, common.Options{})
 	hs.press("L")
-	if hs.m.Screen() != common.ScreenSessions || !hs.m.Status().Err || !strings.Contains(hs.m.Status().Text, "launching is off") {
-		t.Errorf("failed launch: screen %v status %+v", hs.m.Screen(), hs.m.Status())
+	if !on[*sessionlist.Model](hs.m) || !hs.m.Status().Err || !strings.Contains(hs.m.Status().Text, "launching is off") {
+		t.Errorf("failed launch: screen %q status %+v", hs.m.Screen().Title(), hs.m.Status())
 	}
 }
 
@@ -286,16 +296,16 @@ func TestOpenFirst(t *testing.T) {
 		hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 		hs.run(hs.m.Init())
 		t.Cleanup(hs.m.Close)
-		if hs.m.Screen() != common.ScreenDashboard || hs.m.Depth() != 2 {
-			t.Fatalf("replay %v: screen %v, depth %d (status %q)", replay, hs.m.Screen(), hs.m.Depth(), hs.m.Status().Text)
+		if !on[*dashboard.Model](hs.m) || hs.m.Depth() != 2 {
+			t.Fatalf("replay %v: screen %q, depth %d (status %q)", replay, hs.m.Screen().Title(), hs.m.Depth(), hs.m.Status().Text)
 		}
 		// the session has ended: its dashboard is a replay either way
-		if !strings.Contains(hs.m.title(), "replay") || !strings.Contains(hs.m.title(), "20260102-030400-aaaa") {
-			t.Errorf("replay %v: title %q", replay, hs.m.title())
+		if !strings.Contains(hs.m.Screen().Title(), "replay") || !strings.Contains(hs.m.Screen().Title(), "20260102-030400-aaaa") {
+			t.Errorf("replay %v: title %q", replay, hs.m.Screen().Title())
 		}
 		hs.press("esc")
-		if hs.m.Screen() != common.ScreenSessions {
-			t.Errorf("esc: screen %v", hs.m.Screen())
+		if !on[*sessionlist.Model](hs.m) {
+			t.Errorf("esc: screen %q", hs.m.Screen().Title())
 		}
 	}
 }
@@ -307,10 +317,10 @@ func TestEditCopy(t *testing.T) {
 	fixture.Add(t, st, fixture.Session{ID: "20260104-010101-eeee", Name: "mine", Model: "gcn", Variants: []string{"baseline", "mem-guard"}})
 	hs := newHarness(t, st, 120, 40, common.Options{})
 	hs.press("g", "e") // the newest session
-	if hs.m.Screen() != common.ScreenNew {
-		t.Fatalf("e: screen %v (status %q)", hs.m.Screen(), hs.m.Status().Text)
+	if !on[*newexp.Model](hs.m) {
+		t.Fatalf("e: screen %q (status %q)", hs.m.Screen().Title(), hs.m.Status().Text)
 	}
-	form := hs.m.top().form
+	form := hs.m.Screen().(*newexp.Model)
 	exp, variants, _ := form.Experiment()
 	if exp.Name != "mine" || exp.Data != "synth-tiny" || exp.Train.Model != "gcn" || exp.Train.Epochs != 2 {
 		t.Errorf("form experiment %+v", exp)

@@ -80,3 +80,21 @@ func TestCommonWithoutRunner(t *testing.T) {
 		t.Error("the walk did not reach profile: the test no longer sees tui/common's imports")
 	}
 }
+
+// TestStackKnowsNoScreen keeps the root's stack (app.go) free of the
+// screens it shows: it draws and routes through common.Screen only, and
+// the screens it builds on navigation messages are built in screens.go.
+// The sessions list, always at the bottom, is the one it names.
+func TestStackKnowsNoScreen(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "app.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		switch strings.TrimPrefix(p, "github.com/gnnscope/gnnscope/tui/") {
+		case "compare", "dashboard", "newexp", "exporter":
+			t.Errorf("app.go imports the screen %s: build it in screens.go, route to it as a common.Screen", p)
+		}
+	}
+}

@@ -27,11 +27,7 @@ type Model struct {
 	w, h   int
 	pens   []draw.Pen
 
-	cache struct {
-		key key
-		out string
-		ok  bool
-	}
+	cache runstate.Cache[key]
 }
 
 // key is what a drawing depends on: the run's cache events (counted,
@@ -58,12 +54,12 @@ func (m *Model) View(r *runstate.Run) string {
 	if r == nil || m.w <= 0 || m.h <= 0 {
 		return ""
 	}
-	k := key{run: r, changes: r.FeatCache.Changes, w: m.w, h: m.h}
-	if !m.cache.ok || m.cache.key != k {
-		m.cache.out = strings.Join(draw.Block(m.render(r), m.w, m.h), "\n")
-		m.cache.key, m.cache.ok = k, true
-	}
-	return m.cache.out
+	return m.cache.View(m.key(r), func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+}
+
+// key is the key of a drawing of r at the chart's size.
+func (m *Model) key(r *runstate.Run) key {
+	return key{run: r, changes: r.FeatCache.Changes, w: m.w, h: m.h}
 }
 
 // Pct writes a rate as a percentage with one decimal ("72.5%"), "-" for

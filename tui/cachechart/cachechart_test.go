@@ -107,10 +107,10 @@ func TestCachedUntilCacheEvents(t *testing.T) {
 	m := New(common.New(nil, common.Options{NoColor: true, ASCII: true}))
 	m.SetSize(50, 8)
 	before := m.View(r)
-	key := m.cache.key
+	key := m.key(r)
 	e := profile.Event{T: profile.TypeSpan, Name: profile.StageTrain, Lane: profile.LaneCompute, Epoch: 2, Batch: 12, Dur: 5}
 	r.Add(&e)
-	if m.View(r) != before || m.cache.key != key {
+	if m.View(r) != before || m.key(r) != key {
 		t.Error("a span redrew the chart")
 	}
 	e = profile.Event{T: profile.TypeCache, Epoch: 3, Batch: 0, Hits: 0, Misses: 1000, BytesH2D: 4000000}

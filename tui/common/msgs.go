@@ -1,16 +1,5 @@
 package common
 
-// Screen names a top-level screen of the workbench.
-type Screen int
-
-// The screens.
-const (
-	ScreenSessions Screen = iota
-	ScreenNew
-	ScreenDashboard
-	ScreenCompare
-)
-
 // OpenDashboardMsg asks the root to show a session's runs, live when they
 // are running and as a replay otherwise (Replay forces a replay).
 type OpenDashboardMsg struct {

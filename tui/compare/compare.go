@@ -50,7 +50,7 @@ type Model struct {
 	height int
 	row    int // first table row shown (below the header)
 	col    int // first run column shown
-	export *exporter.Model
+	export exporter.Slot
 }
 
 // New resolves the references ("SESSION", "SESSION/RUN", unique prefixes,
@@ -100,16 +100,17 @@ func (m *Model) oneSession() bool {
 	return true
 }
 
+// Close releases nothing: the comparison holds no tail.
+func (m *Model) Close() error { return nil }
+
 // Capturing reports whether the export dialog is open (it takes every
 // key).
-func (m *Model) Capturing() bool { return m.export != nil }
+func (m *Model) Capturing() bool { return m.export.IsOpen() }
 
 // SetSize sets the area the screen draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	if m.export != nil {
-		m.export.SetWidth(w)
-	}
+	m.export.SetWidth(w)
 }
 
 // live reports whether a compared run may still change.
@@ -126,58 +127,45 @@ func (m *Model) live() bool {
 }
 
 // Update handles messages.
-func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.export.Update(msg); ok {
+		return cmd // the export dialog's
+	}
 	switch msg := msg.(type) {
 	case computedMsg:
 		if msg.id != m.id {
-			return m, nil
+			return nil
 		}
 		m.busy = false
 		if msg.err != nil {
 			m.err = msg.err.Error()
-			return m, nil
+			return nil
 		}
 		m.cmp, m.err = msg.c, ""
 		if m.live() {
 			id := m.id
-			return m, m.c.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
+			return m.c.Tick(RefreshInterval, func(time.Time) tea.Msg { return refreshMsg{id} })
 		}
-		return m, nil
+		return nil
 	case refreshMsg:
 		if msg.id != m.id || m.busy {
-			return m, nil
+			return nil
 		}
 		m.busy = true
-		return m, m.compute()
-	case exporter.DoneMsg:
-		if m.export == nil {
-			return m, nil
-		}
-		open, st := m.export.Done(msg)
-		if open {
-			return m, nil
-		}
-		m.export = nil
-		return m, func() tea.Msg { return st }
-	case exporter.ClosedMsg:
-		m.export = nil
-		return m, nil
+		return m.compute()
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	if m.export != nil {
-		var cmd tea.Cmd
-		m.export, cmd = m.export.Update(msg)
-		return cmd
-	}
 	k := m.c.Keys
 	rows, cols := m.tableSize()
 	page := max(m.bodyRows()-1, 1)
 	switch {
+	case key.Matches(msg, k.Back):
+		return common.Back
 	case key.Matches(msg, k.Up):
 		m.row--
 	case key.Matches(msg, k.Down):
@@ -214,8 +202,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.oneSession() {
 			t.Session = m.refs[0].Session
 		}
-		m.export = exporter.New(m.c, t)
-		m.export.SetWidth(m.width)
+		m.export.Open(m.c, t, m.width)
 	}
 	m.row = min(max(m.row, 0), max(rows-m.bodyRows(), 0))
 	m.col = min(max(m.col, 0), max(cols-1, 0))
@@ -224,7 +211,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // ShortHelp lists the keys the status bar shows for this screen.
 func (m *Model) ShortHelp() []key.Binding {
-	if m.export != nil {
+	if m.export.IsOpen() {
 		return nil
 	}
 	k := m.c.Keys
@@ -418,13 +405,23 @@ func (m *Model) bodyRows() int {
 	if m.cmp != nil && len(m.cmp.ConfigKeys) > 0 {
 		extra++ // the rule under the configuration
 	}
-	if m.cmp != nil {
-		extra += len(m.notes())
-	}
-	if m.export != nil {
-		extra += common.Lines(m.export.View()) + 1
-	}
+	extra += len(m.below())
 	return max(m.height-extra, 1)
+}
+
+// below is what goes under the table, one line each: the notes, then
+// the export dialog when it is open. A pane added to the screen goes
+// here; the table's rows give way to it (bodyRows).
+func (m *Model) below() []string {
+	var out []string
+	if m.cmp != nil {
+		out = append(out, m.notes()...)
+	}
+	if m.export.IsOpen() {
+		out = append(out, "")
+		out = append(out, strings.Split(m.export.View(), "\n")...)
+	}
+	return out
 }
 
 // View renders the table in its area.
@@ -520,9 +517,6 @@ func (m *Model) View() string {
 			out = append(out, line(r, plain))
 		}
 	}
-	out = append(out, m.notes()...)
-	if m.export != nil {
-		out = append(out, "", m.export.View())
-	}
+	out = append(out, m.below()...)
 	return draw.Fit(strings.Join(out, "\n"), w, h)
 }

@@ -38,10 +38,10 @@ func newHarness(t *testing.T, st *sessions.Store, w, h int, refs ...string) *har
 	return hs
 }
 
-func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, (*Model).Update, cmd) }
+func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, fixture.Step[*Model], cmd) }
 
 func (hs *harness) press(names ...string) {
-	fixture.Press(&hs.m, &hs.msgs, (*Model).Update, names...)
+	fixture.Press(&hs.m, &hs.msgs, fixture.Step[*Model], names...)
 }
 
 func TestGoldenCompare(t *testing.T) {

@@ -279,7 +279,7 @@ type idleRoot struct {
 func (r *idleRoot) Init() tea.Cmd { return r.m.Init() }
 
 func (r *idleRoot) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := r.m.Update(msg)
+	cmd := r.m.Update(msg)
 	return r, cmd
 }
 

@@ -197,27 +197,27 @@ func (m *Model) tick() tea.Cmd {
 // Update handles the dashboard's keys, the mouse (its coordinates the
 // dashboard's own) and its own tick; other messages are ignored (the
 // root sets the size with SetSize).
-func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tickMsg:
 		if msg.id != m.id {
-			return m, nil
+			return nil
 		}
 		m.ticking = false
 		if m.closed {
-			return m, nil
+			return nil
 		}
 		m.follow()
 		if m.needsTick() {
-			return m, m.tick()
+			return m.tick()
 		}
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.MouseMsg:
-		return m, m.Mouse(msg, 0, 0)
+		return m.mouse(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // follow keeps a live dashboard's focus on the run in progress until the
@@ -259,6 +259,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	k := m.c.Keys
 	switch {
+	case key.Matches(msg, k.Back):
+		if m.Dismiss() {
+			return nil // esc closed a span's details first
+		}
+		return common.Back
+	case key.Matches(msg, k.Compare) && m.session != nil:
+		// compare the runs of the session on display
+		id := m.session.ID()
+		return func() tea.Msg { return common.OpenCompareMsg{Refs: []string{id}} }
 	case key.Matches(msg, k.NextPane):
 		if len(m.names) > 1 {
 			m.focus = (m.focus + 1) % len(m.names)
@@ -346,6 +355,17 @@ func (m *Model) Title() string {
 		return "Run " + id + " (live)"
 	}
 	return "Run " + id + " (replay)"
+}
+
+// Capturing reports that the dashboard takes no text: q and ? stay the
+// workbench's.
+func (m *Model) Capturing() bool { return false }
+
+// ShortHelp lists the keys the status bar shows for this screen.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.c.Keys
+	return []key.Binding{k.NextPane, k.Compare, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.ZoomIn, k.ZoomOut,
+		k.PanLeft, k.PanRight, k.Details, k.FirstEpoch, k.LastEpoch, k.Bars, k.Back, k.Help, k.Quit}
 }
 
 // Close stops the tails or the replay. The model draws its last state

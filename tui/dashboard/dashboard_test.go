@@ -253,17 +253,17 @@ func TestTick(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		waitDrained(t, m)
 		m.View()
-		if _, cmd := m.Update(tickMsg{id: m.id}); cmd == nil {
+		if cmd := m.Update(tickMsg{id: m.id}); cmd == nil {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("tick goes on with nothing left to draw")
 		}
 	}
-	if _, cmd := m.Update(tickMsg{id: m.id + 1000}); cmd != nil {
+	if cmd := m.Update(tickMsg{id: m.id + 1000}); cmd != nil {
 		t.Error("another dashboard's tick was taken")
 	}
-	if _, cmd := m.Update(press("[")); cmd == nil {
+	if cmd := m.Update(press("[")); cmd == nil {
 		t.Error("seeking back did not restart the tick")
 	}
 }

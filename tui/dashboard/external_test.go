@@ -78,7 +78,7 @@ func TestExternalDistributedRun(t *testing.T) {
 		}
 	}
 	for range 4 {
-		m, _ = m.Update(press("tab"))
+		m.Update(press("tab"))
 		m.dirty = true
 		if v := m.View(); strings.TrimSpace(ansi.Strip(v)) == "" {
 			t.Errorf("an empty tab")

@@ -108,7 +108,7 @@ func TestLive(t *testing.T) {
 	if cmd := m.Init(); cmd == nil {
 		t.Fatal("no tick")
 	}
-	if _, cmd := m.Update(tickMsg{id: m.id}); cmd == nil {
+	if cmd := m.Update(tickMsg{id: m.id}); cmd == nil {
 		t.Error("the tick stopped while a run is live")
 	}
 	// the focus follows the run in progress (optimized), not the finished
@@ -134,7 +134,7 @@ func TestLive(t *testing.T) {
 	if strings.Contains(v, "running") || !strings.Contains(v, "2/2") {
 		t.Errorf("finished frame:\n%s", v)
 	}
-	if _, cmd := m.Update(tickMsg{id: m.id}); cmd != nil {
+	if cmd := m.Update(tickMsg{id: m.id}); cmd != nil {
 		t.Error("the tick goes on after every run ended and was drawn")
 	}
 	if err := m.Close(); err != nil {

@@ -91,13 +91,13 @@ func (m *Model) Dismiss() bool {
 	return false
 }
 
-// Mouse handles the mouse over the timelines: the wheel zooms around the
-// pointer, a click puts the cursor under it, focuses its run (for good,
-// as Tab does) and selects the span there, a drag pans. dx, dy are where the dashboard's top left
-// corner is on the terminal.
-func (m *Model) Mouse(msg tea.MouseMsg, dx, dy int) tea.Cmd {
+// mouse handles the mouse over the timelines, in the dashboard's own
+// coordinates: the wheel zooms around the pointer, a click puts the
+// cursor under it, focuses its run (for good, as Tab does) and selects
+// the span there, a drag pans.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	ev := msg.Mouse()
-	x, y := ev.X-dx, ev.Y-dy
+	x, y := ev.X, ev.Y
 	if _, ok := msg.(tea.MouseMotionMsg); ok {
 		if d := m.drag - 1; d >= 0 && d < len(m.panels) {
 			p := m.panels[d]

@@ -30,11 +30,7 @@ type Model struct {
 	w, h   int
 	pens   []draw.Pen
 
-	cache struct {
-		key memKey
-		out string
-		ok  bool
-	}
+	cache runstate.Cache[memKey]
 }
 
 // memKey is what a drawing of the chart depends on: the run's memory
@@ -67,11 +63,7 @@ func (m *Model) View(r *runstate.Run) string {
 		return ""
 	}
 	k := memKey{run: r, points: r.Mem.Changes, ooms: len(r.OOMs), grds: len(r.Guards), budget: r.Budget, w: m.w, h: m.h}
-	if !m.cache.ok || m.cache.key != k {
-		m.cache.out = strings.Join(draw.Block(m.render(r), m.w, m.h), "\n")
-		m.cache.key, m.cache.ok = k, true
-	}
-	return m.cache.out
+	return m.cache.View(k, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
 }
 
 // series are one pane's points: training batches or evaluation chunks.

@@ -27,7 +27,7 @@ type Model struct {
 	pens     []draw.Pen
 	tr       plot.Transform // smoothing and log scale
 
-	cache dataCache
+	cache runstate.Cache[dataKey]
 }
 
 // New returns a chart titled title of the named metrics.
@@ -74,7 +74,7 @@ func (m *Model) View(r *runstate.Run) string {
 			}
 		}
 	}
-	return m.cache.view(k, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
+	return m.cache.View(k, func() string { return strings.Join(draw.Block(m.render(r), m.w, m.h), "\n") })
 }
 
 // dataKey is what a drawing of the chart depends on.
@@ -83,21 +83,6 @@ type dataKey struct {
 	points   uint64 // a hash of the drawn series' Changes
 	epochs   int
 	w, h, tr int
-}
-
-// dataCache holds the last drawing and its key.
-type dataCache struct {
-	key dataKey
-	out string
-	ok  bool
-}
-
-func (c *dataCache) view(k dataKey, render func() string) string {
-	if c.ok && c.key == k {
-		return c.out
-	}
-	c.out, c.key, c.ok = render(), k, true
-	return c.out
 }
 
 // series picks what to draw: the chart's metrics, or the fallback while

@@ -11,5 +11,7 @@
 // inline next to the field they concern. Launching saves the experiment
 // (session.json, plus spec.toml for `gnnscope run --spec`) and starts the
 // runs in the background through the form's launch.Launcher; the root then
-// opens the dashboard.
+// opens the dashboard in the form's place (the form is Done). Open builds
+// the form as the root's screen, blank or as a copy of a session's
+// experiment that it loads itself.
 package newexp

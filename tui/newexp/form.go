@@ -71,6 +71,7 @@ type Model struct {
 	err      string // the launch's error, or why nothing launches
 	busy     bool
 	launched bool
+	note     string // for the status bar at Init: whose copy the form is (Open)
 }
 
 // New returns the form with the default experiment's settings; it
@@ -113,8 +114,16 @@ func New(c *common.Common, l launch.Launcher) *Model {
 	return m
 }
 
-// Init focuses the first field.
-func (m *Model) Init() tea.Cmd { return m.setFocus(0) }
+// Init focuses the first field and, on a copy (Open), says in the
+// status bar whose experiment it is.
+func (m *Model) Init() tea.Cmd {
+	focus := m.setFocus(0)
+	if m.note == "" {
+		return focus
+	}
+	st := common.StatusMsg{Text: m.note}
+	return tea.Batch(focus, func() tea.Msg { return st })
+}
 
 func (m *Model) field(key string) *field {
 	for _, f := range m.fields {
@@ -219,33 +228,33 @@ func (m *Model) ShortHelp() []key.Binding {
 }
 
 // Update handles messages.
-func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.LaunchedMsg:
 		if !m.busy {
-			return m, nil
+			return nil
 		}
 		m.busy = false
 		if msg.Session == "" && msg.Err != nil {
 			m.err = msg.Err.Error()
 			m.field(FieldLaunch).err = m.err
-			return m, m.setFocus(len(m.fields) - 1) // the launch error, in view
+			return m.setFocus(len(m.fields) - 1) // the launch error, in view
 		} else {
 			m.launched = true
 		}
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.PasteMsg:
 		f := m.fields[m.focus]
 		if f.kind == text {
 			var cmd tea.Cmd
 			f.input, cmd = f.input.Update(msg)
 			m.validate()
-			return m, cmd
+			return cmd
 		}
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -255,7 +264,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	f := m.fields[m.focus]
 	switch msg.String() {
 	case "esc":
-		return func() tea.Msg { return common.BackMsg{} }
+		return common.Back
 	case "ctrl+s":
 		return m.submit()
 	case "tab", "down", "ctrl+n":

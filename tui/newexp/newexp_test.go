@@ -39,10 +39,10 @@ func newHarness(t *testing.T, w, h int) *harness {
 	return hs
 }
 
-func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, (*Model).Update, cmd) }
+func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, fixture.Step[*Model], cmd) }
 
 func (hs *harness) press(names ...string) {
-	fixture.Press(&hs.m, &hs.msgs, (*Model).Update, names...)
+	fixture.Press(&hs.m, &hs.msgs, fixture.Step[*Model], names...)
 }
 
 // focus moves the focus to a field with tab.

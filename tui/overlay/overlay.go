@@ -31,8 +31,7 @@ type Model struct {
 	tr     plot.Transform // smoothing for every chart, log for the loss
 	pens   []draw.Pen
 
-	key uint64
-	out string
+	cache runstate.Cache[uint64]
 }
 
 // New returns an overlay drawing with c's styles and options.
@@ -71,13 +70,7 @@ func (m *Model) View(runs []*runstate.Run) string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}
-	k := m.dataKey(runs)
-	if m.out != "" && k == m.key {
-		return m.out
-	}
-	m.key = k
-	m.out = strings.Join(draw.Block(m.render(runs), m.w, m.h), "\n")
-	return m.out
+	return m.cache.View(m.dataKey(runs), func() string { return strings.Join(draw.Block(m.render(runs), m.w, m.h), "\n") })
 }
 
 // dataKey hashes what a drawing depends on: the size, the transform

@@ -41,3 +41,30 @@ func TestViewCache(t *testing.T) {
 		}
 	}
 }
+
+// TestCache: a drawing is kept under its key only: the same key gives it
+// back without drawing, another key draws again, and only the last
+// drawing is kept (an empty one too).
+func TestCache(t *testing.T) {
+	var c Cache[[2]int]
+	draws := 0
+	draw := func() string { draws++; return strconv.Itoa(draws) }
+	empty := func() string { draws++; return "" }
+	for _, s := range []struct {
+		key  [2]int
+		draw func() string
+		want string
+		n    int
+	}{
+		{[2]int{1, 1}, draw, "1", 1},
+		{[2]int{1, 1}, draw, "1", 1},
+		{[2]int{1, 2}, draw, "2", 2},
+		{[2]int{1, 1}, draw, "3", 3},
+		{[2]int{0, 0}, empty, "", 4},
+		{[2]int{0, 0}, draw, "", 4},
+	} {
+		if got := c.View(s.key, s.draw); got != s.want || draws != s.n {
+			t.Errorf("key %v: %q after %d draws, want %q after %d", s.key, got, draws, s.want, s.n)
+		}
+	}
+}

@@ -13,24 +13,14 @@ import (
 	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
-// key handles a key press in the list's current mode: the export dialog
-// takes every key, a pending confirmation only y or n, and otherwise the
-// list's own keys apply.
-func (m *Model) key(msg tea.KeyPressMsg) (*Model, tea.Cmd) {
-	switch {
-	case m.export != nil:
-		return m, m.exportKey(msg)
-	case m.confirm != nil:
-		return m, m.confirmKey(msg)
+// key handles a key press in the list's current mode (the export
+// dialog, when open, took it in Update): a pending confirmation takes
+// only y or n, and otherwise the list's own keys apply.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.confirm != nil {
+		return m.confirmKey(msg)
 	}
-	return m, m.listKey(msg)
-}
-
-// exportKey passes a key to the export dialog.
-func (m *Model) exportKey(msg tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.export, cmd = m.export.Update(msg)
-	return cmd
+	return m.listKey(msg)
 }
 
 // confirmKey answers the pending confirmation: y runs its action, n, esc
@@ -219,8 +209,7 @@ func (m *Model) openExport(cur string) tea.Cmd {
 	} else {
 		t.Title = fmt.Sprintf("%d runs", len(runs))
 	}
-	m.export = exporter.New(m.c, t)
-	m.export.SetWidth(m.width)
+	m.export.Open(m.c, t, m.width)
 	return nil
 }
 

@@ -76,7 +76,7 @@ type Model struct {
 	poller *poller
 
 	confirm *confirmation
-	export  *exporter.Model
+	export  exporter.Slot
 }
 
 // New returns the list of c's store; Init loads it.
@@ -139,12 +139,16 @@ func (m *Model) Select(id string) {
 }
 
 // Close ends the journal tails and the watch of the sessions folder.
-func (m *Model) Close() {
+func (m *Model) Close() error {
 	m.poller.close()
 	if m.watch != nil {
 		m.watch.close()
 	}
+	return nil
 }
+
+// Title names the screen.
+func (m *Model) Title() string { return "Sessions" }
 
 // Watch starts watching the sessions folder, so that sessions created
 // elsewhere (another shell's gnnscope run, an import) appear within a
@@ -196,14 +200,12 @@ func (m *Model) Selected() []string {
 
 // Capturing reports whether the list takes every key (a confirmation or
 // the export dialog is open), so the root must not act on q, ? or esc.
-func (m *Model) Capturing() bool { return m.confirm != nil || m.export != nil }
+func (m *Model) Capturing() bool { return m.confirm != nil || m.export.IsOpen() }
 
 // SetSize sets the area the list draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	if m.export != nil {
-		m.export.SetWidth(w)
-	}
+	m.export.SetWidth(w)
 	m.scroll()
 }
 
@@ -281,7 +283,10 @@ func (m *Model) current() (*Entry, row) {
 }
 
 // Update handles messages.
-func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.export.Update(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case loadedMsg:
 		m.loaded = true
@@ -291,10 +296,10 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		}
 		m.setEntries(msg.entries)
 		m.loads++
-		return m, tea.Batch(m.next(), m.describeNext())
+		return tea.Batch(m.next(), m.describeNext())
 	case describedMsg:
 		if msg.load != m.loads {
-			return m, nil
+			return nil
 		}
 		for i := range m.entries {
 			if m.entries[i].ID == msg.entry.ID && m.entries[i].Partial {
@@ -302,47 +307,34 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 			}
 		}
 		m.setEntries(m.entries)
-		return m, tea.Batch(m.next(), m.describeNext())
+		return tea.Batch(m.next(), m.describeNext())
 	case tickMsg:
 		m.ticking = false
-		return m, m.Poll()
+		return m.Poll()
 	case polledMsg:
 		m.polling = false
 		m.merge(msg.res)
 		if m.stale { // the folder changed during the poll
 			m.stale = false
-			return m, m.Poll()
+			return m.Poll()
 		}
-		return m, m.next()
+		return m.next()
 	case changedMsg:
 		if m.polling {
 			m.stale = true
-			return m, m.watch.wait
+			return m.watch.wait
 		}
-		return m, tea.Batch(m.Poll(), m.watch.wait)
+		return tea.Batch(m.Poll(), m.watch.wait)
 	case actionMsg:
 		st := common.StatusMsg{Text: msg.text}
 		if msg.err != nil {
 			st = common.StatusMsg{Text: msg.err.Error(), Err: true}
 		}
-		return m, tea.Batch(status(st), m.load())
-	case exporter.DoneMsg:
-		if m.export == nil {
-			return m, nil
-		}
-		open, st := m.export.Done(msg)
-		if open {
-			return m, nil
-		}
-		m.export = nil
-		return m, status(st)
-	case exporter.ClosedMsg:
-		m.export = nil
-		return m, nil
+		return tea.Batch(status(st), m.load())
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 func status(st common.StatusMsg) tea.Cmd { return func() tea.Msg { return st } }
@@ -376,7 +368,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.confirm != nil {
 		return []key.Binding{k.Confirm, key.NewBinding(key.WithHelp("n", "no"))}
 	}
-	if m.export != nil {
+	if m.export.IsOpen() {
 		return nil
 	}
 	return []key.Binding{k.Open, k.Launch, k.NewExperiment, k.Select, k.Compare, k.Replay, k.Export, k.Delete, k.Cancel, k.Help, k.Quit}

@@ -42,15 +42,15 @@ func newHarness(t *testing.T, st *sessions.Store, w, h int) *harness {
 	if !hs.m.loaded {
 		t.Fatal("the list did not load")
 	}
-	t.Cleanup(hs.m.Close)
+	t.Cleanup(func() { hs.m.Close() })
 	return hs
 }
 
-func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, (*Model).Update, cmd) }
+func (hs *harness) run(cmd tea.Cmd) { fixture.Drive(&hs.m, &hs.msgs, fixture.Step[*Model], cmd) }
 
 // press sends keys one by one, running what each one starts.
 func (hs *harness) press(names ...string) {
-	fixture.Press(&hs.m, &hs.msgs, (*Model).Update, names...)
+	fixture.Press(&hs.m, &hs.msgs, fixture.Step[*Model], names...)
 }
 
 // sent returns the messages of type T the list sent (for the root).
@@ -320,7 +320,7 @@ func TestExportDialog(t *testing.T) {
 func TestExportErrors(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 80, 24)
 	hs.press("G", "x", "tab", "tab", "tab", "tab", "tab")
-	if f := hs.m.export.Request(); f.Dir == "" {
+	if f := hs.m.export.Dialog().Request(); f.Dir == "" {
 		t.Fatal("no default folder")
 	}
 	// a folder that cannot be made (below a file): the dialog stays open
@@ -413,7 +413,7 @@ func TestProgressiveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, cmd := m.Update(loadedMsg{entries: entries})
+	cmd := m.Update(loadedMsg{entries: entries})
 	for _, e := range m.Entries() {
 		if !e.Partial || e.Speedup.Ratio != 0 {
 			t.Errorf("%s after the glance: partial %v speedup %v", e.ID, e.Partial, e.Speedup)
@@ -425,7 +425,7 @@ func TestProgressiveLoad(t *testing.T) {
 	fixture.Golden(t, "list_partial", m.View())
 	// the describe chain fills in the figures, newest first
 	var msgs []tea.Msg
-	fixture.Drive(&m, &msgs, (*Model).Update, cmd)
+	fixture.Drive(&m, &msgs, fixture.Step[*Model], cmd)
 	for _, e := range m.Entries() {
 		if e.Partial {
 			t.Errorf("%s still partial", e.ID)
@@ -457,7 +457,7 @@ func TestTicksOnlyWhileLive(t *testing.T) {
 	m.SetSize(80, 24)
 	defer m.Close()
 	var msgs []tea.Msg
-	drive := func(cmd tea.Cmd) { fixture.Drive(&m, &msgs, (*Model).Update, cmd) }
+	drive := func(cmd tea.Cmd) { fixture.Drive(&m, &msgs, fixture.Step[*Model], cmd) }
 	drive(m.Init())
 	drive(m.Focus())
 	if len(ticks) != 0 {

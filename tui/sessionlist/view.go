@@ -22,7 +22,7 @@ import (
 func (m *Model) footer() string {
 	st := m.c.Styles
 	switch {
-	case m.export != nil:
+	case m.export.IsOpen():
 		return m.export.View()
 	case m.confirm != nil:
 		return st.Warn.Render(m.confirm.prompt)

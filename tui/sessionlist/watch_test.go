@@ -71,7 +71,7 @@ func TestChangedPolls(t *testing.T) {
 		t.Fatalf("after a change: %d entries, first %q", len(got), got[0].ID)
 	}
 	hs.m.polling = true
-	_, cmd := hs.m.Update(changedMsg{})
+	cmd := hs.m.Update(changedMsg{})
 	if !hs.m.stale || cmd == nil {
 		t.Fatalf("a change during a poll: stale %v", hs.m.stale)
 	}

@@ -103,10 +103,10 @@ func TestSeriesCached(t *testing.T) {
 	m := New(common.New(nil, common.Options{NoColor: true}))
 	m.SetSize(70, 14)
 	before := m.View(r)
-	key := m.cache.key
+	key := m.key(r)
 	e := profile.Event{T: profile.TypeSpan, Name: profile.StageTrain, Lane: profile.LaneCompute, Epoch: 2, Dur: 5}
 	r.Add(&e)
-	if m.View(r) != before || m.cache.key != key {
+	if m.View(r) != before || m.key(r) != key {
 		t.Error("a span redrew the chart")
 	}
 	e = profile.Event{T: profile.TypeStale, Epoch: 3, Batch: 0, Layer: 1, Mean: 3.5, Max: 4, Hist: []int64{0, 0, 10}}

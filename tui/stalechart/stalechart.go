@@ -19,11 +19,7 @@ type Model struct {
 	w, h   int
 	pens   []draw.Pen
 
-	cache struct {
-		key key
-		out string
-		ok  bool
-	}
+	cache runstate.Cache[key]
 }
 
 // key is what a drawing depends on: the layers' stale events (counted)
@@ -70,16 +66,17 @@ func (m *Model) View(r *runstate.Run) string {
 	if r == nil || m.w <= 0 || m.h <= 0 {
 		return ""
 	}
+	return m.cache.View(m.key(r), func() string { return strings.Join(draw.Block(m.layout(r), m.w, m.h), "\n") })
+}
+
+// key is the key of a drawing of r at the chart's size.
+func (m *Model) key(r *runstate.Run) key {
 	k := key{run: r, w: m.w, h: m.h}
 	for i := range r.Layers {
 		k.events += r.Layers[i].Events
 		k.errs = k.errs*31 + math.Float64bits(r.Layers[i].RelErr)
 	}
-	if !m.cache.ok || m.cache.key != k {
-		m.cache.out = strings.Join(draw.Block(m.layout(r), m.w, m.h), "\n")
-		m.cache.key, m.cache.ok = k, true
-	}
-	return m.cache.out
+	return k
 }
 
 // BesideWidth is the width from which the plot over batches goes beside
