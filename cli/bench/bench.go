@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // benchReport is what `gnnscope bench --json` prints.
@@ -258,16 +257,8 @@ func benchDrawer(name string, g *graph.CSR) (sample.HopDrawer, string, func(), e
 
 // cpuModel returns the processor's model name, or "unknown".
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	if m := profile.CPUModel(); m != "" {
+		return m
 	}
 	return "unknown"
 }
