@@ -60,5 +60,6 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		ui.NewCmdUI(f, nil),
 		worker.NewCmdWorker(f, nil),
 	)
+	cmd.AddCommand(run.NewHelpTopics()...)
 	return cmd
 }
