@@ -64,7 +64,9 @@ defaults to --seed: each seed is one random split and one initialization.
 
 Test accuracy is reported at the epoch of best validation accuracy, or of
 lowest validation loss with --select val-loss. With
---json, progress goes to stderr and stdout receives one JSON object.`,
+--json, progress goes to stderr and stdout receives one JSON object.
+
+'gnnscope help flags' gives the experiment flags in detail.`,
 		Example: `  gnnscope train --data synth-tiny
   gnnscope train --data cora.npz --model gcn --sampler full --epochs 200
   gnnscope train --data cora.npz --model sage --sampler neighbor --fanout 25,10 --batch-size 64 --epochs 50 --json`,
