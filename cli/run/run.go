@@ -68,12 +68,12 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringSliceVar(&opts.Variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
 	fl.BoolVar(&opts.Parallel, "parallel", false, "start every run at once instead of one after the other")
 	fl.BoolVar(&opts.Wait, "wait", false, "follow the runs, then print the comparison table")
-	fl.BoolVar(&opts.Wide, "wide", false, "with --wait: every column of the table (default: the most important that fit 80 columns)")
+	fl.BoolVar(&opts.Wide, "wide", false, "with --wait: every column of the table, not only those that fit 80")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON on stdout (with --wait: the comparison)")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
-	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
+	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID`")
 	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
-	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat; default name "+runner.DefaultExternalName+")")
+	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat)")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	return cmd
@@ -263,12 +263,14 @@ the session id and folder and returns at once; with --wait it shows
 progress on stderr and ends with the comparison table on stdout (--json:
 one object), exiting non-zero if a run did not end ok. Ctrl-C stops waiting
 only. --attach ID waits for an existing session the same way; --cancel ID
-stops its runs. ID is a session id, a unique prefix of it, or "last".
+stops its runs (running ones get SIGTERM, pending ones never start). ID
+is a session id, a unique prefix of it, or "last".
 
 Unknown keys or variants and bad values are refused before anything starts.
 
 More in 'gnnscope help TOPIC':
   spec      spec files, the built-in variants and what optimized adapts
   external  profiling a trainer of your own (--cmd, a spec's cmd)
-  repeats   --repeats, speedups with intervals, the table's columns`
+  repeats   --repeats, speedups with intervals, the table's columns
+  flags     the experiment flags in detail`
 }
