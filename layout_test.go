@@ -163,6 +163,51 @@ func recvName(e ast.Expr) string {
 	return "?"
 }
 
+// maxReadmeLines is how long README.md may grow: it is for users (what
+// gnnscope is, set-up, the tour, the commands, headline figures); the
+// measurements live in docs/results.md and docs/gpu/.
+const maxReadmeLines = 250
+
+// TestReadmeLength keeps README.md a page for users.
+func TestReadmeLength(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > maxReadmeLines {
+		t.Errorf("README.md has %d lines, at most %d: move measurements to docs/results.md", n, maxReadmeLines)
+	}
+}
+
+// TestPackageDocs keeps two sentences true: every package but main has a
+// doc.go (ARCHITECTURE.md), and gnn/doc.go names every engine package.
+func TestPackageDocs(t *testing.T) {
+	dirs := map[string]bool{}
+	for _, f := range parseRepo(t) {
+		if f.file.Name.Name != "main" && !strings.HasSuffix(f.file.Name.Name, "_test") {
+			dirs[filepath.Dir(filepath.FromSlash(f.path))] = true
+		}
+	}
+	for d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "doc.go")); err != nil {
+			t.Errorf("package %s has no doc.go", filepath.ToSlash(d))
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("gnn", "doc.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir("gnn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() && !strings.Contains(string(doc), "//   - "+e.Name()+":") && !strings.Contains(string(doc), "//   - "+e.Name()+"/") {
+			t.Errorf("gnn/doc.go does not name the engine package %s", e.Name())
+		}
+	}
+}
+
 // TestArchitecturePaths keeps ARCHITECTURE.md true: every file or folder
 // of the repository it names in backticks exists.
 func TestArchitecturePaths(t *testing.T) {

@@ -208,6 +208,7 @@ func (a *Aggregator) AddAll(evs []Event) {
 	}
 }
 
+// add folds one event: a method per event type that carries figures.
 func (a *Aggregator) add(e *Event) {
 	a.events++
 	a.counts[e.Kind()]++
@@ -217,37 +218,57 @@ func (a *Aggregator) add(e *Event) {
 	case TypeMetric:
 		a.metrics[e.Name] = e.Value
 	case TypeMem:
-		a.peak = max(a.peak, e.Peak)
-		if e.Budget > 0 {
-			a.budget = e.Budget
-		}
+		a.mem(e)
 	case TypeStale:
-		if !math.IsNaN(e.Mean) && !math.IsInf(e.Mean, 0) {
-			a.staleSum += e.Mean
-			a.staleLow += e.Mean * 0x1p-64
-			a.staleN++
-		}
-		if !math.IsNaN(e.Max) && !math.IsInf(e.Max, 0) {
-			a.staleMax = max(a.staleMax, e.Max)
-		}
+		a.stale(e)
 	case TypeCache:
-		c := a.cache[e.Epoch]
-		if c == nil {
-			c = &CacheCount{}
-			a.cache[e.Epoch] = c
-		}
-		c.add(CacheCount{Hits: e.Hits, Misses: e.Misses, BytesH2D: e.BytesH2D})
+		a.cacheCount(e)
 	case TypeHistErr:
 		if !math.IsNaN(e.RelErr) && !math.IsInf(e.RelErr, 0) {
 			a.histErr[e.Layer] = e.RelErr
 		}
 	case TypeRunStart:
-		a.run, a.variant = e.Run, e.Variant
-		if e.Host != nil && e.Host.Cores > 0 {
-			a.cores = e.Host.Cores
-		}
+		a.runStart(e)
 	case TypeRunEnd:
 		a.status, a.errMsg = e.Status, e.Error
+	}
+}
+
+// mem keeps the largest batch peak and the latest budget.
+func (a *Aggregator) mem(e *Event) {
+	a.peak = max(a.peak, e.Peak)
+	if e.Budget > 0 {
+		a.budget = e.Budget
+	}
+}
+
+// stale sums the finite staleness means and keeps the largest maximum.
+func (a *Aggregator) stale(e *Event) {
+	if !math.IsNaN(e.Mean) && !math.IsInf(e.Mean, 0) {
+		a.staleSum += e.Mean
+		a.staleLow += e.Mean * 0x1p-64
+		a.staleN++
+	}
+	if !math.IsNaN(e.Max) && !math.IsInf(e.Max, 0) {
+		a.staleMax = max(a.staleMax, e.Max)
+	}
+}
+
+// cacheCount sums a batch's feature-cache outcome into its epoch's.
+func (a *Aggregator) cacheCount(e *Event) {
+	c := a.cache[e.Epoch]
+	if c == nil {
+		c = &CacheCount{}
+		a.cache[e.Epoch] = c
+	}
+	c.add(CacheCount{Hits: e.Hits, Misses: e.Misses, BytesH2D: e.BytesH2D})
+}
+
+// runStart keeps the run's names and its host's cores.
+func (a *Aggregator) runStart(e *Event) {
+	a.run, a.variant = e.Run, e.Variant
+	if e.Host != nil && e.Host.Cores > 0 {
+		a.cores = e.Host.Cores
 	}
 }
 

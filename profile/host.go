@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // Driver are left for the device backend to fill in.
 func LocalHost() Host {
 	h := Host{
-		CPU:   cpuModel(),
+		CPU:   CPUModel(),
 		Cores: runtime.GOMAXPROCS(0),
 		Go:    runtime.Version(),
 		OS:    runtime.GOOS + "/" + runtime.GOARCH,
@@ -24,13 +25,21 @@ func LocalHost() Host {
 	return h
 }
 
-func cpuModel() string {
+// CPUModel returns the processor's model name from /proc/cpuinfo, or ""
+// where there is none to read.
+func CPUModel() string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return cpuModel(f)
+}
+
+// cpuModel reads a /proc/cpuinfo listing: the first model name under
+// the key x86 ("model name"), arm ("Model") or mips ("cpu model") uses.
+func cpuModel(r io.Reader) string {
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
 		if !ok {

@@ -107,37 +107,13 @@ func (r *TraceRun) Spans() int { return r.spans }
 func (r *TraceRun) Add(e *Event) {
 	switch e.T {
 	case TypeRunStart:
-		if r.Name == "" {
-			r.Name = e.Run
-		}
-		if r.Variant == "" {
-			r.Variant = e.Variant
-		}
-		if r.Session == "" {
-			r.Session = e.Session
-		}
+		r.addRunStart(e)
 	case TypeSpan:
-		// A span that would end past the int64 range ends at its edge,
-		// so that tracks are assigned from the ends the trace shows.
-		dur := addSat(e.Start, max(e.Dur, 0)) - e.Start
-		r.lanes[e.Lane] = append(r.lanes[e.Lane], traceSpan{name: e.Name, epoch: clamp32(e.Epoch), batch: clamp32(e.Batch),
-			seq: int32(min(r.spans, math.MaxInt32)), start: e.Start, dur: dur, attrs: e.Attrs})
-		r.spans++
-		r.now = max(r.now, e.Start+dur)
+		r.addSpan(e)
 	case TypeMem:
-		r.sample("memory peak", "bytes", r.now, float64(e.Peak))
-		r.sample("memory live", "bytes", r.now, float64(e.Live))
-		if e.Budget > 0 {
-			r.sample("memory budget", "bytes", r.now, float64(e.Budget))
-		}
-		if e.Predicted > 0 {
-			r.sample("memory predicted", "bytes", r.now, float64(e.Predicted))
-		}
+		r.addMem(e)
 	case TypeGPU:
-		r.sample("gpu used", "bytes", e.Ts, float64(e.Used))
-		if e.Util >= 0 { // -1: not measured
-			r.sample("gpu util", "util", e.Ts, e.Util)
-		}
+		r.addGPU(e)
 	case TypeMetric:
 		if e.Name != "" {
 			r.sample(e.Name, "value", r.now, e.Value)
@@ -147,62 +123,106 @@ func (r *TraceRun) Add(e *Event) {
 		r.sample("staleness mean L"+l, "steps", r.now, e.Mean)
 		r.sample("staleness max L"+l, "steps", r.now, e.Max)
 	case TypeCache:
-		if n := e.Hits + e.Misses; n > 0 {
-			r.sample("cache hit rate", "value", r.now, float64(e.Hits)/float64(n))
-		}
-		r.sample("cache bytes h2d", "bytes", r.now, float64(e.BytesH2D))
+		r.addCache(e)
 	case TypeHistErr:
 		r.sample("history rel_err L"+strconv.Itoa(e.Layer), "value", r.now, e.RelErr)
 	case TypeOOM:
-		args := []byte(`{"epoch":`)
-		args = strconv.AppendInt(args, int64(e.Epoch), 10)
-		args = append(args, `,"batch":`...)
-		args = strconv.AppendInt(args, int64(e.Batch), 10)
-		args = append(args, `,"requested":`...)
-		args = strconv.AppendInt(args, e.Requested, 10)
-		args = append(args, `,"live":`...)
-		args = strconv.AppendInt(args, e.Live, 10)
-		args = append(args, `,"budget":`...)
-		args = strconv.AppendInt(args, e.Budget, 10)
-		args = append(args, `,"action":`...)
-		args = appendString(args, e.Action)
-		args = append(args, '}')
 		name := "OOM"
 		if e.Kind() == TypeGuard { // an older journal's guard action
 			name = "guard"
 		}
-		if e.Action != "" {
-			name += " (" + e.Action + ")"
-		}
-		r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
+		r.addAlloc(name, e, "requested", e.Requested, "live", e.Live)
 	case TypeGuard:
-		args := []byte(`{"epoch":`)
-		args = strconv.AppendInt(args, int64(e.Epoch), 10)
-		args = append(args, `,"batch":`...)
-		args = strconv.AppendInt(args, int64(e.Batch), 10)
-		args = append(args, `,"predicted":`...)
-		args = strconv.AppendInt(args, e.Predicted, 10)
-		args = append(args, `,"actual":`...)
-		args = strconv.AppendInt(args, e.Actual, 10)
-		args = append(args, `,"budget":`...)
-		args = strconv.AppendInt(args, e.Budget, 10)
-		args = append(args, `,"action":`...)
-		args = appendString(args, e.Action)
-		args = append(args, '}')
-		name := "guard"
-		if e.Action != "" {
-			name += " (" + e.Action + ")"
-		}
-		r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
+		r.addAlloc("guard", e, "predicted", e.Predicted, "actual", e.Actual)
 	case TypeRunEnd:
-		args := append([]byte(`{"status":`), appendString(nil, e.Status)...)
-		if e.Error != "" {
-			args = append(args, `,"error":`...)
-			args = appendString(args, e.Error)
-		}
-		args = append(args, '}')
-		r.instants = append(r.instants, traceInstant{name: "run end: " + e.Status, ts: r.now, args: args})
+		r.addRunEnd(e)
 	}
+}
+
+// addRunStart names the run from its run_start where the trace did not.
+func (r *TraceRun) addRunStart(e *Event) {
+	if r.Name == "" {
+		r.Name = e.Run
+	}
+	if r.Variant == "" {
+		r.Variant = e.Variant
+	}
+	if r.Session == "" {
+		r.Session = e.Session
+	}
+}
+
+// addSpan files a span under its lane.
+func (r *TraceRun) addSpan(e *Event) {
+	// A span that would end past the int64 range ends at its edge,
+	// so that tracks are assigned from the ends the trace shows.
+	dur := addSat(e.Start, max(e.Dur, 0)) - e.Start
+	r.lanes[e.Lane] = append(r.lanes[e.Lane], traceSpan{name: e.Name, epoch: clamp32(e.Epoch), batch: clamp32(e.Batch),
+		seq: int32(min(r.spans, math.MaxInt32)), start: e.Start, dur: dur, attrs: e.Attrs})
+	r.spans++
+	r.now = max(r.now, e.Start+dur)
+}
+
+// addMem adds a batch's memory figures as counters.
+func (r *TraceRun) addMem(e *Event) {
+	r.sample("memory peak", "bytes", r.now, float64(e.Peak))
+	r.sample("memory live", "bytes", r.now, float64(e.Live))
+	if e.Budget > 0 {
+		r.sample("memory budget", "bytes", r.now, float64(e.Budget))
+	}
+	if e.Predicted > 0 {
+		r.sample("memory predicted", "bytes", r.now, float64(e.Predicted))
+	}
+}
+
+// addGPU adds a device sample as counters at its own time.
+func (r *TraceRun) addGPU(e *Event) {
+	r.sample("gpu used", "bytes", e.Ts, float64(e.Used))
+	if e.Util >= 0 { // -1: not measured
+		r.sample("gpu util", "util", e.Ts, e.Util)
+	}
+}
+
+// addCache adds a batch's feature-cache outcome as counters.
+func (r *TraceRun) addCache(e *Event) {
+	if n := e.Hits + e.Misses; n > 0 {
+		r.sample("cache hit rate", "value", r.now, float64(e.Hits)/float64(n))
+	}
+	r.sample("cache bytes h2d", "bytes", r.now, float64(e.BytesH2D))
+}
+
+// addAlloc adds an oom or guard event as an instant named name (and its
+// action) whose args are the batch, the two figures the event type
+// carries, the budget and the action.
+func (r *TraceRun) addAlloc(name string, e *Event, k1 string, v1 int64, k2 string, v2 int64) {
+	args := []byte(`{"epoch":`)
+	args = strconv.AppendInt(args, int64(e.Epoch), 10)
+	args = append(args, `,"batch":`...)
+	args = strconv.AppendInt(args, int64(e.Batch), 10)
+	args = append(args, `,"`+k1+`":`...)
+	args = strconv.AppendInt(args, v1, 10)
+	args = append(args, `,"`+k2+`":`...)
+	args = strconv.AppendInt(args, v2, 10)
+	args = append(args, `,"budget":`...)
+	args = strconv.AppendInt(args, e.Budget, 10)
+	args = append(args, `,"action":`...)
+	args = appendString(args, e.Action)
+	args = append(args, '}')
+	if e.Action != "" {
+		name += " (" + e.Action + ")"
+	}
+	r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
+}
+
+// addRunEnd adds the run's end as an instant with its status and error.
+func (r *TraceRun) addRunEnd(e *Event) {
+	args := append([]byte(`{"status":`), appendString(nil, e.Status)...)
+	if e.Error != "" {
+		args = append(args, `,"error":`...)
+		args = appendString(args, e.Error)
+	}
+	args = append(args, '}')
+	r.instants = append(r.instants, traceInstant{name: "run end: " + e.Status, ts: r.now, args: args})
 }
 
 func clamp32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }

@@ -144,26 +144,7 @@ func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportRepor
 // run_end reads as crashed (its writer is not on this machine).
 func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport, error) {
 	var rep ImportReport
-	if opts.MaxFiles <= 0 {
-		opts.MaxFiles = DefaultMaxFiles
-	}
-	if opts.MaxFileBytes <= 0 {
-		opts.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opts.MaxTotalBytes <= 0 {
-		opts.MaxTotalBytes = DefaultMaxTotalBytes
-	}
-	if opts.MinTotalBytes <= 0 {
-		opts.MinTotalBytes = DefaultMinTotalBytes
-	}
-	if opts.MaxExpansion == 0 {
-		opts.MaxExpansion = DefaultMaxExpansion
-	}
-	if opts.create == nil {
-		opts.create = func(p string) (io.WriteCloser, error) {
-			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		}
-	}
+	opts.setDefaults()
 	cr := &countingReader{r: r}
 	lim := newImportLimit(opts, cr)
 	zr, err := gzip.NewReader(cr)
@@ -216,17 +197,8 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 			return nil, rep, badArchive("%w", err)
 		}
 	}
-	info := ImportInfo{Imported: time.Now().UTC(), Exported: man.Exported, Host: man.Host, Running: man.Running, Version: man.Version}
-	ib, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
+	if err := st.writeImportInfo(tmp, man); err != nil {
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
-	}
-	err = WriteFileAtomic(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
-		_, err := w.Write(append(ib, '\n'))
-		return err
-	})
-	if err != nil {
-		return nil, rep, fmt.Errorf("import session %s: %w", id, storeErr(st.root, importFile, err))
 	}
 	if err := st.commitImport(tmp, dest, work, opts, &rep); err != nil {
 		return nil, rep, err
@@ -236,6 +208,48 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
 	}
 	return s, rep, nil
+}
+
+// setDefaults fills in the limits left zero, and the file creation.
+func (opts *ImportOptions) setDefaults() {
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxTotalBytes <= 0 {
+		opts.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if opts.MinTotalBytes <= 0 {
+		opts.MinTotalBytes = DefaultMinTotalBytes
+	}
+	if opts.MaxExpansion == 0 {
+		opts.MaxExpansion = DefaultMaxExpansion
+	}
+	if opts.create == nil {
+		opts.create = func(p string) (io.WriteCloser, error) {
+			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		}
+	}
+}
+
+// writeImportInfo records in the extracted session folder tmp where the
+// session came from (Session.ImportInfo).
+func (st *Store) writeImportInfo(tmp string, man Manifest) error {
+	info := ImportInfo{Imported: time.Now().UTC(), Exported: man.Exported, Host: man.Host, Running: man.Running, Version: man.Version}
+	ib, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	err = WriteFileAtomic(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
+		_, err := w.Write(append(ib, '\n'))
+		return err
+	})
+	if err != nil {
+		return storeErr(st.root, importFile, err)
+	}
+	return nil
 }
 
 // badArchive is an error of Import that wraps ErrBadArchive; format's %w

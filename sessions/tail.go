@@ -212,24 +212,32 @@ func (t *Tailer) Next(ctx context.Context) ([]profile.Event, error) {
 		t.eof = true
 		return nil, io.EOF
 	}
+	return waitPoll(ctx, t.opts, t.Poll)
+}
+
+// waitPoll calls poll until it returns events or an error, sleeping
+// opts.Interval between empty polls. When opts.Alive says the writer is
+// gone it polls once more (the writer may have flushed just before dying)
+// and returns ErrWriterGone if that finds nothing; it returns ctx's error
+// when ctx is done. Tailer and RunTailer wait through it.
+func waitPoll(ctx context.Context, opts TailOptions, poll func() ([]profile.Event, error)) ([]profile.Event, error) {
 	var timer *time.Timer
 	for {
-		evs, err := t.Poll()
+		evs, err := poll()
 		if len(evs) > 0 || err != nil {
 			return evs, err
 		}
-		if t.opts.Alive != nil && !t.opts.Alive() {
-			// the writer may have flushed just before dying: look once more
-			if evs, err := t.Poll(); len(evs) > 0 || err != nil {
+		if opts.Alive != nil && !opts.Alive() {
+			if evs, err := poll(); len(evs) > 0 || err != nil {
 				return evs, err
 			}
 			return nil, ErrWriterGone
 		}
 		if timer == nil {
-			timer = time.NewTimer(t.opts.Interval)
+			timer = time.NewTimer(opts.Interval)
 			defer timer.Stop()
 		} else {
-			timer.Reset(t.opts.Interval)
+			timer.Reset(opts.Interval)
 		}
 		select {
 		case <-ctx.Done():

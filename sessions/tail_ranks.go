@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
 )
@@ -231,30 +230,7 @@ func (rt *RunTailer) Next(ctx context.Context) ([]profile.Event, error) {
 	if rt.ended {
 		return nil, io.EOF
 	}
-	var timer *time.Timer
-	for {
-		evs, err := rt.Poll()
-		if len(evs) > 0 || err != nil {
-			return evs, err
-		}
-		if alive := rt.opts.Alive; alive != nil && !alive() {
-			if evs, err := rt.Poll(); len(evs) > 0 || err != nil {
-				return evs, err
-			}
-			return nil, ErrWriterGone
-		}
-		if timer == nil {
-			timer = time.NewTimer(rt.opts.Interval)
-			defer timer.Stop()
-		} else {
-			timer.Reset(rt.opts.Interval)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
-	}
+	return waitPoll(ctx, rt.opts, rt.Poll)
 }
 
 // Close releases the journals.

@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device/cpu"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/sample"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // benchReport is what `gnnscope bench --json` prints.
@@ -66,6 +65,10 @@ func NewCmdBench(f *cmdutil.Factory, runF func(*BenchOptions) error) *cobra.Comm
           256x64), the backward products (weight gradient Xᵀ·dY, ":tA";
           input gradient dY·Wᵀ, ":tB") and a 1024-row mini-batch layer
 
+--sampler-device cpu draws on the worker goroutines; cuda or cuda:N on
+the GPU sampler's kernel, the workers then mapping ids and building blocks
+(a binary built with -tags cuda).
+
 Each figure is the median over repeats lasting at least --min-time. The
 machine's other load distorts wall-clock rates; the per-CPU-second rates
 divide by the CPU time the process actually received.
@@ -108,7 +111,7 @@ gnnscope bench cache measures the feature cache's hit rate by size.`,
 	fl.StringVar(&opts.Data, "data", "synth-products", "graph for the sampling benchmark (preset, .npz, OGB or Planetoid folder, .gsd)")
 	fl.StringVar(&opts.Fanout, "fanout", "15,10,5", "sampling fanouts, hop 1 first")
 	fl.IntVar(&opts.Batch, "batch-size", 1024, "sampling batch size")
-	fl.StringVar(&opts.SamplerDevice, "sampler-device", "cpu", "where the sampling benchmark draws each hop: cpu (the worker goroutines) or cuda / cuda:N (the GPU sampler's kernel; the workers then map ids and build blocks; needs a binary built with -tags cuda)")
+	fl.StringVar(&opts.SamplerDevice, "sampler-device", "cpu", "where the sampling benchmark draws each hop: cpu, cuda or cuda:N")
 	fl.StringVar(&opts.Threads, "threads", "1,2", "thread counts to measure (comma-separated)")
 	fl.DurationVar(&opts.MinTime, "min-time", 3*time.Second, "minimum measuring time per figure")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
@@ -258,16 +261,8 @@ func benchDrawer(name string, g *graph.CSR) (sample.HopDrawer, string, func(), e
 
 // cpuModel returns the processor's model name, or "unknown".
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	if m := profile.CPUModel(); m != "" {
+		return m
 	}
 	return "unknown"
 }

@@ -62,7 +62,7 @@ stderr.`,
 	fl.Uint64Var(&opts.Seed, "seed", 0, "generator seed")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to this .gsd file instead of the cache")
 	fl.StringVar(&opts.CacheDir, "cache-dir", "", "cache folder (default $GNNSCOPE_HOME/cache, $XDG_CACHE_HOME/gnnscope or ~/.cache/gnnscope)")
-	fl.BoolVar(&opts.Force, "force", false, "generate again even if the cache already holds the dataset; overwrite the -o file")
+	fl.BoolVar(&opts.Force, "force", false, "generate again, or overwrite the -o file")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
 	return cmd
 }

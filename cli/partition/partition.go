@@ -70,6 +70,8 @@ does, without needing METIS.
 
 Prints the edge cut (undirected edges between parts, as METIS counts them),
 the balance (largest part over the average part size) and the time taken.
+--balance edges weighs each node by its degree + 1, as train's
+--part-balance edges does, so parts hold even edge volumes.
 -o writes the assignment, one part id per line in node order (the .part
 format of gpmetis). --write-metis writes the graph in METIS .graph format so
 that gpmetis can partition the very same graph (see scripts/bench-metis.sh).
@@ -91,7 +93,7 @@ Progress goes to stderr.`,
 	fl.Uint64Var(&opts.Seed, "seed", 0, "partitioner seed (same seed, same partition)")
 	fl.Uint64Var(&opts.DataSeed, "data-seed", 0, "generator seed (presets only)")
 	fl.Float64Var(&opts.Imbalance, "imbalance", partition.DefaultImbalance, "largest allowed part size (weight, with --balance edges) over the average")
-	fl.StringVar(&opts.Balance, "balance", "nodes", "what parts balance: nodes, or edges (each node weighs its degree + 1; train's --part-balance)")
+	fl.StringVar(&opts.Balance, "balance", "nodes", "what parts balance: nodes or edges")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as one JSON object")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the assignment (one part id per line) to this file (missing folders are created)")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite the output file if it exists")

@@ -181,16 +181,22 @@ func replayRun(opts *ReplayOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-
-	width := 0
-	names := map[string]bool{}
 	if runs == nil {
 		runs, _ = s.Runs()
 	}
+	return printReplay(ctx, opts, s.ID(), r, runs)
+}
+
+// printReplay prints the replay's events as they come due, from
+// --from on, as lines or JSON, and a closing note on stderr; an interrupt
+// ends it early with a note of where it stopped.
+func printReplay(ctx context.Context, opts *ReplayOptions, id string, r *sessions.Replay, runs []string) error {
+	width := 0
 	for _, n := range runs {
 		width = max(width, len(n))
 	}
-	out := opts.IO.Out
+	names := map[string]bool{}
+	out, errw := opts.IO.Out, opts.IO.ErrOut
 	n := 0
 	for {
 		ev, err := r.NextEvent(ctx)
@@ -224,7 +230,7 @@ func replayRun(opts *ReplayOptions) error {
 		n++
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(errw, "replayed %d events of %d runs of session %s (%s)\n", n, len(names), s.ID(), units.Seconds(r.Duration()))
+		fmt.Fprintf(errw, "replayed %d events of %d runs of session %s (%s)\n", n, len(names), id, units.Seconds(r.Duration()))
 	}
 	return nil
 }
@@ -252,56 +258,23 @@ func fmtNs(ns int64) string {
 // then the event's key values.
 func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 	e := &ev.Event
-	var b strings.Builder
-	fmt.Fprintf(&b, "%12s  %-*s  %-9s", units.Seconds(ev.At), runWidth, ev.Run, e.T)
-	kv := func(k string, v any) { fmt.Fprintf(&b, " %s=%v", k, v) }
-	at := func() { // batch -1: a per-epoch figure
-		kv("epoch", e.Epoch)
-		if e.Batch >= 0 {
-			kv("batch", e.Batch)
-		}
-	}
+	b := &replayLine{e: e}
+	fmt.Fprintf(b, "%12s  %-*s  %-9s", units.Seconds(ev.At), runWidth, ev.Run, e.T)
+	kv, at := b.kv, b.at
 	switch e.T {
 	case profile.TypeRunStart:
-		if e.Variant != "" {
-			kv("variant", e.Variant)
-		}
-		if h := e.Host; h != nil {
-			if h.Hostname != "" {
-				kv("host", h.Hostname)
-			}
-			if h.Cores > 0 {
-				kv("cores", h.Cores)
-			}
-			if h.GPU != "" {
-				kv("gpu", strconv.Quote(h.GPU))
-			}
-		}
-		if e.Wall != "" {
-			kv("wall", e.Wall)
-		}
+		b.runStart()
 	case profile.TypeSpan:
-		fmt.Fprintf(&b, " %s", e.Name)
+		fmt.Fprintf(b, " %s", e.Name)
 		kv("lane", e.Lane)
 		at()
 		kv("start", fmtNs(e.Start))
 		kv("dur", fmtNs(e.Dur))
 	case profile.TypeMetric:
-		fmt.Fprintf(&b, " %s=%.6g", e.Name, e.Value)
+		fmt.Fprintf(b, " %s=%.6g", e.Name, e.Value)
 		at()
 	case profile.TypeMem:
-		if e.Phase != "" {
-			kv("phase", e.Phase)
-		}
-		at()
-		kv("peak", units.Bytes(e.Peak))
-		kv("live", units.Bytes(e.Live))
-		if e.Budget > 0 {
-			kv("budget", units.Bytes(e.Budget))
-		}
-		if e.Predicted > 0 {
-			kv("predicted", units.Bytes(e.Predicted))
-		}
+		b.mem()
 	case profile.TypeGPU:
 		kv("used", units.Bytes(e.Used))
 		kv("total", units.Bytes(e.Total))
@@ -336,9 +309,65 @@ func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 		}
 	default:
 		if e.Name != "" {
-			fmt.Fprintf(&b, " %s", e.Name)
+			fmt.Fprintf(b, " %s", e.Name)
 		}
 		at()
 	}
 	return b.String()
+}
+
+// replayLine builds one line of `replay --headless` for its event e.
+type replayLine struct {
+	strings.Builder
+	e *profile.Event
+}
+
+// kv adds a key=value field.
+func (b *replayLine) kv(k string, v any) { fmt.Fprintf(b, " %s=%v", k, v) }
+
+// at adds the event's epoch and batch (batch -1: a per-epoch figure).
+func (b *replayLine) at() {
+	b.kv("epoch", b.e.Epoch)
+	if b.e.Batch >= 0 {
+		b.kv("batch", b.e.Batch)
+	}
+}
+
+// runStart adds a run_start's variant, host and wall-clock start.
+func (b *replayLine) runStart() {
+	e := b.e
+	if e.Variant != "" {
+		b.kv("variant", e.Variant)
+	}
+	if h := e.Host; h != nil {
+		if h.Hostname != "" {
+			b.kv("host", h.Hostname)
+		}
+		if h.Cores > 0 {
+			b.kv("cores", h.Cores)
+		}
+		if h.GPU != "" {
+			b.kv("gpu", strconv.Quote(h.GPU))
+		}
+	}
+	if e.Wall != "" {
+		b.kv("wall", e.Wall)
+	}
+}
+
+// mem adds a mem event's phase, batch and sizes.
+func (b *replayLine) mem() {
+	e := b.e
+	if e.Phase != "" {
+		b.kv("phase", e.Phase)
+	}
+	b.at()
+	b.kv("peak", units.Bytes(e.Peak))
+	b.kv("live", units.Bytes(e.Live))
+	if e.Budget > 0 {
+		b.kv("budget", units.Bytes(e.Budget))
+	}
+	if e.Predicted > 0 {
+		b.kv("predicted", units.Bytes(e.Predicted))
+	}
 }

@@ -37,3 +37,25 @@ func TestFormatReplayLineGuard(t *testing.T) {
 		t.Errorf("line %q reads as an OOM", got)
 	}
 }
+
+// A run_start line names the variant, host and wall clock; a mem line its
+// phase, batch and sizes; a per-epoch metric no batch.
+func TestFormatReplayLineFields(t *testing.T) {
+	for _, tc := range []struct {
+		e    profile.Event
+		want string
+	}{
+		{profile.Event{T: profile.TypeRunStart, Variant: "optimized", Wall: "2026-11-28T10:00:00Z",
+			Host: &profile.Host{Hostname: "box", Cores: 2, GPU: "H100"}},
+			` variant=optimized host=box cores=2 gpu="H100" wall=2026-11-28T10:00:00Z`},
+		{profile.Event{T: profile.TypeMem, Phase: profile.PhaseEval, Epoch: 2, Batch: 5, Peak: 3 << 20, Live: 1 << 20, Budget: 4 << 20},
+			` phase=eval epoch=2 batch=5 peak=3.0 MiB live=1.0 MiB budget=4.0 MiB`},
+		{profile.Event{T: profile.TypeMetric, Name: "loss", Epoch: 3, Batch: -1, Value: 0.25},
+			` loss=0.25 epoch=3`},
+	} {
+		line := formatReplayLine(sessions.ReplayEvent{Run: "base", Event: tc.e}, 4)
+		if _, got, _ := strings.Cut(line, tc.e.T); strings.TrimLeft(got, " ") != strings.TrimLeft(tc.want, " ") {
+			t.Errorf("%s line %q, want the fields %q", tc.e.T, line, tc.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/run"
 	"github.com/gnnscope/gnnscope/cli/sessions"
 	"github.com/gnnscope/gnnscope/cli/train"
+	"github.com/gnnscope/gnnscope/cli/trainflags"
 	"github.com/gnnscope/gnnscope/cli/ui"
 	"github.com/gnnscope/gnnscope/cli/worker"
 )
@@ -60,5 +61,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		ui.NewCmdUI(f, nil),
 		worker.NewCmdWorker(f, nil),
 	)
+	cmd.AddCommand(run.NewHelpTopics()...)
+	cmd.AddCommand(trainflags.NewHelpTopic())
 	return cmd
 }

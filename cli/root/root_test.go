@@ -58,3 +58,25 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version printed %q", got)
 	}
 }
+
+// TestHelpTopic: `gnnscope help spec` prints the topic, and the root's
+// help lists the topics.
+func TestHelpTopic(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	cmd := NewCmdRoot(&cmdutil.Factory{IOStreams: ios, OpenStore: sessions.Open})
+	cmd.SetArgs([]string{"help", "spec"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "[variants.optimized]") || !strings.Contains(got, "Built-in variants") {
+		t.Errorf("help spec:\n%s", got)
+	}
+	out.Reset()
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "Additional help topics:") || !strings.Contains(got, "gnnscope external") {
+		t.Errorf("help:\n%s", got)
+	}
+}

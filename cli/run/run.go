@@ -3,7 +3,6 @@ package run
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -69,12 +68,12 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringSliceVar(&opts.Variants, "variants", nil, "variants to run, comma-separated (default: the spec's, else baseline,optimized)")
 	fl.BoolVar(&opts.Parallel, "parallel", false, "start every run at once instead of one after the other")
 	fl.BoolVar(&opts.Wait, "wait", false, "follow the runs, then print the comparison table")
-	fl.BoolVar(&opts.Wide, "wide", false, "with --wait: every column of the table (default: the most important that fit 80 columns)")
+	fl.BoolVar(&opts.Wide, "wide", false, "with --wait: every column of the table, not only those that fit 80")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON on stdout (with --wait: the comparison)")
 	fl.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress output")
-	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID` (running ones get SIGTERM, pending ones never start)")
+	fl.StringVar(&opts.Cancel, "cancel", "", "cancel the runs of session `ID`")
 	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
-	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat; default name "+runner.DefaultExternalName+")")
+	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat)")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	return cmd
@@ -244,7 +243,7 @@ func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
 	return exp, spec.Variants, exp.Validate()
 }
 
-// longHelp is run's --help text.
+// longHelp is run's --help text; the details are help topics (topics.go).
 func longHelp() string {
 	return `Launch one run per variant of an experiment as background worker processes
 and, with --wait, follow them and print a comparison table.
@@ -253,118 +252,25 @@ The experiment is the dataset, its split and the training config, given
 either by the same flags as 'gnnscope train' (the model defaults to sage:
 the optimized schedule pipelines neighbor-sampled mini-batches) or by a TOML
 spec file (--spec); flags you set on the command line override the spec.
+Variants are named overrides of the config; each becomes one run of the
+same name. Built in:
+  ` + builtinNames() + `
 
-Variants are named overrides of the config. Built in (the workbench's
-new-experiment form offers the same):
-` + builtinHelp() + `
-A spec may define its own in [variants.NAME] tables (any train config key,
-JSON names); --variants picks among them and the built-in ones (default:
-the spec's variants, else baseline,optimized). Each variant becomes one run
-of the same name. Optimized stands for the best configuration under your
-constraints: unless cache_bytes is set it caches features (a quarter of
---mem-budget in whole MiB, none under 1 MiB; else 20% of the rows); with
---mem-budget (and neighbor sampling) it runs with the memory guard
-(mem_guard = split, unless it sets mem_guard itself), and once its data
-is loaded the engine plans the budget: how many batches the sampler
-workers gather ahead (the others wait sampled, gathered by the trainer),
-and whether the overlapped evaluation runs beside training, in chunks
-that fit beside a training batch, or after each epoch when that would
-cut edges. The run's run_start lists each decision under "adjusted", with
-its sizes; the table's notes, compare and the dashboard repeat them.
+Runs start one after the other, so they do not distort each other's
+timings (--parallel: all at once), detached from the terminal: closing it
+or losing the SSH connection does not stop them. Without --wait, run prints
+the session id and folder and returns at once; with --wait it shows
+progress on stderr and ends with the comparison table on stdout (--json:
+one object), exiting non-zero if a run did not end ok. Ctrl-C stops waiting
+only. --attach ID waits for an existing session the same way; --cancel ID
+stops its runs (running ones get SIGTERM, pending ones never start). ID
+is a session id, a unique prefix of it, or "last".
 
-External runs profile a trainer of your own: --cmd NAME='COMMAND' (may
-repeat) is one run named NAME; a command without NAME= is named "` + runner.DefaultExternalName + `".
-A spec's [variants.NAME] table with cmd = "COMMAND" does the same, with
-optional env (a table of strings), cwd (relative to where run starts) and
-auto = false. The command is split into words as a shell would quote them,
-but no shell runs it: for pipes, redirections or $VARIABLES use
-sh -c '…'. It runs in a process group of its own with GNNSCOPE_JOURNAL,
-GNNSCOPE_SESSION, GNNSCOPE_RUN, GNNSCOPE_VARIANT and GNNSCOPE_AUTO set, its
-output in NAME.log, and gnnscope's Python client first on PYTHONPATH: a
-PyTorch script records its stages without any change (--no-auto: only
-what it records itself with 'import gnnscope'). Exit 0 ends the run ok,
-another status failed (the last stderr lines are the error), a signal
-crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
---cmd alone runs only the commands; with --variants or --spec they run
-beside the engine's variants in one session.
+Unknown keys or variants and bad values are refused before anything starts.
 
---repeats N (or a spec's top-level repeats = N, or the workbench form's
-Repeats) runs every variant N times, named NAME.r1 ... NAME.rN, the
-repeats interleaved ABBA-style (odd repeats in the order given, even ones
-reversed: A B, B A, A B ...) so that drift hits every variant alike. Each
-variant's epoch time is then the median over its repeats of each repeat's
-median epoch. Each speedup is the median of the per-repeat ratios (the
-baseline's repeat k over the variant's repeat k) with a 95 % interval by
-bootstrap over those ratios (2000 resamples, fixed seed) when there are at
-least 3 repeats; with fewer, the ratio of the epoch medians with a bootstrap
-over epochs, marked "single run" for one run a variant. A run that failed,
-was aborted by an OOM, crashed or was canceled gets no speedup; its figures
-are marked partial. A run whose host was busy (load average above its CPUs,
-or its threads waiting for a CPU over a third of their CPU time) is flagged
-"host busy: timing unreliable".
-
-Runs start one after the other by default, so they do not distort each
-other's timings; --parallel starts them all at once. They run detached from
-the terminal (new process session): closing it or losing the SSH connection
-does not stop them. Each writes a journal in the session folder
-($GNNSCOPE_HOME/sessions/ID/runs/NAME.jsonl) and its output to NAME.log.
-
-Without --wait, run prints the session id and folder and returns at once.
-With --wait it shows progress on stderr (run, epoch, loss, accuracy, ETA)
-and ends with the comparison table on stdout, or with --json one JSON
-object {"session", "dir", "runs": [...]}; it exits non-zero if a run did not
-end ok. Ctrl-C stops waiting only; the runs go on. --attach ID waits for an
-existing session the same way; --cancel ID stops a session's runs. ID is a
-session id, a unique prefix of it, or "last" (the newest session).
-
-Columns: epoch wall time (mean, sample sd, min, median, max) from the
-recorded spans; stage totals over all lanes; data wait (time the trainer
-waited for batches); overlap (stage time over wall time, 1 = sequential);
-efficiency (ideal over actual wall time); speedup (the baseline's mean epoch
-time over the run's); test accuracy at the best validation epoch; HIT RATE
-and H2D/EPOCH (bytes host-to-device per epoch) for runs with a feature cache.
-
-Spec file:
-  name = "sage on synth-small"
-  data = "synth-small"
-  [split]                 # optional: mode (auto, per-class, frac), per_class,
-  mode = "auto"           # num_valid, num_test, train_frac, valid_frac, seed
-  [train]                 # any train config key
-  model = "sage"
-  hidden = 64
-  fanouts = [15, 10]
-  batch_size = 1024
-  epochs = 3
-  [variants.baseline]
-  [variants.optimized]
-  sampler_workers = 2
-  prefetch = 4
-  overlap_eval = true
-  [variants.workers-only]
-  sampler_workers = 2
-
-Unknown keys or variants and bad values are refused before anything starts.`
-}
-
-// builtinHelp lists the built-in variants for the help text, one a line:
-// name, what it changes and its overrides with the default settings (gas
-// keeps the experiment's --parts where it sets them).
-func builtinHelp() string {
-	var b strings.Builder
-	for i, v := range runner.Builtins() {
-		over := v.Variant(runner.DefaultVariantParams()).Overrides
-		keys := slices.Sorted(maps.Keys(over))
-		set := make([]string, len(keys))
-		for j, k := range keys {
-			set[j] = fmt.Sprintf("%s = %v", k, over[k])
-		}
-		if len(set) == 0 {
-			set = []string{"no overrides"}
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "  %-13s %s: %s", v.Name, v.Help, strings.Join(set, ", "))
-	}
-	return b.String()
+More in 'gnnscope help TOPIC':
+  spec      spec files, the built-in variants and what optimized adapts
+  external  profiling a trainer of your own (--cmd, a spec's cmd)
+  repeats   --repeats, speedups with intervals, the table's columns
+  flags     the experiment flags in detail`
 }

@@ -62,7 +62,7 @@ Missing folders of FILE are created.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "archive `FILE` (default ID.tar.gz; - for stdout)")
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite FILE; export a running session (complete journal lines only)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite FILE, or export a running session")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was exported as JSON (not with -o -)")
 	return cmd
 }

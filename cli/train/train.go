@@ -17,6 +17,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/trainflags"
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/device/backend"
 	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/train"
@@ -64,7 +65,9 @@ defaults to --seed: each seed is one random split and one initialization.
 
 Test accuracy is reported at the epoch of best validation accuracy, or of
 lowest validation loss with --select val-loss. With
---json, progress goes to stderr and stdout receives one JSON object.`,
+--json, progress goes to stderr and stdout receives one JSON object.
+
+'gnnscope help flags' gives the experiment flags in detail.`,
 		Example: `  gnnscope train --data synth-tiny
   gnnscope train --data cora.npz --model gcn --sampler full --epochs 200
   gnnscope train --data cora.npz --model sage --sampler neighbor --fanout 25,10 --batch-size 64 --epochs 50 --json`,
@@ -104,37 +107,18 @@ func trainRun(opts *TrainOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	dev, closeDev, err := runner.OpenDevice(cfg)
+	dev, host, closeDev, err := openDevice(cfg, prog)
 	if err != nil {
 		return err
 	}
 	defer closeDev()
-	host := profile.LocalHost()
-	backend.Describe(dev, &host)
-	if host.GPU != "" {
-		prog.Printf("device %s: %s, %s, driver %s\n", dev.Name(), host.GPU, units.Bytes(host.GPUMem), host.Driver)
-	}
-	var rec *profile.Recorder
+	st := &runStart{cfg: cfg, host: host, prog: prog}
 	if !opts.NoRecord {
 		// Spans are aggregated in memory for the stage figures; `gnnscope
 		// run` writes them to a journal instead.
-		rec = profile.NewRecorder(nil, profile.RecorderOptions{})
+		st.rec = profile.NewRecorder(nil, profile.RecorderOptions{})
 	}
-	started := false
-	var plan []string
-	start := func(p []string) { // run_start lists the engine's budget plan
-		if started {
-			return
-		}
-		started, plan = true, p
-		for _, p := range plan {
-			prog.Printf("plan: %s\n", p)
-		}
-		if rec != nil {
-			cfgJSON, _ := json.Marshal(cfg)
-			rec.RunStart("train", "", "", cfgJSON, &host, plan...)
-		}
-	}
+	rec, start := st.rec, st.start
 	var dsName string
 	var splitSizes [3]int
 	res, err := runner.Execute(ctx, exp, cfg, runner.ExecOptions{
@@ -153,6 +137,7 @@ func trainRun(opts *TrainOptions) error {
 		OnEpoch: func(st train.EpochStat) { prog.Line(st.Epoch == cfg.Epochs, "%s", epochLine(st, cfg.Epochs)) },
 	})
 	start(nil)
+	plan := st.plan
 	status := runner.RunStatus(ctx, err)
 	if rec != nil {
 		rec.Close(status, err, nil)
@@ -188,6 +173,47 @@ func trainRun(opts *TrainOptions) error {
 	}
 	printResult(opts.IO, cfg, res)
 	return nil
+}
+
+// runStart starts the run once: it prints the engine's budget plan and
+// records run_start with it.
+type runStart struct {
+	cfg     train.Config
+	host    profile.Host
+	prog    *iostreams.Progress
+	rec     *profile.Recorder // nil: nothing recorded
+	started bool
+	plan    []string
+}
+
+// start is runner.ExecOptions.OnStart; a second call does nothing.
+func (st *runStart) start(plan []string) {
+	if st.started {
+		return
+	}
+	st.started, st.plan = true, plan
+	for _, p := range plan {
+		st.prog.Printf("plan: %s\n", p)
+	}
+	if st.rec != nil {
+		cfgJSON, _ := json.Marshal(st.cfg)
+		st.rec.RunStart("train", "", "", cfgJSON, &st.host, plan...)
+	}
+}
+
+// openDevice opens the run's device and describes this host with it
+// (the GPU, its memory and driver, printed as progress where there is one).
+func openDevice(cfg train.Config, prog *iostreams.Progress) (device.Device, profile.Host, func() error, error) {
+	dev, closeDev, err := runner.OpenDevice(cfg)
+	if err != nil {
+		return nil, profile.Host{}, nil, err
+	}
+	host := profile.LocalHost()
+	backend.Describe(dev, &host)
+	if host.GPU != "" {
+		prog.Printf("device %s: %s, %s, driver %s\n", dev.Name(), host.GPU, units.Bytes(host.GPUMem), host.Driver)
+	}
+	return dev, host, closeDev, nil
 }
 
 // epochLine is the progress line of an epoch.

@@ -60,7 +60,4 @@ func (f featuresFlag) Set(v string) error {
 func (f featuresFlag) Type() string { return "list" }
 
 // featuresHelp is --features' help.
-const featuresHelp = "feature normalization and/or, on a GPU, where the feature matrix lives, comma-separated (e.g. row,uva): " +
-	"normalization auto (row if all non-negative; the default), row or none; " +
-	"store device (all in GPU memory), uva (mapped pinned host memory the GPU gathers from) or host (gathered on the host, then copied); " +
-	"without a store, cuda chooses device when the matrix takes at most half the memory left beside the model, else uva (run_start records it)"
+const featuresHelp = "feature normalization and GPU feature store, comma-separated, such as row,uva"

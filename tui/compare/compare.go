@@ -424,6 +424,44 @@ func (m *Model) below() []string {
 	return out
 }
 
+// columnWidths returns the width of the labels and of each run's column
+// (index 0 unused) for a table w columns wide.
+func columnWidths(header []string, rows [][]string, w int) (labelW int, colW []int) {
+	for _, r := range rows {
+		labelW = max(labelW, len(r[0]))
+	}
+	labelW = min(labelW, max(w/3, 8))
+	colW = make([]int, len(header))
+	for j := 1; j < len(header); j++ {
+		colW[j] = len([]rune(header[j]))
+		for _, r := range rows {
+			colW[j] = max(colW[j], len([]rune(r[j])))
+		}
+		colW[j] = min(colW[j], 28)
+		for _, r := range rows {
+			if r[0] == "status" { // whole: "ok, skipped N of M batches (x %)"
+				colW[j] = max(colW[j], min(len([]rune(r[j])), 40))
+			}
+		}
+	}
+	return labelW, colW
+}
+
+// visibleColumns returns the run columns [first, last) that fit in w from
+// the scrolled-to column on, and the width they take with the labels.
+func (m *Model) visibleColumns(colW []int, labelW, w int) (first, last, used int) {
+	first = min(max(m.col, 0), max(len(colW)-2, 0)) + 1
+	last, used = first, labelW
+	for j := first; j < len(colW); j++ {
+		if used+2+colW[j] > w && j > first {
+			break
+		}
+		used += 2 + colW[j]
+		last = j + 1
+	}
+	return first, last, used
+}
+
 // View renders the table in its area.
 func (m *Model) View() string {
 	st := m.c.Styles
@@ -440,36 +478,8 @@ func (m *Model) View() string {
 		}
 	}
 	header, rows, sepRow := m.table()
-	// column widths: labels, then each run
-	labelW := 0
-	for _, r := range rows {
-		labelW = max(labelW, len(r[0]))
-	}
-	labelW = min(labelW, max(w/3, 8))
-	colW := make([]int, len(header))
-	for j := 1; j < len(header); j++ {
-		colW[j] = len([]rune(header[j]))
-		for _, r := range rows {
-			colW[j] = max(colW[j], len([]rune(r[j])))
-		}
-		colW[j] = min(colW[j], 28)
-		for _, r := range rows {
-			if r[0] == "status" { // whole: "ok, skipped N of M batches (x %)"
-				colW[j] = max(colW[j], min(len([]rune(r[j])), 40))
-			}
-		}
-	}
-	// the run columns that fit from m.col on
-	first := min(max(m.col, 0), max(len(header)-2, 0)) + 1
-	last := first
-	used := labelW
-	for j := first; j < len(header); j++ {
-		if used+2+colW[j] > w && j > first {
-			break
-		}
-		used += 2 + colW[j]
-		last = j + 1
-	}
+	labelW, colW := columnWidths(header, rows, w)
+	first, last, used := m.visibleColumns(colW, labelW, w)
 	line := func(cells []string, style func(j int, s string) string) string {
 		var b strings.Builder
 		b.WriteString(draw.PadRight(draw.Cut(cells[0], labelW, st.Glyphs.Ellipsis), labelW))

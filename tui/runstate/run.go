@@ -311,7 +311,7 @@ func NewRun(name string) *Run {
 // from a run under its version.
 func (r *Run) Version() uint64 { return r.version }
 
-// Add digests one event.
+// Add digests one event: a method per event type.
 func (r *Run) Add(e *profile.Event) {
 	r.version++
 	r.Events++
@@ -322,20 +322,7 @@ func (r *Run) Add(e *profile.Event) {
 		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
 		r.Spans.setAttrs(e.Attrs)
 	case profile.TypeMem:
-		m := &r.Mem
-		m.Changes++
-		if r.World > 1 && m.fold(e, 2*r.World) {
-			return
-		}
-		m.T = append(m.T, r.Now)
-		m.Epoch = append(m.Epoch, clamp32(e.Epoch))
-		m.Batch = append(m.Batch, clamp32(e.Batch))
-		m.Eval = append(m.Eval, e.Phase == profile.PhaseEval)
-		m.Peak = append(m.Peak, e.Peak)
-		m.Budget = append(m.Budget, e.Budget)
-		m.Predicted = append(m.Predicted, e.Predicted)
-		m.MaxPeak = max(m.MaxPeak, e.Peak)
-		m.MaxBudget = max(m.MaxBudget, e.Budget)
+		r.addMem(e)
 	case profile.TypeOOM, profile.TypeGuard:
 		r.addOOM(e)
 	case profile.TypeCache:
@@ -345,65 +332,18 @@ func (r *Run) Add(e *profile.Event) {
 		}
 		r.FeatCache.add(e, r.Now, n)
 	case profile.TypeStale:
-		l := r.layer(e.Layer)
-		if l == nil {
-			return
-		}
-		l.Events++
-		if len(l.Hist) < len(e.Hist) {
-			l.Hist = append(l.Hist, make([]int64, len(e.Hist)-len(l.Hist))...)
-		}
-		for i, c := range e.Hist {
-			l.Hist[i] += c
-		}
-		if finite(e.Mean) {
-			l.MeanSum += e.Mean
-			l.MeanN++
-			l.LastMean = e.Mean
-		}
-		if finite(e.Max) {
-			l.Max = max(l.Max, e.Max)
-		}
-		l.Epochs, l.Batches = append(l.Epochs, clamp32(e.Epoch)), append(l.Batches, clamp32(e.Batch))
-		l.Means, l.Maxes = append(l.Means, orNaN(e.Mean)), append(l.Maxes, orNaN(e.Max))
+		r.addStale(e)
 	case profile.TypeHistErr:
 		if l := r.layer(e.Layer); l != nil {
 			l.RelErr = e.RelErr
 		}
 	case profile.TypeMetric:
-		s := r.metric[e.Name]
-		if s == nil {
-			s = &Series{Name: e.Name}
-			r.metric[e.Name] = s
-			r.Metrics = append(r.Metrics, s)
-		}
-		s.Changes++
-		if r.World > 1 {
-			// the ranks' values of one batch: their mean
-			if s.fold(clamp32(e.Epoch), clamp32(e.Batch), e.Value, 2*r.World) {
-				return
-			}
-			s.ranks = append(s.ranks, 1)
-		}
-		s.Epoch = append(s.Epoch, clamp32(e.Epoch))
-		s.Batch = append(s.Batch, clamp32(e.Batch))
-		s.Value = append(s.Value, e.Value)
-		s.T = append(s.T, r.Now)
-		if e.Name == "loss" && e.Batch < 0 {
-			r.epochsDone[clamp32(e.Epoch)] = true
-		}
+		r.addMetric(e)
 	case profile.TypeGPU:
 		r.GPU = *e
 		r.GPUs.add(e, r.Now)
 	case profile.TypeRunStart:
-		r.Started = true
-		r.Variant, r.Session, r.Wall, r.Host, r.Config = e.Variant, e.Session, e.Wall, e.Host, e.Config
-		if e.Run != "" && r.Name == "" {
-			r.Name = e.Run
-		}
-		r.Epochs, r.Budget = configEpochs(e.Config), configBudget(e.Config)
-		r.World = e.World
-		r.Adjusted = e.Adjusted
+		r.addRunStart(e)
 	case profile.TypeRunEnd:
 		r.Ended = true
 		r.Status, r.Error, r.EndSummary = e.Status, e.Error, e.Summary
@@ -411,6 +351,88 @@ func (r *Run) Add(e *profile.Event) {
 			r.Status = profile.StatusOK
 		}
 	}
+}
+
+// addMem digests a batch's memory figures; the ranks' figures of one
+// batch of a distributed run fold into one point.
+func (r *Run) addMem(e *profile.Event) {
+	m := &r.Mem
+	m.Changes++
+	if r.World > 1 && m.fold(e, 2*r.World) {
+		return
+	}
+	m.T = append(m.T, r.Now)
+	m.Epoch = append(m.Epoch, clamp32(e.Epoch))
+	m.Batch = append(m.Batch, clamp32(e.Batch))
+	m.Eval = append(m.Eval, e.Phase == profile.PhaseEval)
+	m.Peak = append(m.Peak, e.Peak)
+	m.Budget = append(m.Budget, e.Budget)
+	m.Predicted = append(m.Predicted, e.Predicted)
+	m.MaxPeak = max(m.MaxPeak, e.Peak)
+	m.MaxBudget = max(m.MaxBudget, e.Budget)
+}
+
+// addStale digests a batch's staleness of one layer's histories.
+func (r *Run) addStale(e *profile.Event) {
+	l := r.layer(e.Layer)
+	if l == nil {
+		return
+	}
+	l.Events++
+	if len(l.Hist) < len(e.Hist) {
+		l.Hist = append(l.Hist, make([]int64, len(e.Hist)-len(l.Hist))...)
+	}
+	for i, c := range e.Hist {
+		l.Hist[i] += c
+	}
+	if finite(e.Mean) {
+		l.MeanSum += e.Mean
+		l.MeanN++
+		l.LastMean = e.Mean
+	}
+	if finite(e.Max) {
+		l.Max = max(l.Max, e.Max)
+	}
+	l.Epochs, l.Batches = append(l.Epochs, clamp32(e.Epoch)), append(l.Batches, clamp32(e.Batch))
+	l.Means, l.Maxes = append(l.Means, orNaN(e.Mean)), append(l.Maxes, orNaN(e.Max))
+}
+
+// addMetric appends a metric to its series; an epoch-level loss marks
+// its epoch done.
+func (r *Run) addMetric(e *profile.Event) {
+	s := r.metric[e.Name]
+	if s == nil {
+		s = &Series{Name: e.Name}
+		r.metric[e.Name] = s
+		r.Metrics = append(r.Metrics, s)
+	}
+	s.Changes++
+	if r.World > 1 {
+		// the ranks' values of one batch: their mean
+		if s.fold(clamp32(e.Epoch), clamp32(e.Batch), e.Value, 2*r.World) {
+			return
+		}
+		s.ranks = append(s.ranks, 1)
+	}
+	s.Epoch = append(s.Epoch, clamp32(e.Epoch))
+	s.Batch = append(s.Batch, clamp32(e.Batch))
+	s.Value = append(s.Value, e.Value)
+	s.T = append(s.T, r.Now)
+	if e.Name == "loss" && e.Batch < 0 {
+		r.epochsDone[clamp32(e.Epoch)] = true
+	}
+}
+
+// addRunStart takes the run's identity, host, config and plan.
+func (r *Run) addRunStart(e *profile.Event) {
+	r.Started = true
+	r.Variant, r.Session, r.Wall, r.Host, r.Config = e.Variant, e.Session, e.Wall, e.Host, e.Config
+	if e.Run != "" && r.Name == "" {
+		r.Name = e.Run
+	}
+	r.Epochs, r.Budget = configEpochs(e.Config), configBudget(e.Config)
+	r.World = e.World
+	r.Adjusted = e.Adjusted
 }
 
 // addOOM digests an oom or guard event: a guard action (also an older

@@ -81,30 +81,44 @@ func newModel(cfg Config, seed uint64, workers int, rep *reporter) *model {
 		m.h = 1
 	}
 	rep.start("degrees", int64(n)*3)
+	var size []int
+	m.labels, size = drawLabels(cfg, seed)
+	rep.add(int64(n))
+	m.theta = drawTheta(cfg, seed, workers, rep)
+	m.buildSamplers(size, workers, rep)
+	return m
+}
 
-	// Class sizes by rank, assigned to shuffled class ids, then to shuffled nodes.
+// drawLabels returns every node's class and each class's size: sizes by
+// rank, assigned to shuffled class ids, then to shuffled nodes.
+func drawLabels(cfg Config, seed uint64) (labels []int32, size []int) {
+	n, k := cfg.Nodes, cfg.Classes
 	bySize := classSizes(n, k, cfg.ClassSkew)
 	order := rng.New(seed, tagClassOrder).Perm(k)
-	size := make([]int, k)
+	size = make([]int, k)
 	for rank, c := range order {
 		size[c] = bySize[rank]
 	}
-	m.labels = make([]int32, n)
+	labels = make([]int32, n)
 	i := 0
 	for c := 0; c < k; c++ {
 		for j := 0; j < size[c]; j++ {
-			m.labels[i] = int32(c)
+			labels[i] = int32(c)
 			i++
 		}
 	}
-	rng.New(seed, tagLabels).Shuffle(m.labels)
-	rep.add(int64(n))
+	rng.New(seed, tagLabels).Shuffle(labels)
+	return labels, size
+}
 
-	// Degree propensities: Pareto with tail index γ-1 (x_min = 1).
-	m.theta = make([]float64, n)
+// drawTheta returns the nodes' degree propensities: Pareto with tail
+// index γ-1 (x_min = 1), normalized to sum 1 and capped.
+func drawTheta(cfg Config, seed uint64, workers int, rep *reporter) []float64 {
+	n := cfg.Nodes
+	theta := make([]float64, n)
 	if cfg.PowerLaw == 0 {
-		for v := range m.theta {
-			m.theta[v] = 1
+		for v := range theta {
+			theta[v] = 1
 		}
 	} else {
 		inv := -1 / (cfg.PowerLaw - 1)
@@ -113,31 +127,37 @@ func newModel(cfg Config, seed uint64, workers int, rep *reporter) *model {
 			r := rng.New(seed, tagTheta, uint64(ch))
 			lo, hi := ch*nodeChunk, min((ch+1)*nodeChunk, n)
 			for v := lo; v < hi; v++ {
-				m.theta[v] = math.Exp(inv * math.Log(1-r.Float64()))
+				theta[v] = math.Exp(inv * math.Log(1-r.Float64()))
 			}
 			rep.add(int64(hi - lo))
 		})
 	}
 	// Normalize to sum 1 and cap: expected degree ≈ theta·N·AvgDegree, so a
 	// cap of MaxDegreeFrac·N on the degree is theta <= MaxDegreeFrac/AvgDegree.
-	normalize(m.theta)
+	normalize(theta)
 	if cfg.MaxDegreeFrac > 0 && cfg.AvgDegree > 0 {
 		limit := cfg.MaxDegreeFrac / cfg.AvgDegree
 		for iter := 0; iter < 100; iter++ {
 			clipped := false
-			for v, t := range m.theta {
+			for v, t := range theta {
 				if t > limit*(1+1e-9) {
-					m.theta[v] = limit
+					theta[v] = limit
 					clipped = true
 				}
 			}
 			if !clipped {
 				break
 			}
-			normalize(m.theta)
+			normalize(theta)
 		}
 	}
+	return theta
+}
 
+// buildSamplers orders the nodes class by class and builds the alias
+// tables that draw a node of a class and a class by propensity.
+func (m *model) buildSamplers(size []int, workers int, rep *reporter) {
+	n, k := m.n, m.classes
 	// Class-contiguous order of the nodes and per-class alias tables.
 	m.classStart = make([]int, k+1)
 	for c := 0; c < k; c++ {
@@ -172,7 +192,6 @@ func newModel(cfg Config, seed uint64, workers int, rep *reporter) *model {
 	}
 	m.classTab = make([]aliasEntry, k)
 	buildAlias(m.classTab, m.classTheta, ids, make([]int32, 0, k), make([]int32, 0, k))
-	return m
 }
 
 func normalize(x []float64) {
