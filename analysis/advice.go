@@ -109,7 +109,11 @@ func adviseSampling(r *Run) Advice {
 	a := Advice{Rule: RuleSampling, Threshold: "sampling exposed ≥ " + pct(SampleThreshold) + " of wall time (engine runs)",
 		Figure: exposedFigure(r, Sample)}
 	cfg := &r.Config
-	if cfg.External || r.Ledger.Whole.Share(Sample) < SampleThreshold {
+	if cfg.External {
+		a.Figure = "external run: see " + RuleLoader
+		return a
+	}
+	if r.Ledger.Whole.Share(Sample) < SampleThreshold {
 		return a
 	}
 	a.Fired = true
@@ -269,7 +273,11 @@ func adviseLoader(r *Run) Advice {
 	a := Advice{Rule: RuleLoader, Threshold: "external run: data loading exposed ≥ " + pct(SampleThreshold) + " of wall time",
 		Figure: exposedFigure(r, Sample)}
 	cfg := &r.Config
-	if !cfg.External || r.Ledger.Whole.Share(Sample) < SampleThreshold {
+	if !cfg.External {
+		a.Figure = "engine run: see " + RuleSampling
+		return a
+	}
+	if r.Ledger.Whole.Share(Sample) < SampleThreshold {
 		return a
 	}
 	a.Fired = true
