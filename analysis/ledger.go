@@ -160,6 +160,9 @@ type track struct {
 	hasWork          bool
 	firstWork        int64 // earliest start of a span other than setup
 
+	trained   bool  // a train span on the trainer's lane was seen
+	lastTrain int32 // the highest epoch of those
+
 	closed   bool  // the setup and at least one epoch were swept
 	boundary int64 // end of the last swept window
 	setup    Window
@@ -212,7 +215,8 @@ func (t *track) add(e *profile.Event, lane string) {
 	if end > start {
 		t.pending = append(t.pending, span{start: start, end: end, cls: cls, trainer: trainer, epoch: ep})
 	}
-	if e.Name == profile.StageTrain && trainer {
+	if e.Name == profile.StageTrain && trainer && (!t.trained || ep > t.lastTrain) {
+		t.trained, t.lastTrain = true, ep
 		t.closeBefore(ep - 1)
 	}
 }
