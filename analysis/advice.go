@@ -101,7 +101,7 @@ func try(kind, value, flag string) Try {
 func pct(v float64) string { return fmt.Sprintf("%.0f %%", 100*v) }
 
 func exposedFigure(r *Run, c Category) string {
-	w := &r.Ledger.Whole
+	w := &r.Training
 	return fmt.Sprintf("%s exposed %s of wall time (%.3f s of %.3f s)", Label(c, r.Config.External), pct(w.Share(c)), w.Exposed[c], w.WallS)
 }
 
@@ -113,7 +113,7 @@ func adviseSampling(r *Run) Advice {
 		a.Figure = "external run: see " + RuleLoader
 		return a
 	}
-	if r.Ledger.Whole.Share(Sample) < SampleThreshold {
+	if r.Training.Share(Sample) < SampleThreshold {
 		return a
 	}
 	a.Fired = true
@@ -150,7 +150,7 @@ func adviseTransfer(r *Run) Advice {
 	a := Advice{Rule: RuleTransfer, Threshold: "transfer exposed ≥ " + pct(TransferThreshold) + " of wall time",
 		Figure: exposedFigure(r, Transfer)}
 	cfg := &r.Config
-	if r.Ledger.Whole.Share(Transfer) < TransferThreshold {
+	if r.Training.Share(Transfer) < TransferThreshold {
 		return a
 	}
 	a.Fired = true
@@ -183,7 +183,7 @@ func adviseEval(r *Run) Advice {
 	a := Advice{Rule: RuleEval, Threshold: "evaluation exposed ≥ " + pct(EvalThreshold) + " of wall time",
 		Figure: exposedFigure(r, Eval)}
 	cfg := &r.Config
-	if r.Ledger.Whole.Share(Eval) < EvalThreshold {
+	if r.Training.Share(Eval) < EvalThreshold {
 		return a
 	}
 	a.Fired = true
@@ -226,7 +226,7 @@ func adviseMemory(r *Run) Advice {
 	need += need / 20 // 5 % headroom
 	need = (need + (1<<20 - 1)) &^ (1<<20 - 1)
 	if r.GuardActions > 0 {
-		w := r.Ledger.Whole.WallS
+		w := r.Training.WallS
 		share := 0.0
 		if w > 0 {
 			share = r.GuardS / w
@@ -277,7 +277,7 @@ func adviseLoader(r *Run) Advice {
 		a.Figure = "engine run: see " + RuleSampling
 		return a
 	}
-	if r.Ledger.Whole.Share(Sample) < SampleThreshold {
+	if r.Training.Share(Sample) < SampleThreshold {
 		return a
 	}
 	a.Fired = true

@@ -9,7 +9,7 @@ import (
 
 // runWith is a run whose whole ledger has these exposed times.
 func runWith(exposed map[Category]float64, cfg RunConfig) *Run {
-	return &Run{Name: "r", Config: cfg, Ledger: Ledger{Whole: *window(exposed)}}
+	return &Run{Name: "r", Config: cfg, Training: *window(exposed)}
 }
 
 func rule(t *testing.T, r *Run, name string) Advice {

@@ -29,6 +29,15 @@ type Ledger struct {
 	LateS float64 `json:"late_s,omitempty"`
 }
 
+// Training returns the whole run without its setup: from the first touch
+// of data (the first span that is not setup) to the end, the time the
+// verdict and the advice judge.
+func (l *Ledger) Training() Window {
+	w := l.Whole
+	w.sub(&l.Setup)
+	return w
+}
+
 // EpochWindow is one epoch's window.
 type EpochWindow struct {
 	Epoch int `json:"epoch"`

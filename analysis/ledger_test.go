@@ -39,6 +39,11 @@ func TestLedgerSequential(t *testing.T) {
 		t.Errorf("trainer idle %.6f, want 0.002", w.TrainerIdleS)
 	}
 	checkLedgerSums(t, &l)
+	tr := l.Training()
+	if !near(tr.WallS, 0.047) || !near(tr.StartS, 0.010) || tr.Exposed[Other] != 0 || !near(tr.Exposed[Sample], 0.010) {
+		t.Errorf("training window %+v", tr)
+	}
+	checkSum(t, "training", &tr)
 }
 
 // Sampler workers: the trainer waits while a worker samples and

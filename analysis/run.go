@@ -15,8 +15,11 @@ type Run struct {
 	Error   string    `json:"error,omitempty"`
 	Config  RunConfig `json:"config"`
 
-	Ledger  Ledger  `json:"ledger"`
-	Verdict Verdict `json:"verdict"`
+	Ledger Ledger `json:"ledger"`
+	// Training is the ledger's whole run without its setup
+	// (Ledger.Training); Verdict and the advice judge it.
+	Training Window  `json:"training"`
+	Verdict  Verdict `json:"verdict"`
 
 	// Curve is the validation accuracy after each evaluated epoch, timed
 	// from WorkStartS (the first span that is not setup: the first touch
@@ -152,7 +155,8 @@ func (b *RunBuilder) metric(e *profile.Event) {
 func (b *RunBuilder) Run() *Run {
 	r := b.run
 	r.Ledger = b.ledger.Ledger()
-	r.Verdict = VerdictOf(&r.Ledger.Whole, r.Config.External)
+	r.Training = r.Ledger.Training()
+	r.Verdict = VerdictOf(&r.Training, r.Config.External)
 	if b.staleN > 0 {
 		r.StaleMean = b.stale / float64(b.staleN)
 	}

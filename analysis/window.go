@@ -95,6 +95,20 @@ func (w *Window) add(o *Window) {
 	w.Device = w.Device || o.Device
 }
 
+// sub removes o's times from w (o is a part of w, at its start).
+func (w *Window) sub(o *Window) {
+	w.StartS += o.WallS
+	w.WallS = max(w.WallS-o.WallS, 0)
+	for i := range w.Busy {
+		w.Busy[i] = max(w.Busy[i]-o.Busy[i], 0)
+		w.Exposed[i] = max(w.Exposed[i]-o.Exposed[i], 0)
+	}
+	w.CacheBusyS = max(w.CacheBusyS-o.CacheBusyS, 0)
+	w.CacheExposedS = max(w.CacheExposedS-o.CacheExposedS, 0)
+	w.TrainerIdleS = max(w.TrainerIdleS-o.TrainerIdleS, 0)
+	w.DeviceBusyS = max(w.DeviceBusyS-o.DeviceBusyS, 0)
+}
+
 // span is one recorded span as the sweep needs it.
 type span struct {
 	start, end int64 // ns from the run's start, end > start

@@ -108,7 +108,7 @@ func (p *printer) run(r *analysis.RunReport, epochs bool) {
 	if r.Error != "" {
 		p.item("error: " + cmdutil.OneLine(r.Error))
 	}
-	p.item("verdict: " + r.Verdict.Text)
+	p.item("verdict (setup left out): " + r.Verdict.Text)
 	l := &r.Ledger
 	p.sub(fmt.Sprintf("ledger: whole run, %s s wall", secs(l.Whole.WallS)))
 	p.table(ledgerTable(&l.Whole, r.Config.External), "    ")
@@ -137,6 +137,9 @@ func (p *printer) extras(l *analysis.Ledger) {
 		s += fmt.Sprintf("; device idle %s s, %s", secs(idle), pct(idle/w.WallS))
 	}
 	p.item(s)
+	if l.Setup.WallS > 0 {
+		p.item(fmt.Sprintf("setup before the first touch of data %s s (in other), left out of the verdict and the advice", secs(l.Setup.WallS)))
+	}
 	if l.Straggler != nil {
 		st := l.Straggler
 		p.item(fmt.Sprintf("straggler: rank %d, train busy %s s against the median rank's %s s: %s of wall time",

@@ -54,7 +54,7 @@ func TestExplainExternalRanks(t *testing.T) {
 	}
 	out := explainWith(t, st, ExplainOptions{Ref: "last"})
 	for _, want := range []string{
-		"verdict: bound by training compute (56 % of wall time exposed; next: data loading 44 %)",
+		"verdict (setup left out): bound by training compute (56 % of wall time exposed; next: data loading 44 %)",
 		"   0   0.072         0.024  bound by data loading (67 %",
 		"sample (loading)",
 		"straggler: rank 1, train busy 0.060 s against the median rank's 0.042 s: 17 % of wall time",
