@@ -137,13 +137,16 @@ func Load(store *sessions.Store, ref, baseline string) (*Explained, error) {
 		return nil, err
 	}
 	s := refs[0].Session
+	if baseline != "" {
+		if baseline, err = s.MatchRun(baseline); err != nil {
+			return nil, fmt.Errorf("--baseline: %w", err)
+		}
+	}
 	ex := &Explained{Session: s.ID(), Baseline: baseline}
 	if _, run := sessions.ParseRunRef(ref); run != "" {
 		ex.Only = refs[0].Run
 		if baseline == "" {
 			baseline = baselineRun(s)
-		} else if baseline, err = s.MatchRun(baseline); err != nil {
-			return nil, fmt.Errorf("--baseline: %w", err)
 		}
 		if baseline != "" && baseline != ex.Only {
 			refs = append([]sessions.RunRef{{Session: s, Run: baseline}}, refs...)

@@ -221,6 +221,15 @@ func TestExplainOneRun(t *testing.T) {
 	}
 }
 
+// --baseline takes a run name's unique prefix.
+func TestExplainBaselinePrefix(t *testing.T) {
+	st, _ := craftedStore(t)
+	out := explainWith(t, st, ExplainOptions{Ref: "last", Baseline: "opt"})
+	if !strings.Contains(out, "99 % of the baseline's best (optimized: 0.8100)") {
+		t.Errorf("target:\n%s", out)
+	}
+}
+
 // A session exported to an archive and imported into another store is
 // explained from its files alone, as in the store it came from.
 func TestExplainImportedArchive(t *testing.T) {
@@ -250,6 +259,7 @@ func TestExplainRejects(t *testing.T) {
 		{Ref: "last", Format: FormatText, TTATarget: 2},
 		{Ref: "nosuch", Format: FormatText},
 		{Ref: "last/gas", Format: FormatText},
+		{Ref: "last", Format: FormatText, Baseline: "nosuch"},
 	} {
 		o.IO, o.OpenStore = ios, func(string) (*sessions.Store, error) { return st, nil }
 		if err := explainRun(&o); err == nil {
