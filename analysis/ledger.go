@@ -190,14 +190,11 @@ func newTrack() *track { return &track{epochs: map[int32]*epochMark{}} }
 
 // add takes one span of the track; lane is the rank's own lane name.
 func (t *track) add(e *profile.Event, lane string) {
-	start := e.Start
-	end := start
-	if e.Dur > 0 {
-		end = start + e.Dur
-		if end < start { // overflow: a hostile journal
-			end = math.MaxInt64
-		}
-	}
+	// Times beyond ±2^61 ns (73 years) are a hostile journal's: clamped,
+	// so that no difference of two of them overflows.
+	const limit = 1 << 61
+	start := min(max(e.Start, -limit), limit)
+	end := start + min(max(e.Dur, 0), limit)
 	cls := classOf(e.Name)
 	trainer := lane == profile.LaneCompute
 	if !t.hasSpan {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -192,4 +193,19 @@ func TestLedgerEmpty(t *testing.T) {
 	if v.Kind != VerdictNone {
 		t.Errorf("verdict %+v", v)
 	}
+}
+
+// A hostile journal's extreme times are clamped: nothing overflows.
+func TestLedgerExtremeTimes(t *testing.T) {
+	c := profile.LaneCompute
+	evs := []profile.Event{
+		{T: profile.TypeSpan, Name: profile.StageTrain, Lane: c, Epoch: 1, Start: math.MinInt64, Dur: math.MaxInt64},
+		{T: profile.TypeSpan, Name: profile.StageSample, Lane: c, Epoch: 1, Start: math.MaxInt64 - 5, Dur: math.MaxInt64},
+		{T: profile.TypeSpan, Name: profile.StageEval, Lane: c, Epoch: 2, Start: 10, Dur: -5},
+	}
+	l := ledgerOf(evs)
+	if l.Whole.WallS <= 0 || math.IsInf(l.Whole.WallS, 0) {
+		t.Fatalf("wall %v", l.Whole.WallS)
+	}
+	checkLedgerSums(t, &l)
 }
