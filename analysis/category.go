@@ -9,12 +9,14 @@ import (
 // Category is one part of the ledger. At every instant of a run's wall
 // time exactly one category is exposed:
 //
-//   - train, whenever a train span (train, forward, backward, step, or
-//     the history pulls and pushes of GNNAutoScale) runs on any lane;
+//   - train, whenever a train span (train, forward, backward, step, the
+//     history pulls and pushes of GNNAutoScale, or a device-side
+//     gpu.train) runs on any lane;
 //   - otherwise what the trainer's lane runs itself: eval, transfer (with
 //     its cache lookups), sample, or other (setup, guard, anything else);
 //   - otherwise, while the trainer waits (wait, mem.wait) or runs nothing,
-//     what runs on the other lanes: sampling and transfer share the
+//     what runs on the other lanes: sampling and transfer (gpu.transfer
+//     included) share the
 //     instant by the number of lanes running each, else eval, else other;
 //   - otherwise idle.
 type Category int
@@ -64,7 +66,7 @@ const (
 	clsEval
 	clsWait
 	clsOther
-	clsDevice // gpu.* spans: the device's busy time, nothing else
+	clsDevice // other gpu.* spans: the device's busy time, nothing else
 	numClass
 )
 
@@ -72,11 +74,11 @@ const (
 func classOf(name string) class {
 	switch name {
 	case profile.StageTrain, profile.StageForward, profile.StageBackward, profile.StageStep,
-		profile.StageHistoryPull, profile.StageHistoryPush:
+		profile.StageHistoryPull, profile.StageHistoryPush, profile.StageGPUTrain:
 		return clsTrain
 	case profile.StageSample:
 		return clsSample
-	case profile.StageTransfer:
+	case profile.StageTransfer, profile.StageGPUTransfer:
 		return clsTransfer
 	case profile.StageCache:
 		return clsCache
@@ -85,17 +87,24 @@ func classOf(name string) class {
 	case profile.StageWait, profile.StageMemWait:
 		return clsWait
 	}
-	if strings.HasPrefix(name, "gpu.") {
+	if isDevice(name) {
 		return clsDevice
 	}
 	return clsOther
 }
+
+// isDevice reports whether a span named name is device-side (gpu.*):
+// it makes the device's busy time. A device-side training step counts as
+// train and a device-side copy as transfer, where the host-side spans
+// ended before the device did (asynchronous backends).
+func isDevice(name string) bool { return strings.HasPrefix(name, "gpu.") }
 
 // counts holds how many spans of each class are open at an instant, on
 // the trainer's lane and on the others.
 type counts struct {
 	trainer [numClass]int32
 	others  [numClass]int32
+	device  int32 // device-side spans
 }
 
 // share is how an instant is split between categories: one category, or

@@ -219,7 +219,7 @@ func (t *track) add(e *profile.Event, lane string) {
 		start = t.boundary
 	}
 	if end > start {
-		t.pending = append(t.pending, span{start: start, end: end, cls: cls, trainer: trainer, epoch: ep})
+		t.pending = append(t.pending, span{start: start, end: end, cls: cls, trainer: trainer, device: isDevice(e.Name), epoch: ep})
 	}
 	if e.Name == profile.StageTrain && trainer && (!t.trained || ep > t.lastTrain) {
 		t.trained, t.lastTrain = true, ep

@@ -114,15 +114,17 @@ type span struct {
 	start, end int64 // ns from the run's start, end > start
 	cls        class
 	trainer    bool // on the trainer's lane
+	device     bool // device-side (gpu.*)
 	epoch      int32
 }
 
 // point is one end of a span clipped to a window.
 type point struct {
-	t     int64
-	delta int32
-	cls   class
-	on    bool // trainer lane
+	t      int64
+	delta  int32
+	cls    class
+	on     bool // trainer lane
+	device bool
 }
 
 // sweep returns the ledger of [a, b) over the spans (any order; those
@@ -140,8 +142,8 @@ func sweep(spans []span, a, b int64) Window {
 		if lo >= hi {
 			continue
 		}
-		w.Device = w.Device || s.cls == clsDevice
-		pts = append(pts, point{lo, 1, s.cls, s.trainer}, point{hi, -1, s.cls, s.trainer})
+		w.Device = w.Device || s.device
+		pts = append(pts, point{lo, 1, s.cls, s.trainer, s.device}, point{hi, -1, s.cls, s.trainer, s.device})
 	}
 	slices.SortFunc(pts, func(x, y point) int { return cmp.Compare(x.t, y.t) })
 	var c counts
@@ -153,6 +155,9 @@ func sweep(spans []span, a, b int64) Window {
 		at = t
 		for ; i < len(pts) && pts[i].t == t; i++ {
 			p := pts[i]
+			if p.device {
+				c.device += p.delta
+			}
 			if p.on {
 				c.trainer[p.cls] += p.delta
 			} else {
@@ -220,7 +225,7 @@ func (acc *accum) segment(c *counts, d int64) {
 	if !working {
 		acc.idle += f
 	}
-	if busy(clsDevice) {
+	if c.device > 0 {
 		acc.device += f
 	}
 }
