@@ -16,8 +16,8 @@ import (
 //     its cache lookups), sample, or other (setup, guard, anything else);
 //   - otherwise, while the trainer waits (wait, mem.wait) or runs nothing,
 //     what runs on the other lanes: sampling and transfer (gpu.transfer
-//     included) share the
-//     instant by the number of lanes running each, else eval, else other;
+//     included) share the instant by the number of lanes running each,
+//     else eval, else other;
 //   - otherwise idle.
 type Category int
 
