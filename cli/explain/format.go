@@ -114,8 +114,8 @@ func (p *printer) run(r *analysis.RunReport, epochs bool) {
 	p.table(ledgerTable(&l.Whole, r.Config.External), "    ")
 	p.extras(l)
 	if epochs && len(l.Epochs) > 0 {
-		p.sub("ledger per epoch (exposed seconds)")
-		p.table(epochTable(l), "    ")
+		p.sub("ledger per epoch (exposed seconds; validation accuracy and when it was known, from the first touch of data)")
+		p.table(epochTable(l, r.Curve), "    ")
 	}
 	if len(l.Ranks) > 0 {
 		p.sub("ranks")
@@ -170,24 +170,35 @@ func ledgerTable(w *analysis.Window, external bool) *table {
 	return t
 }
 
-func epochTable(l *analysis.Ledger) *table {
+func epochTable(l *analysis.Ledger, curve []analysis.AccPoint) *table {
 	t := &table{header: []string{"epoch", "wall s"}, right: []bool{true, true}}
 	for _, c := range analysis.Categories() {
 		t.header = append(t.header, c.String())
 		t.right = append(t.right, true)
 	}
-	row := func(name string, w *analysis.Window) {
+	t.header = append(t.header, "val acc", "at s")
+	t.right = append(t.right, true, true)
+	acc := map[int]analysis.AccPoint{}
+	for _, p := range curve {
+		acc[p.Epoch] = p
+	}
+	row := func(name string, w *analysis.Window, epoch int) {
 		cells := []string{name, secs(w.WallS)}
 		for _, c := range analysis.Categories() {
 			cells = append(cells, secs(w.Exposed[c]))
 		}
+		if p, ok := acc[epoch]; ok && name != "setup" {
+			cells = append(cells, fmt.Sprintf("%.4f", p.ValAcc), secs(p.TimeS))
+		} else {
+			cells = append(cells, "", "")
+		}
 		t.add(cells...)
 	}
 	if l.Setup.WallS > 0 {
-		row("setup", &l.Setup)
+		row("setup", &l.Setup, 0)
 	}
 	for i := range l.Epochs {
-		row(fmt.Sprint(l.Epochs[i].Epoch), &l.Epochs[i].Window)
+		row(fmt.Sprint(l.Epochs[i].Epoch), &l.Epochs[i].Window, l.Epochs[i].Epoch)
 	}
 	return t
 }
