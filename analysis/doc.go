@@ -12,10 +12,13 @@
 // Everything streams: a LedgerBuilder (and the RunBuilder around it) takes
 // events one at a time in journal order. Memory is bounded by the batches
 // of the epochs still open, not by the events: spans are kept per rank
-// until the trainer starts the second epoch after theirs, then the epoch's
-// window is swept and its spans dropped; a window keeps a fixed set of
-// figures. A span that arrives after its window was swept is clipped to
-// what is left and the clipped time counted (Ledger.LateS).
+// until the trainer starts the second epoch after theirs (and at least
+// 4096 are kept, so that small epochs close far behind the trainer), then
+// the epoch's window is swept and its spans dropped; a window keeps a
+// fixed set of figures. A span that arrives after its window was swept is
+// clipped to what is left and the clipped time counted (Ledger.LateS). A
+// journal whose epochs never advance (a trainer that marks no epochs)
+// keeps its spans until the end.
 //
 // This package imports profile alone: it computes, the views render.
 package analysis

@@ -70,11 +70,18 @@ type Straggler struct {
 type LedgerBuilder struct {
 	tracks map[int]*track // by rank; 0 for a run without ranks
 	ranked bool
+	keep   int // spans a track keeps before it sweeps closed epochs
 }
+
+// keepSpans is how many spans a track keeps at least before it sweeps
+// the epochs it may close: runs of small epochs (a few batches, sampler
+// workers prefetching several epochs ahead) then close epochs far behind
+// the trainer, so that no span arrives after its window was swept.
+const keepSpans = 4096
 
 // NewLedgerBuilder returns an empty builder.
 func NewLedgerBuilder() *LedgerBuilder {
-	return &LedgerBuilder{tracks: map[int]*track{}}
+	return &LedgerBuilder{tracks: map[int]*track{}, keep: keepSpans}
 }
 
 // Add folds one event into the ledger; events other than spans are
@@ -90,6 +97,7 @@ func (b *LedgerBuilder) Add(e *profile.Event) {
 	t := b.tracks[rank]
 	if t == nil {
 		t = newTrack()
+		t.keep = b.keep
 		b.tracks[rank] = t
 	}
 	t.add(e, lane)
@@ -161,6 +169,7 @@ func median(v []float64) float64 {
 
 // track is one rank's spans and closed windows.
 type track struct {
+	keep    int // see keepSpans
 	pending []span
 	epochs  map[int32]*epochMark
 
@@ -223,7 +232,9 @@ func (t *track) add(e *profile.Event, lane string) {
 	}
 	if e.Name == profile.StageTrain && trainer && (!t.trained || ep > t.lastTrain) {
 		t.trained, t.lastTrain = true, ep
-		t.closeBefore(ep - 1)
+		if len(t.pending) >= t.keep {
+			t.closeBefore(ep - 1)
+		}
 	}
 }
 

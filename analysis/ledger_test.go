@@ -130,9 +130,10 @@ func TestLedgerRanks(t *testing.T) {
 func TestLedgerStreamsEpochs(t *testing.T) {
 	c, s0 := profile.LaneCompute, profile.SamplerLane(0)
 	b := NewLedgerBuilder()
+	b.keep = 0 // sweep as soon as an epoch can close
 	var at int64
 	maxPending := 0
-	for ep := 1; ep <= 50; ep++ {
+	for ep := 1; ep <= 50; ep++ { // 120 spans an epoch
 		for i := 0; i < 20; i++ {
 			evs := []profile.Event{sp(profile.StageSample, s0, ep, i, at, at+3), sp(profile.StageWait, c, ep, i, at, at+2)}
 			evs = append(evs, trainSpans(c, ep, i, at+2, at+6)...)
@@ -165,7 +166,12 @@ func TestLedgerLateSpan(t *testing.T) {
 		evs = append(evs, trainSpans(c, ep, 0, int64(ep-1)*10, int64(ep)*10)...)
 	}
 	evs = append(evs, sp(profile.StageSample, profile.SamplerLane(0), 1, 1, 5, 25))
-	l := ledgerOf(evs)
+	b := NewLedgerBuilder()
+	b.keep = 0
+	for i := range evs {
+		b.Add(&evs[i])
+	}
+	l := b.Ledger()
 	// epoch 1 (0..10 ms) was swept when epoch 3 began
 	if !near(l.LateS, 0.005) || !near(l.Whole.WallS, 0.030) {
 		t.Errorf("late %.6f wall %.6f", l.LateS, l.Whole.WallS)
@@ -212,6 +218,22 @@ func TestLedgerExtremeTimes(t *testing.T) {
 	l := ledgerOf(evs)
 	if l.Whole.WallS <= 0 || math.IsInf(l.Whole.WallS, 0) {
 		t.Fatalf("wall %v", l.Whole.WallS)
+	}
+	checkLedgerSums(t, &l)
+}
+
+// Small epochs are kept until enough spans are held: a sampler worker's
+// span of a later epoch that started early still lands in its window.
+func TestLedgerKeepsSmallEpochs(t *testing.T) {
+	c := profile.LaneCompute
+	var evs []profile.Event
+	for ep := 1; ep <= 5; ep++ {
+		evs = append(evs, trainSpans(c, ep, 0, int64(ep-1)*10, int64(ep)*10)...)
+	}
+	evs = append(evs, sp(profile.StageSample, profile.SamplerLane(0), 6, 0, 5, 45))
+	l := ledgerOf(evs)
+	if l.LateS != 0 || !near(l.Whole.Busy[Sample], 0.040) || !near(l.Whole.Hidden(Sample), 0.040) {
+		t.Errorf("late %.6f, sample busy %.6f hidden %.6f", l.LateS, l.Whole.Busy[Sample], l.Whole.Hidden(Sample))
 	}
 	checkLedgerSums(t, &l)
 }
