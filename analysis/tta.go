@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -16,7 +17,8 @@ const DefaultTargetShare = 0.99
 type TTA struct {
 	Target float64 `json:"target"`
 	// TargetFrom says where the target came from: "given", or
-	// "99 % of the baseline's best (RUN: 0.8123)".
+	// "99 % of the baseline's best (RUN: 0.8123)" (with repeats, the
+	// median of the baseline variant's runs' bests).
 	TargetFrom string   `json:"target_from"`
 	Baseline   string   `json:"baseline,omitempty"`
 	Runs       []RunTTA `json:"runs"`
@@ -87,12 +89,21 @@ func TimeToAccuracy(runs []*Run, base int, target float64) TTA {
 	if base >= 0 && base < len(runs) {
 		t.Baseline = runs[base].Name
 	}
+	peers := baselinePeers(runs, base)
 	if target > 0 {
 		t.Target, t.TargetFrom = target, "given"
-	} else if t.Baseline != "" {
+	} else if len(peers) == 1 {
 		b := best(runs[base].Curve)
 		t.Target = DefaultTargetShare * b
 		t.TargetFrom = "99 % of the baseline's best (" + t.Baseline + ": " + fmtAcc(b) + ")"
+	} else if len(peers) > 1 {
+		v := make([]float64, len(peers))
+		for i, k := range peers {
+			v[i] = best(runs[k].Curve)
+		}
+		b := median(v)
+		t.Target = DefaultTargetShare * b
+		t.TargetFrom = fmt.Sprintf("99 %% of the baseline's best, the median over its %d repeats (%s: %s)", len(peers), runs[base].Variant, fmtAcc(b))
 	}
 	for _, r := range runs {
 		rt := RunTTA{Run: r.Name, Status: r.Status, Best: best(r.Curve), Evaluated: len(r.Curve)}
@@ -106,20 +117,44 @@ func TimeToAccuracy(runs []*Run, base int, target float64) TTA {
 		}
 		t.Runs = append(t.Runs, rt)
 	}
-	t.rank(runs, base)
+	t.rank(runs, peers)
 	return t
 }
 
-// rank fills the speedups and the ranks of the runs that reached the
-// target.
-func (t *TTA) rank(runs []*Run, base int) {
-	var baseT, baseEpoch float64
-	if base >= 0 && base < len(t.Runs) {
-		if t.Runs[base].Reached {
-			baseT = t.Runs[base].TimeS
-		}
-		baseEpoch = medianEpoch(runs[base])
+// baselinePeers returns the indexes of the baseline's repeats: the runs
+// of its variant, or the baseline alone.
+func baselinePeers(runs []*Run, base int) []int {
+	if base < 0 || base >= len(runs) {
+		return nil
 	}
+	v := runs[base].Variant
+	if v == "" {
+		return []int{base}
+	}
+	var out []int
+	for i, r := range runs {
+		if r.Variant == v {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// rank fills the speedups and the ranks of the runs that reached the
+// target. The baseline's time to accuracy and epoch time are the medians
+// over its repeats (peers), of those that reached the target for the
+// former.
+func (t *TTA) rank(runs []*Run, peers []int) {
+	var reached, epochs []float64
+	for _, k := range peers {
+		if t.Runs[k].Reached {
+			reached = append(reached, t.Runs[k].TimeS)
+		}
+		if m := medianEpoch(runs[k]); m > 0 {
+			epochs = append(epochs, m)
+		}
+	}
+	baseT, baseEpoch := median(reached), median(epochs)
 	var order []int
 	for i := range t.Runs {
 		rt := &t.Runs[i]

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -86,5 +87,24 @@ func TestTTAMetricNames(t *testing.T) {
 	r := runOf(evs)
 	if len(r.Curve) != 1 || r.Curve[0].ValAcc != 0.75 || !near(r.Curve[0].TimeS, 0.010) {
 		t.Errorf("curve %+v", r.Curve)
+	}
+}
+
+// With repeats, the target is 99 % of the median of the baseline
+// variant's bests, and speedups are against the median of its times.
+func TestTTARepeats(t *testing.T) {
+	runs := []*Run{
+		accRun("baseline.r1", "baseline", []float64{0.5, 0.80}, profile.StatusOK),
+		accRun("baseline.r2", "baseline", []float64{0.79, 0.82}, profile.StatusOK),
+		accRun("baseline.r3", "baseline", []float64{0.5, 0.6, 0.90}, profile.StatusOK),
+		accRun("opt.r1", "optimized", []float64{0.85}, profile.StatusOK),
+	}
+	tta := TimeToAccuracy(runs, BaselineIndex(runs, ""), 0)
+	if !near(tta.Target, 0.99*0.82) || !strings.Contains(tta.TargetFrom, "median over its 3 repeats") {
+		t.Fatalf("target %v from %q", tta.Target, tta.TargetFrom)
+	}
+	// r1 never reached 0.8118; r2 and r3 at 0.020 and 0.030 s: median 0.025
+	if o := tta.Runs[3]; !o.Reached || !near(o.Speedup, 2.5) || tta.Runs[0].Reached {
+		t.Errorf("optimized %+v", o)
 	}
 }
