@@ -45,13 +45,12 @@ type AccPoint struct {
 	ValAcc float64 `json:"val_acc"`
 }
 
-// ValAccMetrics are the metric names read as validation accuracy, in
+// ValAccMetrics returns the metric names read as validation accuracy, in
 // order of preference: the engine writes val_acc; a trainer profiled
 // with the Python client writes what its loop or Lightning names it.
-var valAccMetrics = []string{"val_acc", "valid_acc", "val_accuracy", "val/acc", "acc_val"}
-
-// ValAccMetrics returns the metric names read as validation accuracy.
-func ValAccMetrics() []string { return append([]string(nil), valAccMetrics...) }
+func ValAccMetrics() []string {
+	return []string{"val_acc", "valid_acc", "val_accuracy", "val/acc", "acc_val"}
+}
 
 // RunBuilder analyses one run from its events, fed one at a time in
 // journal order (a merged distributed run included). Memory is the
@@ -132,7 +131,7 @@ func (b *RunBuilder) span(e *profile.Event) {
 // seen before it.
 func (b *RunBuilder) metric(e *profile.Event) {
 	pref := -1
-	for i, n := range valAccMetrics {
+	for i, n := range ValAccMetrics() {
 		if e.Name == n {
 			pref = i
 		}
