@@ -181,11 +181,12 @@ type track struct {
 	trained   bool  // a train span on the trainer's lane was seen
 	lastTrain int32 // the highest epoch of those
 
-	closed   bool  // the setup and at least one epoch were swept
-	boundary int64 // end of the last swept window
-	setup    Window
-	done     []EpochWindow
-	late     int64 // ns of span time clipped as late
+	closed     bool  // the setup and at least one epoch were swept
+	lastClosed int32 // the label of the last epoch swept
+	boundary   int64 // end of the last swept window
+	setup      Window
+	done       []EpochWindow
+	late       int64 // ns of span time clipped as late
 }
 
 // epochMark is what is known of one epoch label.
@@ -204,6 +205,13 @@ func (t *track) add(e *profile.Event, lane string) {
 	const limit = 1 << 61
 	start := min(max(e.Start, -limit), limit)
 	end := start + min(max(e.Dur, 0), limit)
+	if t.closed && start < t.boundary { // late: its window was swept
+		t.late += min(end, t.boundary) - start
+		start = t.boundary
+		if end <= start {
+			return
+		}
+	}
 	cls := classOf(e.Name)
 	trainer := lane == profile.LaneCompute
 	if !t.hasSpan {
@@ -214,6 +222,9 @@ func (t *track) add(e *profile.Event, lane string) {
 		t.hasWork, t.firstWork = true, start
 	}
 	ep := int32(max(min(e.Epoch, math.MaxInt32), math.MinInt32))
+	if t.closed && ep <= t.lastClosed {
+		ep = t.lastClosed + 1 // a closed epoch's span: counted in the next window
+	}
 	if (e.Name == profile.StageTrain && trainer) || e.Name == profile.StageEval {
 		m := t.epochs[ep]
 		if m == nil {
@@ -223,12 +234,8 @@ func (t *track) add(e *profile.Event, lane string) {
 		m.end = max(m.end, end)
 		m.hasTrain = m.hasTrain || e.Name == profile.StageTrain
 	}
-	if t.closed && start < t.boundary {
-		t.late += min(end, t.boundary) - start
-		start = t.boundary
-	}
 	if end > start {
-		t.pending = append(t.pending, span{start: start, end: end, cls: cls, trainer: trainer, device: isDevice(e.Name), epoch: ep})
+		t.pending = append(t.pending, span{start: start, end: end, cls: cls, trainer: trainer, device: isDevice(e.Name)})
 	}
 	if e.Name == profile.StageTrain && trainer && (!t.trained || ep > t.lastTrain) {
 		t.trained, t.lastTrain = true, ep
@@ -272,7 +279,7 @@ func (t *track) closeBefore(label int32) {
 		m := t.epochs[k]
 		end := max(m.end, t.boundary)
 		t.done = append(t.done, EpochWindow{Epoch: int(k), Window: sweep(t.pending, t.boundary, end)})
-		t.boundary = end
+		t.boundary, t.lastClosed = end, k
 		m.closed = true
 	}
 	keep := t.pending[:0]

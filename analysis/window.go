@@ -115,7 +115,6 @@ type span struct {
 	cls        class
 	trainer    bool // on the trainer's lane
 	device     bool // device-side (gpu.*)
-	epoch      int32
 }
 
 // point is one end of a span clipped to a window.
