@@ -58,14 +58,16 @@ time the stage ran beside something else. An external run's sample is its
 wait for the next batch (data loading); a distributed run has a ledger
 per rank and the straggler's share.
 
-The verdict names the stage with the largest exposed share, or "mixed"
-when the two largest are within 10 points. Time to accuracy clocks each
-run from its first touch of data (the first span after setup), evaluation
-included, to the first evaluation at or above the target (--tta-target,
-else 99 % of the best validation accuracy the baseline reached); a run
-that never reaches it is not ranked. The advice lists the rules that
-fired, with the figure that fired them and the flags to try, never what
-the run already does.`,
+The verdict names the stage with the largest exposed share of the time
+after setup, or "mixed" when the two largest are within 10 points; the
+advice judges the same time. Time to accuracy clocks each run from its
+first touch of data (the first span after setup), evaluation included,
+to the first evaluation at or above the target (--tta-target, else 99 %
+of the best validation accuracy the baseline reached, the median over
+its repeats); a run that never reaches it is not ranked. The what-if
+table and the waterfall follow, "not estimated" where no model gave
+them. The advice lists the rules that fired, with the figure that fired
+them and the flags to try, never what the run already does.`,
 		Example: `  gnnscope explain last
   gnnscope explain 20261122-153045-ab12/baseline --epochs
   gnnscope explain last --tta-target 0.80 --format md`,
