@@ -7,6 +7,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/compare"
 	"github.com/gnnscope/gnnscope/cli/datasets"
+	"github.com/gnnscope/gnnscope/cli/explain"
 	"github.com/gnnscope/gnnscope/cli/export"
 	"github.com/gnnscope/gnnscope/cli/gpucheck"
 	"github.com/gnnscope/gnnscope/cli/partition"
@@ -51,6 +52,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		bench.NewCmdBench(f, nil),
 		compare.NewCmdCompare(f, nil),
 		datasets.NewCmdDatasets(f, nil),
+		explain.NewCmdExplain(f, nil),
 		export.NewCmdExport(f),
 		gpucheck.NewCmdGPUCheck(f, nil),
 		partition.NewCmdPartition(f, nil),

@@ -18,7 +18,7 @@ func TestNewCmdRoot(t *testing.T) {
 	for _, c := range cmd.Commands() {
 		names = append(names, c.Name())
 	}
-	want := []string{"bench", "compare", "datasets", "export", "gpucheck", "partition", "replay", "run", "sessions", "train", "ui", "worker"}
+	want := []string{"bench", "compare", "datasets", "explain", "export", "gpucheck", "partition", "replay", "run", "sessions", "train", "ui", "worker"}
 	for _, n := range want {
 		if !slices.Contains(names, n) {
 			t.Errorf("no %s command among %v", n, names)
