@@ -25,11 +25,12 @@ const module = "github.com/gnnscope/gnnscope"
 var allowedImports = map[string][]string{
 	"profile":  {},
 	"clients":  {},
-	"sessions": {"profile"},
+	"sessions": {"profile", "analysis"},
 	"gnn":      {"profile"},
-	"runner":   {"gnn", "sessions", "profile", "clients"},
-	"tui":      {"runner", "sessions", "profile"},
-	"cli":      {"tui", "runner", "gnn", "sessions", "profile"},
+	"analysis": {"profile"},
+	"runner":   {"gnn", "sessions", "profile", "clients", "analysis"},
+	"tui":      {"runner", "sessions", "profile", "analysis"},
+	"cli":      {"tui", "runner", "gnn", "sessions", "profile", "analysis"},
 	".":        {"cli"},
 }
 
