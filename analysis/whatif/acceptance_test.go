@@ -1,0 +1,99 @@
+package whatif
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// TestSessionAcceptance prints, for the session folder named by
+// GNNSCOPE_WHATIF_SESSION, every variant's epoch time predicted from the
+// baseline's runs beside its measured median, and the error
+// (scripts/whatif-acceptance.sh runs it). GNNSCOPE_WHATIF_LIMIT, a
+// fraction, makes an error beyond it fail. Skipped without the variable.
+func TestSessionAcceptance(t *testing.T) {
+	dir := os.Getenv("GNNSCOPE_WHATIF_SESSION")
+	if dir == "" {
+		t.Skip("GNNSCOPE_WHATIF_SESSION names no session folder")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no journals in %s/runs (%v)", dir, err)
+	}
+	byVariant := map[string][]*Trace{}
+	var names []string
+	for _, f := range files {
+		tr, err := readTrace(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Status != profile.StatusOK {
+			continue
+		}
+		if _, ok := byVariant[tr.Variant]; !ok {
+			names = append(names, tr.Variant)
+		}
+		byVariant[tr.Variant] = append(byVariant[tr.Variant], tr)
+	}
+	bases := byVariant[profile.VariantBaseline]
+	if len(bases) == 0 {
+		t.Fatal("no baseline run ended ok")
+	}
+	for _, b := range bases {
+		m := NewModel(b)
+		par, ext := m.Parallelism()
+		fmt.Printf("%s: measured median %.3f s, replay error %+.1f %%, train threads %.2f, other threads %.2f\n",
+			b.Run, b.MeasuredMedian(), 100*m.ReplayError(), par, ext)
+	}
+	limit := 0.0
+	if v := os.Getenv("GNNSCOPE_WHATIF_LIMIT"); v != "" {
+		if _, err := fmt.Sscan(v, &limit); err != nil {
+			t.Fatalf("GNNSCOPE_WHATIF_LIMIT=%q: %v", v, err)
+		}
+	}
+	slices.Sort(names)
+	fmt.Printf("%-14s %-40s %11s %10s %8s\n", "VARIANT", "SCENARIO", "PREDICTED s", "MEASURED s", "ERROR")
+	for _, n := range names {
+		if n == profile.VariantBaseline {
+			continue
+		}
+		c := CheckSession(bases, byVariant[n])
+		fmt.Printf("%-14s %-40s %11.3f %10.3f %+7.1f%%\n", n, c.Scenario.Label(), c.Predicted, c.Measured, 100*c.Error)
+		if limit > 0 && (c.Error > limit || c.Error < -limit) {
+			t.Errorf("%s: predicted %.3f s, measured %.3f s: error %+.1f %% beyond %.0f %%", n, c.Predicted, c.Measured, 100*c.Error, 100*limit)
+		}
+	}
+}
+
+// readTrace reads a run journal into a Trace.
+func readTrace(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := NewBuilder()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var e profile.Event
+		if err := profile.DecodeEvent([]byte(line), &e); err != nil {
+			continue // a torn last line
+		}
+		b.Add(&e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b.Trace(), nil
+}
