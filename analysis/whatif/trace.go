@@ -50,6 +50,10 @@ type EpochRec struct {
 // order, its schedule and its host.
 type Trace struct {
 	Run, Variant, Status string
+	// Repeat is the run's repeat number in its session (NAME.rK), which
+	// pairs it with the other variants' runs of the same K; the caller
+	// sets it (0: unknown).
+	Repeat int
 	// Cores is the host's logical CPUs (run_start's host cpus, else
 	// cores; 1 if absent); Procs the threads the Go runtime ran at once
 	// (run_end's usage threads, else Cores); KernelThreads the threads a

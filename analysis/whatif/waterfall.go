@@ -205,13 +205,41 @@ func PredictPart(name string, bases []*Trace, s Scenario) PartInput {
 	return p
 }
 
-// Repeats turns runs into stats repeats numbered 1, 2, ... in order, for
-// callers that hold traces rather than repeats (number them as the
-// session does when pairing matters).
+// Repeats turns runs into stats repeats: K is each run's Repeat, or its
+// place in runs (from 1) when it has none.
 func Repeats(runs []*Trace) []stats.Repeat {
 	out := make([]stats.Repeat, len(runs))
 	for i, r := range runs {
-		out[i] = stats.Repeat{K: i + 1, Epochs: r.Measured}
+		k := r.Repeat
+		if k <= 0 {
+			k = i + 1
+		}
+		out[i] = stats.Repeat{K: k, Epochs: r.Measured}
 	}
 	return out
+}
+
+// PartSpec is an optimization of a session's waterfall: the runs of the
+// variant that applies it alone (none: predicted) and the scenario that
+// predicts it from the baseline's runs (ScenarioFromConfig of that
+// variant's config).
+type PartSpec struct {
+	Name     string
+	Runs     []*Trace
+	Scenario Scenario
+}
+
+// SessionWaterfall is NewWaterfall over a session's runs: each part
+// measured where it has runs, else predicted from the baseline's runs
+// under its scenario (PredictPart).
+func SessionWaterfall(base, optimized []*Trace, parts []PartSpec) (Waterfall, error) {
+	in := make([]PartInput, 0, len(parts))
+	for _, p := range parts {
+		if len(p.Runs) > 0 {
+			in = append(in, PartInput{Name: p.Name, Runs: Repeats(p.Runs)})
+			continue
+		}
+		in = append(in, PredictPart(p.Name, base, p.Scenario))
+	}
+	return NewWaterfall(Repeats(base), Repeats(optimized), in)
 }

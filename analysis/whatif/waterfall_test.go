@@ -97,3 +97,29 @@ func TestPredictPart(t *testing.T) {
 		t.Errorf("repeats %+v", got)
 	}
 }
+
+// A session's waterfall from runs: the pipeline measured, the overlapped
+// evaluation predicted from the baseline's runs.
+func TestSessionWaterfall(t *testing.T) {
+	base := journal{cpus: 2, threads: 1, epochs: 3, batches: 1, step: 100 * ms, eval: 50 * ms}.trace()
+	opt := journal{cpus: 2, threads: 1, epochs: 3, batches: 1, step: 80 * ms, eval: 20 * ms}.trace()
+	pipe := journal{cpus: 2, threads: 1, epochs: 3, batches: 1, step: 100 * ms, eval: 25 * ms}.trace()
+	w, err := SessionWaterfall([]*Trace{base}, []*Trace{opt}, []PartSpec{
+		{Name: "pipelined", Runs: []*Trace{pipe}},
+		{Name: "overlap-eval", Scenario: Scenario{OverlapEval: true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "total", w.Total.Speedup, 1.5)
+	near(t, "pipelined", w.Parts[0].Speedup, 1.2)
+	// epochs 150, 100, 100 ms overlapped: median 100 against 150
+	near(t, "overlap-eval", w.Parts[1].Speedup, 1.5)
+	if !w.Parts[1].Predicted || w.Parts[0].Predicted {
+		t.Errorf("parts %+v", w.Parts)
+	}
+	near(t, "interaction", w.Interaction.Speedup, 1.5/1.2/1.5)
+	if err := w.Check(); err != nil {
+		t.Error(err)
+	}
+}
