@@ -26,8 +26,8 @@ type hostModel struct {
 	cores, procs float64
 	par, ext     float64
 	// recorded is the average runnable threads of a run whose stages ran
-	// concurrently (workers), used for the speed its stages ran at; 0
-	// for a serial run, whose stages ran alone.
+	// concurrently (workers), for the speed of its trainer's gaps; 0 for
+	// a serial run, whose stages ran alone.
 	recorded float64
 }
 
@@ -66,13 +66,4 @@ func (h hostModel) speed(d float64) float64 {
 		return 1
 	}
 	return min(1, h.procs/d) * min(1, h.cores/(min(d, h.procs)+h.ext))
-}
-
-// recordedSpeed is the speed a stage of demand d ran at in the recorded
-// run.
-func (h hostModel) recordedSpeed(d float64) float64 {
-	if h.recorded > 0 {
-		return h.speed(h.recorded)
-	}
-	return h.speed(d)
 }

@@ -10,6 +10,7 @@ import (
 type Model struct {
 	t   *Trace
 	rec hostModel
+	sp  speeds
 	// asRecorded is the replay of the run's own schedule: its median
 	// epoch time (s).
 	asRecorded float64
@@ -18,7 +19,8 @@ type Model struct {
 // NewModel returns the model of a run.
 func NewModel(t *Trace) *Model {
 	m := &Model{t: t, rec: newHostModel(t)}
-	ep, _ := replay(buildPlan(t, Recorded(t), m.rec), m.rec)
+	m.sp = recordedSpeeds(t, m.rec)
+	ep, _ := replay(buildPlan(t, Recorded(t), m.rec, m.sp), m.rec)
 	m.asRecorded = median(ep)
 	return m
 }
@@ -69,7 +71,7 @@ func (m *Model) Predict(s Scenario) Estimate {
 	if s.Procs > 0 {
 		run.procs = float64(s.Procs)
 	}
-	ep, threads := replay(buildPlan(m.t, s, m.rec), run)
+	ep, threads := replay(buildPlan(m.t, s, m.rec, m.sp), run)
 	scale := 1.0
 	if meas := m.t.MeasuredMedian(); meas > 0 && m.asRecorded > 0 {
 		scale = meas / m.asRecorded

@@ -21,14 +21,14 @@ type plan struct {
 }
 
 // buildPlan turns a trace's recorded durations into work under a
-// scenario: rec is the host the run was recorded on.
-func buildPlan(t *Trace, s Scenario, rec hostModel) *plan {
+// scenario: rec is the host the run was recorded on, sp the speeds its
+// stages ran at (recordedSpeeds).
+func buildPlan(t *Trace, s Scenario, rec hostModel, sp speeds) *plan {
 	p := &plan{workers: s.Workers, depth: s.depth(), overlap: s.OverlapEval, par: rec.par}
-	serial, parallel := rec.recordedSpeed(1)/1e9, rec.recordedSpeed(rec.par)/1e9
 	epochIdx := map[int]int{}
 	for i, e := range t.Epochs {
 		epochIdx[e.Epoch] = i
-		v := float64(e.Eval) * parallel
+		v := float64(e.Eval) * sp.eval[i] / 1e9
 		if s.free(profile.StageEval) {
 			v = 0
 		}
@@ -43,9 +43,9 @@ func buildPlan(t *Trace, s Scenario, rec hostModel) *plan {
 		if s.free(profile.StageTrain) {
 			train = 0
 		}
-		p.prep = append(p.prep, (sample+transferAs(t, b, s))*serial)
-		p.gap = append(p.gap, float64(b.Gap)*serial)
-		p.train = append(p.train, train*parallel)
+		p.prep = append(p.prep, (sample+transferAs(t, b, s))*sp.prep[i]/1e9)
+		p.gap = append(p.gap, float64(b.Gap)*sp.gap[i]/1e9)
+		p.train = append(p.train, train*sp.train[i]/1e9)
 		p.epochOf = append(p.epochOf, epochIdx[b.Epoch])
 		p.last = append(p.last, i == len(t.Batches)-1 || t.Batches[i+1].Epoch != b.Epoch)
 	}

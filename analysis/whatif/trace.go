@@ -29,6 +29,17 @@ type Batch struct {
 	OnTrainer bool
 
 	trainStart, trainEnd int64
+	prepStart, prepEnd   int64 // its sample and transfer spans (prepSet: any)
+	prepSet              bool
+}
+
+// prepSpan widens the batch's preparation interval to a span.
+func (b *Batch) prepSpan(start, dur int64) {
+	if !b.prepSet || start < b.prepStart {
+		b.prepStart = start
+	}
+	b.prepEnd = max(b.prepEnd, start+dur)
+	b.prepSet = true
 }
 
 // Prep returns the batch's preparation time: sampling and transfer.
@@ -180,10 +191,12 @@ func (b *Builder) span(e *profile.Event) {
 		p := b.batch(e)
 		p.Sample += e.Dur
 		p.OnTrainer = p.OnTrainer || onTrainer
+		p.prepSpan(e.Start, e.Dur)
 	case profile.StageTransfer:
 		p := b.batch(e)
 		p.Transfer += e.Dur
 		p.OnTrainer = p.OnTrainer || onTrainer
+		p.prepSpan(e.Start, e.Dur)
 	case profile.StageCache:
 		b.batch(e).Cache += e.Dur
 	case profile.StageWait:

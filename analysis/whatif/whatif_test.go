@@ -266,3 +266,17 @@ func TestPipelinedTrace(t *testing.T) {
 	near(t, "replay error", m.ReplayError(), 0)
 	near(t, "serial", m.Predict(Scenario{}).EpochS, 0.400*tr.MeasuredMedian()/0.305)
 }
+
+// Stages recorded side by side ran slower: the speed they ran at is the
+// average over their interval of the speed the demand then gave.
+func TestRecordedSpeeds(t *testing.T) {
+	tr := &Trace{Batches: []Batch{{prepStart: 0, prepEnd: 20 * ms, prepSet: true, trainStart: 10 * ms, trainEnd: 30 * ms, Train: 20 * ms}},
+		Epochs: []EpochRec{{Epoch: 1}}}
+	h := hostModel{cores: 1, procs: 1, par: 1}
+	s := recordedSpeeds(tr, h)
+	// [0, 10) one thread: 1; [10, 20) two: 1/2; [20, 30) one: 1
+	near(t, "prep", s.prep[0], 0.75)
+	near(t, "train", s.train[0], 0.75)
+	near(t, "gap", s.gap[0], 1)
+	near(t, "no eval", s.eval[0], 1)
+}
