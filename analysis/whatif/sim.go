@@ -138,12 +138,18 @@ func replay(p *plan, h hostModel) ([]float64, float64) {
 		dt /= sp
 		s.now += dt
 		s.demandInt += d * dt
+		// The activity with the least work left ends now (and any within
+		// rounding of it), so that every round ends one.
+		least := dt * sp
 		for _, a := range acts {
-			a.rem -= dt * sp
+			done := a.rem <= least*(1+1e-12)+1e-15
+			a.rem = max(a.rem-least, 0)
+			if done {
+				a.rem = 0
+			}
 		}
 		for _, a := range acts {
-			if a.rem <= 1e-15 {
-				a.rem = 0
+			if a.rem == 0 {
 				s.finish(a)
 			}
 		}
