@@ -106,7 +106,7 @@ func ScenarioFromConfig(name string, config json.RawMessage, hitRate float64) (S
 
 // Standard returns the what-if table's scenarios for a run: each stage
 // free, the run's preparation moved to workers (two, prefetch four, as
-// the pipelined variant) when it prepares batches on the trainer, its
+// the pipelined variant) when it samples batches on the trainer, its
 // evaluation overlapped when it runs in turn, and a cache at hitRate
 // when it has none and hitRate > 0 (the run's own hit rate when it has
 // one).
@@ -117,7 +117,7 @@ func Standard(t *Trace, hitRate float64) []Scenario {
 	}
 	base := Recorded(t)
 	base.Name = ""
-	if t.Workers == 0 {
+	if t.Workers == 0 && slices.ContainsFunc(t.Batches, func(b Batch) bool { return b.Sample > 0 }) {
 		s := base
 		s.Workers, s.Prefetch = 2, 4
 		out = append(out, s)

@@ -243,3 +243,25 @@ func SessionWaterfall(base, optimized []*Trace, parts []PartSpec) (Waterfall, er
 	}
 	return NewWaterfall(Repeats(base), Repeats(optimized), in)
 }
+
+// Bar is a step of a waterfall as a chart draws it: from the cumulative
+// speedup before it to the one after it (factors over the baseline; the
+// total's bar runs from 1).
+type Bar struct {
+	Step
+	From, To float64
+	// Total marks the last bar, the total speedup.
+	Total bool
+}
+
+// Bars returns the parts, the interaction and the total as bars in that
+// order; the interaction's bar ends where the total's does.
+func (w Waterfall) Bars() []Bar {
+	var out []Bar
+	at := 0.0
+	for _, s := range append(slices.Clone(w.Parts), w.Interaction) {
+		out = append(out, Bar{Step: s, From: math.Exp(at), To: math.Exp(at + s.Log)})
+		at += s.Log
+	}
+	return append(out, Bar{Step: w.Total, From: 1, To: w.Total.Speedup, Total: true})
+}

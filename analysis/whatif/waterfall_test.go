@@ -123,3 +123,21 @@ func TestSessionWaterfall(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestWaterfallBars(t *testing.T) {
+	base := reps(1.0, 1)
+	w, err := NewWaterfall(base, reps(0.5, 1), []PartInput{{Name: "a", Runs: reps(0.8, 1)}, {Name: "b", Predicted: 1.6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := w.Bars()
+	if len(bars) != 4 || bars[2].Name != "interaction" || !bars[3].Total {
+		t.Fatalf("bars %+v", bars)
+	}
+	near(t, "a to", bars[0].To, 1.25)
+	near(t, "b from", bars[1].From, 1.25)
+	near(t, "b to", bars[1].To, 2)
+	// the parts alone reach 2×, as the total: no interaction
+	near(t, "interaction", bars[2].To/bars[2].From, 1)
+	near(t, "interaction ends at the total", bars[2].To, bars[3].To)
+}

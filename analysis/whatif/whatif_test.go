@@ -280,3 +280,32 @@ func TestRecordedSpeeds(t *testing.T) {
 	near(t, "gap", s.gap[0], 1)
 	near(t, "no eval", s.eval[0], 1)
 }
+
+func TestStandardScenarios(t *testing.T) {
+	labels := func(ss []Scenario) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Label())
+		}
+		return out
+	}
+	sampled := journal{cpus: 2, threads: 1, epochs: 2, batches: 2, sample: ms, transfer: ms, step: ms, eval: ms}.trace()
+	got := labels(Standard(sampled, 0.4))
+	want := []string{"sample free", "transfer free", "train free", "eval free", "2 workers, prefetch 4", "eval overlapped", "cache 40 % hits"}
+	if len(got) != len(want) {
+		t.Fatalf("scenarios %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("scenario %d %q, want %q", i, got[i], want[i])
+		}
+	}
+	// full batch: nothing to sample on workers; no evaluation: nothing to overlap
+	full := journal{cpus: 2, threads: 1, epochs: 2, batches: 1, transfer: ms, step: ms}.trace()
+	if got := labels(Standard(full, 0)); len(got) != 4 {
+		t.Errorf("full-batch scenarios %q", got)
+	}
+	if n := len(NewModel(sampled).Table(0.4)); n != 7 {
+		t.Errorf("table of %d rows", n)
+	}
+}
