@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/gnnscope/gnnscope/profile/stats"
@@ -115,6 +116,11 @@ type Check struct {
 	// variant's runs measured.
 	From int `json:"from"`
 	Runs int `json:"runs"`
+	// Unmodeled lists the config keys in which the variant differs from
+	// the baseline beyond what a Scenario replays (the model's blind
+	// spots: a memory guard, another sampler, model sizes); a check with
+	// any predicts the variant as if they did not differ.
+	Unmodeled []string `json:"unmodeled,omitempty"`
 }
 
 // CheckRun predicts a measured run of a variant from a baseline run of
@@ -151,7 +157,8 @@ func CheckSession(bases, variants []*Trace) Check {
 			preds = append(preds, e.EpochS)
 		}
 	}
-	c := Check{Variant: variants[0].Variant, Scenario: s, Predicted: median(preds), Measured: stats.VariantMedian(reps), From: len(preds), Runs: len(variants)}
+	c := Check{Variant: variants[0].Variant, Scenario: s, Predicted: median(preds), Measured: stats.VariantMedian(reps), From: len(preds), Runs: len(variants),
+		Unmodeled: unmodeled(bases[0].Config, variants[0].Config)}
 	if c.Measured > 0 && c.Predicted > 0 {
 		c.Error = c.Predicted/c.Measured - 1
 	}
@@ -162,4 +169,37 @@ func CheckSession(bases, variants []*Trace) Check {
 func median(xs []float64) float64 {
 	pos := slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return !(x > 0) })
 	return stats.Median(pos)
+}
+
+// scheduleKeys are the config keys a Scenario replays (train.Config's
+// JSON names).
+var scheduleKeys = []string{"sampler_workers", "prefetch", "overlap_eval", "cache_bytes", "cache_policy"}
+
+// unmodeled returns the keys of two configs (JSON objects) whose values
+// differ, other than scheduleKeys, sorted; nil when either does not
+// decode.
+func unmodeled(a, b json.RawMessage) []string {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return nil
+	}
+	var out []string
+	for k := range mapKeys(ma, mb) {
+		if slices.Contains(scheduleKeys, k) || string(ma[k]) == string(mb[k]) {
+			continue
+		}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mapKeys(ms ...map[string]json.RawMessage) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range ms {
+		for k := range m {
+			out[k] = true
+		}
+	}
+	return out
 }

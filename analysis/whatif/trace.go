@@ -84,6 +84,8 @@ type Trace struct {
 	// CPU device): a row found in the feature cache is copied at the same
 	// cost as one gathered from the host.
 	HostMemory bool
+	// Config is run_start's config, as recorded.
+	Config json.RawMessage
 	// Usage is what the run's process got from the host (nil where the
 	// journal has none).
 	Usage *profile.Usage
@@ -159,7 +161,7 @@ func (b *Builder) Add(e *profile.Event) {
 }
 
 func (b *Builder) runStart(e *profile.Event) {
-	b.t.Run, b.t.Variant, b.host = e.Run, e.Variant, e.Host
+	b.t.Run, b.t.Variant, b.host, b.t.Config = e.Run, e.Variant, e.Host, e.Config
 	var cfg runConfig
 	if len(e.Config) > 0 && json.Unmarshal(e.Config, &cfg) == nil {
 		b.t.KernelThreads, b.t.Workers, b.t.Prefetch, b.t.OverlapEval = cfg.Threads, cfg.SamplerWorkers, cfg.Prefetch, cfg.OverlapEval

@@ -309,3 +309,14 @@ func TestStandardScenarios(t *testing.T) {
 		t.Errorf("table of %d rows", n)
 	}
 }
+
+func TestUnmodeledKeys(t *testing.T) {
+	a := json.RawMessage(`{"hidden":64,"sampler_workers":0,"mem_guard":"","epochs":5}`)
+	b := json.RawMessage(`{"hidden":64,"sampler_workers":2,"mem_guard":"split","epochs":5,"cache_bytes":"20%"}`)
+	if got := unmodeled(a, b); len(got) != 1 || got[0] != "mem_guard" {
+		t.Errorf("unmodeled %v", got)
+	}
+	if got := unmodeled(a, a); got != nil {
+		t.Errorf("unmodeled of the same config %v", got)
+	}
+}
