@@ -305,27 +305,7 @@ crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
 --cmd alone runs only the commands; with --variants or --spec they run
 beside the engine's variants in one session.
 
---ablation (or a spec's top-level ablation = true, without [variants]
-tables) runs what the speedup waterfall needs: the baseline, each
-optimization optimized applies on its own, with the settings optimized
-gets (pipelined, overlap-eval, cache, and mem-guard under --mem-budget),
-and optimized, all of them together; with --repeats they interleave as
-every session's runs do.
-
---repeats N (or a spec's top-level repeats = N, or the workbench form's
-Repeats) runs every variant N times, named NAME.r1 ... NAME.rN, the
-repeats interleaved ABBA-style (odd repeats in the order given, even ones
-reversed: A B, B A, A B ...) so that drift hits every variant alike. Each
-variant's epoch time is then the median over its repeats of each repeat's
-median epoch. Each speedup is the median of the per-repeat ratios (the
-baseline's repeat k over the variant's repeat k) with a 95 % interval by
-bootstrap over those ratios (2000 resamples, fixed seed) when there are at
-least 3 repeats; with fewer, the ratio of the epoch medians with a bootstrap
-over epochs, marked "single run" for one run a variant. A run that failed,
-was aborted by an OOM, crashed or was canceled gets no speedup; its figures
-are marked partial. A run whose host was busy (load average above its CPUs,
-or its threads waiting for a CPU over a third of their CPU time) is flagged
-"host busy: timing unreliable".
+` + repeatsHelp() + `
 
 Runs start one after the other by default, so they do not distort each
 other's timings; --parallel starts them all at once. They run detached from
@@ -368,6 +348,33 @@ Spec file:
   sampler_workers = 2
 
 Unknown keys or variants and bad values are refused before anything starts.`
+}
+
+// repeatsHelp is the part of run's --help text on the runs a session
+// holds beyond one per variant: the ablation's and the repeats, and how
+// speedups are computed over them.
+func repeatsHelp() string {
+	return `--ablation (or a spec's top-level ablation = true, without [variants]
+tables) runs what the speedup waterfall needs: the baseline, each
+optimization optimized applies on its own, with the settings optimized
+gets (pipelined, overlap-eval, cache, and mem-guard under --mem-budget),
+and optimized, all of them together; with --repeats they interleave as
+every session's runs do.
+
+--repeats N (or a spec's top-level repeats = N, or the workbench form's
+Repeats) runs every variant N times, named NAME.r1 ... NAME.rN, the
+repeats interleaved ABBA-style (odd repeats in the order given, even ones
+reversed: A B, B A, A B ...) so that drift hits every variant alike. Each
+variant's epoch time is then the median over its repeats of each repeat's
+median epoch. Each speedup is the median of the per-repeat ratios (the
+baseline's repeat k over the variant's repeat k) with a 95 % interval by
+bootstrap over those ratios (2000 resamples, fixed seed) when there are at
+least 3 repeats; with fewer, the ratio of the epoch medians with a bootstrap
+over epochs, marked "single run" for one run a variant. A run that failed,
+was aborted by an OOM, crashed or was canceled gets no speedup; its figures
+are marked partial. A run whose host was busy (load average above its CPUs,
+or its threads waiting for a CPU over a third of their CPU time) is flagged
+"host busy: timing unreliable".`
 }
 
 // builtinHelp lists the built-in variants for the help text, one a line:
