@@ -9,6 +9,10 @@
 # Usage: scripts/whatif-acceptance.sh [SESSION_FOLDER]
 #   with a folder: only the prediction, over that session's journals
 #   VARIANTS=baseline,pipelined,optimized REPEATS=3 EPOCHS=5 DATA=synth-small
+#   RUN_ARGS: the experiment's flags instead of GraphSAGE 64, fanout 15,10,
+#     batch 1024 on DATA, e.g. the overlapped evaluation of a full-batch GCN:
+#     RUN_ARGS="--data ../shared/datasets/cora.npz --model gcn --sampler full
+#     --epochs 30" VARIANTS=baseline,overlap-eval
 #   LIMIT=0.15 makes an error beyond 15 % fail (exit 1)
 #   GNNSCOPE_BINARY: a built gnnscope (default: built here)
 set -euo pipefail
@@ -21,8 +25,9 @@ if [ -z "$dir" ]; then
     go build -o "$bin" .
   fi
   home="$(mktemp -d)"
-  GNNSCOPE_HOME="$home" "$bin" run --data "${DATA:-synth-small}" --model sage --hidden 64 --fanout 15,10 \
-    --batch-size 1024 --epochs "${EPOCHS:-5}" --variants "${VARIANTS:-baseline,pipelined,optimized}" \
+  args="${RUN_ARGS:---data ${DATA:-synth-small} --model sage --hidden 64 --fanout 15,10 --batch-size 1024 --epochs ${EPOCHS:-5}}"
+  # shellcheck disable=SC2086 # RUN_ARGS is a list of flags
+  GNNSCOPE_HOME="$home" "$bin" run $args --variants "${VARIANTS:-baseline,pipelined,optimized}" \
     --repeats "${REPEATS:-3}" --wait -q || true
   dir="$(ls -d "$home"/sessions/* | tail -n 1)"
 fi
