@@ -58,6 +58,12 @@ func TestSessionAcceptance(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
+	for _, n := range names {
+		for i, tr := range byVariant[n] {
+			tr.Repeat = repeatOf(tr.Run, i+1)
+		}
+	}
+	defer printWaterfalls(byVariant, names)
 	fmt.Printf("%-14s %-40s %11s %10s %8s\n", "VARIANT", "SCENARIO", "PREDICTED s", "MEASURED s", "ERROR")
 	for _, n := range names {
 		if n == profile.VariantBaseline {
@@ -72,6 +78,45 @@ func TestSessionAcceptance(t *testing.T) {
 		if limit > 0 && len(c.Unmodeled) == 0 && (c.Error > limit || c.Error < -limit) {
 			t.Errorf("%s: predicted %.3f s, measured %.3f s: error %+.1f %% beyond %.0f %%", n, c.Predicted, c.Measured, 100*c.Error, 100*limit)
 		}
+	}
+}
+
+// printWaterfalls prints the waterfall of the optimized variant over the
+// baseline with every other variant as a part: measured from the
+// session's runs, then predicted from the baseline's alone.
+func printWaterfalls(byVariant map[string][]*Trace, names []string) {
+	opt := byVariant["optimized"]
+	bases := byVariant[profile.VariantBaseline]
+	if len(opt) == 0 {
+		return
+	}
+	var measured, predicted []PartSpec
+	for _, n := range names {
+		if n == profile.VariantBaseline || n == "optimized" {
+			continue
+		}
+		s := ScenarioOf(byVariant[n][0])
+		measured = append(measured, PartSpec{Name: n, Runs: byVariant[n], Scenario: s})
+		predicted = append(predicted, PartSpec{Name: n, Scenario: s})
+	}
+	for _, c := range []struct {
+		what  string
+		parts []PartSpec
+	}{{"measured parts", measured}, {"predicted parts", predicted}} {
+		w, err := SessionWaterfall(bases, opt, c.parts)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("waterfall, %s (log-speedup; parts + interaction = total):\n", c.what)
+		for _, b := range w.Bars() {
+			mark := ""
+			if b.Predicted {
+				mark = " predicted"
+			}
+			fmt.Printf("  %-14s %6.3fx  %+.4f  [%.3f, %.3f]  %.3f -> %.3f%s\n", b.Name, b.Speedup, b.Log, b.Lo, b.Hi, b.From, b.To, mark)
+		}
+		fmt.Printf("  sum of parts and interaction %+.6f, total %+.6f\n", w.Sum(), w.Total.Log)
 	}
 }
 
@@ -100,4 +145,17 @@ func readTrace(path string) (*Trace, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return b.Trace(), nil
+}
+
+// repeatOf returns K of a run named NAME.rK, else def.
+func repeatOf(run string, def int) int {
+	i := strings.LastIndex(run, ".r")
+	if i < 0 {
+		return def
+	}
+	var k int
+	if _, err := fmt.Sscanf(run[i+2:], "%d", &k); err != nil || k < 1 {
+		return def
+	}
+	return k
 }
