@@ -121,7 +121,8 @@ type sim struct {
 	k, phase           int // the trainer's batch and phase
 
 	trainEnd, evalEnd []float64
-	demandInt         float64 // integral of runnable threads over time
+	demandInt         float64     // integral of runnable threads over time
+	buf               []*activity // active's
 }
 
 // replay returns the epoch times (s) of a plan and the average runnable
@@ -186,14 +187,21 @@ func (s *sim) startPhase() int {
 	return phPrep
 }
 
-// active returns the activities in progress.
+// active returns the activities in progress, in a buffer reused by the
+// next call.
 func (s *sim) active() []*activity {
-	var out []*activity
-	for _, a := range append([]*activity{s.trainer, s.evaluator}, s.workers...) {
+	out := s.buf[:0]
+	for _, a := range [2]*activity{s.trainer, s.evaluator} {
 		if a != nil {
 			out = append(out, a)
 		}
 	}
+	for _, a := range s.workers {
+		if a != nil {
+			out = append(out, a)
+		}
+	}
+	s.buf = out
 	return out
 }
 
