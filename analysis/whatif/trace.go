@@ -14,8 +14,10 @@ type Batch struct {
 	// Sample and Transfer are the batch's sample and transfer spans;
 	// Cache is the feature cache's part of Transfer (its cache span).
 	Sample, Transfer, Cache int64
-	// Train is the batch's train span (forward, backward and step).
-	Train int64
+	// Train is the batch's train span on the trainer's lane; Forward,
+	// Backward and Step its children's.
+	Train                   int64
+	Forward, Backward, Step int64
 	// Wait is the time the trainer waited for the batch (wait span).
 	Wait int64
 	// Gap is the trainer's own time around the batch that no stage
@@ -179,6 +181,19 @@ func (b *Builder) batch(e *profile.Event) *Batch {
 	return p
 }
 
+// child adds a train span's child (forward, backward, step) to its batch.
+func (b *Builder) child(e *profile.Event) {
+	p := b.batch(e)
+	switch e.Name {
+	case profile.StageForward:
+		p.Forward += e.Dur
+	case profile.StageBackward:
+		p.Backward += e.Dur
+	default:
+		p.Step += e.Dur
+	}
+}
+
 func (b *Builder) span(e *profile.Event) {
 	if e.Name == profile.StageSetup {
 		b.t.SetupNs += e.Dur
@@ -201,6 +216,10 @@ func (b *Builder) span(e *profile.Event) {
 		p.prepSpan(e.Start, e.Dur)
 	case profile.StageCache:
 		b.batch(e).Cache += e.Dur
+	case profile.StageForward, profile.StageBackward, profile.StageStep:
+		if onTrainer {
+			b.child(e)
+		}
 	case profile.StageWait:
 		if onTrainer {
 			b.batch(e).Wait += e.Dur

@@ -43,6 +43,8 @@ func (j journal) events() []profile.Event {
 				span(profile.StageTransfer, ep, b, now, j.transfer)
 			}
 			now += j.transfer + j.gap
+			span(profile.StageForward, ep, b, now, j.step/2)
+			span(profile.StageBackward, ep, b, now+j.step/2, j.step/2)
 			span(profile.StageTrain, ep, b, now, j.step)
 			now += j.step
 		}
@@ -76,7 +78,7 @@ func TestBuilderRecordsBatches(t *testing.T) {
 		t.Fatalf("%d batches, %d epochs; want 6 and 2", len(tr.Batches), len(tr.Epochs))
 	}
 	for _, b := range tr.Batches {
-		if b.Sample != 4*ms || b.Transfer != 2*ms || b.Train != 10*ms || !b.OnTrainer {
+		if b.Sample != 4*ms || b.Transfer != 2*ms || b.Train != 10*ms || b.Forward != 5*ms || b.Backward != 5*ms || !b.OnTrainer {
 			t.Errorf("batch %d/%d: %+v", b.Epoch, b.Index, b)
 		}
 		if b.Gap != 1*ms {
