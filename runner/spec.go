@@ -18,6 +18,10 @@ type Spec struct {
 	// Variants are the [variants.NAME] tables, in file order (empty when
 	// the file has none: the built-in ones are used).
 	Variants []Variant
+	// Ablation runs the baseline, each optimization of the optimized
+	// variant alone and optimized (AblationVariants) instead of Variants,
+	// which it leaves empty.
+	Ablation bool
 }
 
 // specFile is the TOML layout of a spec.
@@ -29,6 +33,7 @@ type specFile struct {
 	Train    map[string]any            `toml:"train"`
 	Variants map[string]map[string]any `toml:"variants"`
 	Repeats  *int64                    `toml:"repeats"`
+	Ablation bool                      `toml:"ablation"`
 }
 
 // decodeErrRE matches the decoder's type errors.
@@ -47,7 +52,7 @@ type specSplit struct {
 }
 
 // specTopKeys are the keys and tables a spec may have at its top level.
-var specTopKeys = []string{"name", "data", "no_cache", "repeats", "split", "train", "variants"}
+var specTopKeys = []string{"name", "data", "no_cache", "repeats", "ablation", "split", "train", "variants"}
 
 // LoadSpec reads and checks a spec file (see ParseSpec).
 func LoadSpec(path string) (*Spec, error) {
@@ -63,6 +68,7 @@ func LoadSpec(path string) (*Spec, error) {
 //	name = "sage on synth-small"
 //	data = "synth-small"           # dataset reference, as --data
 //	repeats = 3                    # optional: runs of every variant, interleaved (as --repeats)
+//	ablation = true                # optional: baseline, each optimization alone, optimized (as --ablation; no [variants])
 //	[split]                        # optional: mode (auto, per-class, frac), per_class,
 //	mode = "auto"                  # num_valid, num_test, train_frac, valid_frac, seed
 //	[train]                        # any train.Config key (JSON names)
@@ -127,7 +133,10 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 		}
 		exp.Repeats = int(*f.Repeats)
 	}
-	spec := &Spec{Experiment: exp}
+	spec := &Spec{Experiment: exp, Ablation: f.Ablation}
+	if f.Ablation && len(variantKeys(md)) > 0 {
+		return nil, fmt.Errorf("%s: ablation = true picks the variants itself: it goes without [variants] tables", where(name, src, toml.Key{"ablation"}))
+	}
 	var errs []error
 	for _, k := range variantKeys(md) {
 		v, err := specVariant(name, src, k[1], f.Variants[k[1]])

@@ -119,6 +119,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"variant value is a table", "data = \"x\"\n[train]\nmodel = \"sage\"\n[variants.a]\nprefetch = {c = 1}\n",
 			[]string{"bad.toml:5:", `variant "a": key "prefetch"`, "an object"}},
 		{"bad variant name", "data = \"x\"\n[variants.\"a b\"]\n", []string{"bad.toml:2:", `variant name "a b"`}},
+		{"ablation with variants", "data = \"x\"\nablation = true\n[variants.fast]\nsampler_workers = 2\n", []string{"bad.toml:2:", "ablation", "[variants]"}},
+		{"ablation type", "data = \"x\"\nablation = 1\n", []string{"bad.toml:2:", "ablation"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSpec("bad.toml", []byte(tc.src))
@@ -225,5 +227,15 @@ cache_policy = "frequency"
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%q: %v, want %q", b.src, err, b.want)
 		}
+	}
+}
+
+func TestParseSpecAblation(t *testing.T) {
+	spec, err := ParseSpec("a.toml", []byte("data = \"synth-tiny\"\nablation = true\nrepeats = 3\n[train]\nmodel = \"sage\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !spec.Ablation || len(spec.Variants) != 0 || spec.Experiment.Repeats != 3 {
+		t.Errorf("spec %+v", spec)
 	}
 }

@@ -28,7 +28,7 @@ cut_rule = "random"
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, _, err := experiment(opts)
+	exp, _, _, err := experiment(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

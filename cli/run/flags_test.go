@@ -34,7 +34,7 @@ func TestNewCmdRunConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, _, err := experiment(opts)
+	exp, _, _, err := experiment(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,5 +140,32 @@ func TestNewCmdRunCmdRefused(t *testing.T) {
 	}
 	if err := runRun(opts); err == nil || !strings.Contains(err.Error(), "--cmd does not go with --cancel or --attach") {
 		t.Errorf("--cancel with --cmd: %v", err)
+	}
+}
+
+// TestRunAblation: --ablation picks the baseline, each optimization of
+// optimized alone and optimized; it refuses --variants.
+func TestRunAblation(t *testing.T) {
+	opts, err := flagtest.Parse(t, NewCmdRun, "--data", "synth-small", "--ablation", "--repeats", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vs, err := selectVariants(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, v.Name)
+	}
+	if !slices.Equal(got, []string{"baseline", "pipelined", "overlap-eval", "cache", "optimized"}) {
+		t.Errorf("ablation runs %v", got)
+	}
+	opts, err = flagtest.Parse(t, NewCmdRun, "--data", "synth-small", "--ablation", "--variants", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := selectVariants(opts); err == nil || !strings.Contains(err.Error(), "--variants") {
+		t.Errorf("--ablation with --variants: %v", err)
 	}
 }

@@ -35,6 +35,9 @@ type RunOptions struct {
 	Cmds    []string
 	NoAuto  bool
 	Repeats int
+	// Ablation runs the baseline, each optimization of the optimized
+	// variant alone and optimized (runner.AblationVariants).
+	Ablation bool
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -42,7 +45,7 @@ type RunOptions struct {
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
 	cmd := &cobra.Command{
-		Use:   "run [train flags] [--spec FILE] [--variants LIST] [--cmd [NAME=]COMMAND]... [--parallel] [--wait [--json]]",
+		Use:   "run [train flags] [--spec FILE] [--variants LIST | --ablation] [--cmd [NAME=]COMMAND]... [--parallel] [--wait [--json]]",
 		Short: "Launch baseline and optimized runs of an experiment in the background and compare them",
 		Long:  longHelp(),
 		Example: `  gnnscope run --data synth-small --epochs 5 --wait
@@ -50,6 +53,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
   gnnscope run --spec sage.toml --variants baseline,workers-only --parallel
   gnnscope run --cmd base='python3 train.py' --cmd opt='python3 train.py --workers 4' --wait
   gnnscope run --cmd 'python3 train.py' --variants baseline --repeats 3
+  gnnscope run --data synth-small --fanout 15,10 --ablation --repeats 3 --wait
   gnnscope run --attach 20261122-153045-ab12
   gnnscope run --cancel 20261122-153045-ab12
   gnnscope run --cancel last`,
@@ -76,12 +80,13 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat)")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
+	fl.BoolVar(&opts.Ablation, "ablation", false, "run the baseline, each optimization of optimized alone, and optimized (the speedup waterfall's runs)")
 	return cmd
 }
 
 func runRun(opts *RunOptions) error {
 	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats"} {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation"} {
 			if opts.Train.Changed[name] {
 				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
 			}
@@ -148,7 +153,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.
@@ -170,7 +175,10 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 	if opts.NoAuto && len(cmds) == 0 && opts.Spec == "" {
 		return runner.Experiment{}, nil, errors.New("--no-auto goes with --cmd or a spec's commands")
 	}
-	if len(cmds) > 0 && opts.Spec == "" && len(opts.Variants) == 0 {
+	if opts.Ablation && len(opts.Variants) > 0 {
+		return runner.Experiment{}, nil, errors.New("--ablation picks the variants itself: it goes without --variants")
+	}
+	if len(cmds) > 0 && opts.Spec == "" && len(opts.Variants) == 0 && !opts.Ablation {
 		for name := range opts.Train.Changed {
 			if !slices.Contains(ownFlags, name) {
 				return runner.Experiment{}, nil, fmt.Errorf("--%s sets the engine's runs, and --cmd alone starts none (add --variants)", name)
@@ -178,9 +186,16 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 		}
 		return runner.Experiment{}, cmds, nil
 	}
-	exp, defined, err := experiment(opts)
+	exp, defined, ablation, err := experiment(opts)
 	if err != nil {
 		return exp, nil, err
+	}
+	if ablation && len(opts.Variants) == 0 {
+		variants, err := runner.AblationVariants(exp, runner.VariantParamsFor(exp.Train))
+		if err != nil {
+			return exp, nil, err
+		}
+		return exp, append(variants, cmds...), nil
 	}
 	if opts.NoAuto {
 		for _, v := range defined {
@@ -210,17 +225,19 @@ func launchedRuns(s *sessions.Session) ([]string, error) {
 }
 
 // experiment builds the experiment from the spec (if any) and the flags;
-// it returns the spec's variants.
-func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
+// it returns the spec's variants and whether an ablation runs (--ablation
+// or the spec's ablation key).
+func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, bool, error) {
 	tf := &opts.Train
 	if opts.Spec == "" {
 		exp, err := tf.Experiment()
-		return exp, nil, err
+		return exp, nil, opts.Ablation, err
 	}
 	spec, err := runner.LoadSpec(opts.Spec)
 	if err != nil {
-		return runner.Experiment{}, nil, err
+		return runner.Experiment{}, nil, false, err
 	}
+	ablation := opts.Ablation || spec.Ablation
 	exp := spec.Experiment
 	if tf.Changed["data"] {
 		exp.Data = tf.Data
@@ -232,15 +249,15 @@ func experiment(opts *RunOptions) (runner.Experiment, []runner.Variant, error) {
 	// train flags set on the command line override the spec's [train]
 	over, err := tf.Keys(false)
 	if err != nil {
-		return exp, nil, err
+		return exp, nil, false, err
 	}
 	if exp.Train, err = runner.ApplyOverrides(exp.Train, over); err != nil {
-		return exp, nil, fmt.Errorf("%s with the command-line flags: %w", opts.Spec, err)
+		return exp, nil, false, fmt.Errorf("%s with the command-line flags: %w", opts.Spec, err)
 	}
 	if exp.Data == "" {
-		return exp, spec.Variants, nil // commands only: Launch checks an engine variant's need of data
+		return exp, spec.Variants, ablation, nil // commands only: Launch checks an engine variant's need of data
 	}
-	return exp, spec.Variants, exp.Validate()
+	return exp, spec.Variants, ablation, exp.Validate()
 }
 
 // longHelp is run's --help text; the details are help topics (topics.go).

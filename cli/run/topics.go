@@ -18,7 +18,7 @@ func NewHelpTopics() []*cobra.Command {
 	return []*cobra.Command{
 		{Use: "spec", Short: "Spec files, the built-in variants and what optimized adapts", Long: specHelp()},
 		{Use: "external", Short: "Profiling a trainer of your own with run --cmd", Long: externalHelp()},
-		{Use: "repeats", Short: "Repeated runs, speedups with intervals and the comparison table's columns", Long: repeatsHelp},
+		{Use: "repeats", Short: "Ablations, repeated runs, speedups with intervals and the comparison table's columns", Long: repeatsHelp},
 	}
 }
 
@@ -103,7 +103,14 @@ SIGTERM 5 s later). --cmd alone runs only the commands; with --variants or
 }
 
 // repeatsHelp is the repeats topic: repeats, speedups and the columns.
-const repeatsHelp = `--repeats N (or a spec's top-level repeats = N, or the workbench form's
+const repeatsHelp = `--ablation (or a spec's top-level ablation = true, without [variants]
+tables) runs what the speedup waterfall needs: the baseline, each
+optimization optimized applies on its own, with the settings optimized
+gets (pipelined, overlap-eval, cache, and mem-guard under --mem-budget),
+and optimized, all of them together; with --repeats they interleave as
+every session's runs do. 'gnnscope explain' draws the waterfall.
+
+--repeats N (or a spec's top-level repeats = N, or the workbench form's
 Repeats) runs every variant N times, named NAME.r1 ... NAME.rN, the
 repeats interleaved ABBA-style (odd repeats in the order given, even ones
 reversed: A B, B A, A B ...) so that drift hits every variant alike.

@@ -129,7 +129,7 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 		params.CacheBytes, params.CachePolicy = cp.CacheBytes, cp.CachePolicy
 	}
 	for _, f := range m.fields {
-		if f.kind != toggle || !f.on {
+		if f.kind != toggle || !f.on || f.variant == nil {
 			continue
 		}
 		if f.variant.Pipeline && pipeErr != "" {
@@ -153,7 +153,10 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 		}
 		variants = append(variants, v)
 	}
-	if len(variants) == 0 {
+	if m.field(FieldAblation).on {
+		variants = m.ablation(exp, params, baseOK, pipeErr, errs)
+	}
+	if len(variants) == 0 && errs[FieldAblation] == "" {
 		errs[FieldLaunch] = "choose at least one variant (space toggles)"
 	}
 	if len(errs) == 0 {
@@ -162,6 +165,24 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 		}
 	}
 	return exp, variants, errs
+}
+
+// ablation returns the variants of an ablation (runner.AblationVariants)
+// in place of the toggled ones, or none with the reason in errs.
+func (m *Model) ablation(exp runner.Experiment, params runner.VariantParams, baseOK bool, pipeErr string, errs map[string]string) []runner.Variant {
+	if pipeErr != "" {
+		errs[pipeErr] = "not a whole number"
+		return nil
+	}
+	if !baseOK {
+		return nil
+	}
+	vs, err := runner.AblationVariants(exp, params)
+	if err != nil {
+		errs[FieldAblation] = trimConfig(firstLine(err.Error()))
+		return nil
+	}
+	return vs
 }
 
 // trimConfig drops the prefix of train.Config's validation errors.

@@ -33,6 +33,7 @@ const (
 	FieldPrefetch = "prefetch"
 	FieldParts    = "parts"
 	FieldRepeats  = "repeats"
+	FieldAblation = "ablation"
 	FieldLaunch   = "launch"
 )
 
@@ -56,7 +57,7 @@ type field struct {
 	on      bool
 	help    string
 	err     string
-	variant *runner.Builtin // toggles only
+	variant *runner.Builtin // variant toggles only (nil: the ablation's)
 }
 
 // Model is the new-experiment form.
@@ -109,6 +110,7 @@ func New(c *common.Common, l launch.Launcher) *Model {
 	for _, v := range runner.Builtins() {
 		m.fields = append(m.fields, &field{key: "variant." + string(v.Name), label: string(v.Name), kind: toggle, on: v.Default, help: v.Help, variant: &v})
 	}
+	m.fields = append(m.fields, &field{key: FieldAblation, label: "ablation", kind: toggle, help: "instead: baseline, each optimization alone, optimized"})
 	m.fields = append(m.fields, &field{key: FieldLaunch, label: "Launch", kind: button, help: "save; runs start in the background"})
 	m.validate()
 	return m

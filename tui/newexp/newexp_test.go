@@ -303,7 +303,7 @@ func TestVariantCatalog(t *testing.T) {
 	hs := newHarness(t, 100, 40)
 	var toggles []string
 	for _, f := range hs.m.fields {
-		if f.kind == toggle {
+		if f.kind == toggle && f.variant != nil {
 			toggles = append(toggles, f.label)
 		}
 	}
@@ -520,5 +520,32 @@ func TestPrefillCache(t *testing.T) {
 	e2.Train.CacheBytes, e2.Train.CachePolicy = "20%", "degree"
 	if notes := hs.m.Prefill(e2, []runner.Variant{{Name: "baseline"}}); len(notes) != 0 {
 		t.Errorf("degree policy: notes %q", notes)
+	}
+}
+
+// TestAblationToggle: the ablation toggle launches the baseline, each
+// optimization of optimized alone and optimized, whatever the variant
+// toggles say, and names why when optimized does not apply.
+func TestAblationToggle(t *testing.T) {
+	hs := newHarness(t, 100, 40)
+	if err := hs.m.SetValue(FieldAblation, "on"); err != nil {
+		t.Fatal(err)
+	}
+	_, vs, errs := hs.m.Experiment()
+	if len(errs) > 0 {
+		t.Fatalf("errors %v", errs)
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, v.Name)
+	}
+	if !slices.Equal(got, []string{"baseline", "pipelined", "overlap-eval", "cache", "optimized"}) {
+		t.Errorf("ablation variants %v", got)
+	}
+	if err := hs.m.SetValue(FieldSampler, "full"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, errs := hs.m.Experiment(); !strings.Contains(errs[FieldAblation], "sampler") {
+		t.Errorf("ablation of full batches: errors %v", errs)
 	}
 }

@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gnnscope/gnnscope/gnn/train"
+)
+
+// ablationPart ties an optimization of the optimized variant to the
+// built-in variant that applies it alone: applies reports whether the
+// optimized config (opt) has it over the base config, with sets filling
+// the variant's settings so that it applies it as optimized does.
+type ablationPart struct {
+	name    VariantName
+	applies func(base, opt train.Config) bool
+	sets    func(p *VariantParams, opt train.Config)
+}
+
+// ablationParts lists the optimizations of the optimized variant, in the
+// order a waterfall shows them.
+func ablationParts() []ablationPart {
+	return []ablationPart{
+		{Pipelined, func(b, o train.Config) bool { return o.SamplerWorkers != b.SamplerWorkers || o.Prefetch != b.Prefetch },
+			func(p *VariantParams, o train.Config) { p.SamplerWorkers, p.Prefetch = o.SamplerWorkers, o.Prefetch }},
+		{OverlapEval, func(b, o train.Config) bool { return o.OverlapEval && !b.OverlapEval }, nil},
+		{Cache, func(b, o train.Config) bool { return o.CacheBytes != b.CacheBytes || o.CachePolicy != b.CachePolicy },
+			func(p *VariantParams, o train.Config) { p.CacheBytes, p.CachePolicy = o.CacheBytes, o.CachePolicy }},
+		{MemGuard, func(b, o train.Config) bool { return o.MemGuard != b.MemGuard }, nil},
+	}
+}
+
+// AblationParts returns, for an experiment, the optimizations its
+// optimized variant applies, each as the built-in variant that applies it
+// alone with the settings optimized gets (the pipeline's workers and
+// depth, the cache's size and policy as fitted to the memory budget):
+// pipelined, overlap-eval, cache and mem-guard, those that apply. An
+// optimization that cannot run alone on the experiment's config is an
+// error naming it.
+func AblationParts(exp Experiment, p VariantParams) ([]Variant, error) {
+	ob, _ := LookupBuiltin(string(Optimized))
+	ov := ob.Variant(p)
+	opt, err := ov.Apply(exp.Train)
+	if err != nil {
+		return nil, err
+	}
+	opt, _ = fitConstraints(ov, opt)
+	var out []Variant
+	var errs []error
+	for _, part := range ablationParts() {
+		if !part.applies(exp.Train, opt) {
+			continue
+		}
+		q := p
+		if part.sets != nil {
+			part.sets(&q, opt)
+		}
+		b, _ := LookupBuiltin(string(part.name))
+		v := b.Variant(q)
+		if _, err := v.Apply(exp.Train); err != nil {
+			errs = append(errs, fmt.Errorf("ablation: %w", err))
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, errors.Join(errs...)
+}
+
+// AblationVariants returns the variants an ablation runs: the baseline,
+// each optimization of the optimized variant alone (AblationParts), and
+// optimized, all of them together.
+func AblationVariants(exp Experiment, p VariantParams) ([]Variant, error) {
+	parts, err := AblationParts(exp, p)
+	if err != nil {
+		return nil, err
+	}
+	base, _ := LookupBuiltin(string(Baseline))
+	opt, _ := LookupBuiltin(string(Optimized))
+	out := append([]Variant{base.Variant(p)}, parts...)
+	return append(out, opt.Variant(p)), nil
+}
