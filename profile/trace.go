@@ -195,13 +195,13 @@ func (r *TraceRun) Add(e *Event) {
 		}
 		r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
 	case TypeRunEnd:
-		args := append([]byte(`{"status":`), appendString(nil, e.Status)...)
+		args := append([]byte(`{"status":`), appendString(nil, string(e.Status))...)
 		if e.Error != "" {
 			args = append(args, `,"error":`...)
 			args = appendString(args, e.Error)
 		}
 		args = append(args, '}')
-		r.instants = append(r.instants, traceInstant{name: "run end: " + e.Status, ts: r.now, args: args})
+		r.instants = append(r.instants, traceInstant{name: "run end: " + string(e.Status), ts: r.now, args: args})
 	}
 }
 

@@ -20,11 +20,13 @@ const busyWaitShare = 1.0 / 3
 // Timed reports whether a run of this status may carry a speedup and be
 // ranked: it ended ok, or it still runs. A run that failed, was aborted by
 // an OOM, crashed or was canceled may not (see PartialStatus).
-func Timed(status string) bool { return status == profile.StatusOK || status == StatusRunning }
+func Timed(status profile.Status) bool {
+	return status == profile.StatusOK || status == profile.StatusRunning
+}
 
 // PartialStatus reports whether status stops a run early (failed, oom,
 // crashed, canceled): whatever figures it has are partial.
-func PartialStatus(status string) bool {
+func PartialStatus(status profile.Status) bool {
 	switch status {
 	case profile.StatusFailed, profile.StatusOOM, profile.StatusCrashed, profile.StatusCanceled:
 		return true
@@ -76,7 +78,7 @@ type RunTiming struct {
 	// repeats).
 	Group  string
 	Repeat int // K of a repeat NAME.rK, 0 for a run that is not one
-	Status string
+	Status profile.Status
 	Epochs []float64 // epoch wall times in seconds
 }
 
