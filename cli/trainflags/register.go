@@ -3,6 +3,7 @@ package trainflags
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
@@ -22,7 +23,7 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.IntVar(&f.Cfg.Hidden, "hidden", f.Cfg.Hidden, "hidden width")
 	fl.IntVar(&f.Cfg.Epochs, "epochs", f.Cfg.Epochs, "training epochs (gcnii: 1500 by default)")
 	fl.IntVar(&f.Cfg.Patience, "patience", f.Cfg.Patience, "stop after N epochs without a better epoch by --select (0 = never; gcnii: 100 by default)")
-	fl.StringVar(&f.Cfg.Select, "select", f.Cfg.Select, "epoch whose test accuracy is reported and that --patience counts from: val-acc (highest validation accuracy) or val-loss (lowest validation cross-entropy, as the GCNII paper does)")
+	fl.StringVar((*string)(&f.Cfg.Select), "select", string(f.Cfg.Select), "epoch whose test accuracy is reported and that --patience counts from: "+selectChoices())
 	fl.Float64Var(&f.Cfg.LR, "lr", f.Cfg.LR, "Adam learning rate")
 	fl.Float64Var(&f.Cfg.WeightDecay, "weight-decay", f.Cfg.WeightDecay, "L2 weight decay on weights (not biases); with --wd-conv, on the dense layers only")
 	fl.Var(optFloatFlag{&f.Cfg.WDOut}, "wd-out", "L2 weight decay on the output layer's weights, overriding --weight-decay and --wd-conv there (GNNAutoScale's Cora settings: 0)")
@@ -31,18 +32,18 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.Float64Var(&f.Cfg.Dropout, "dropout", f.Cfg.Dropout, "dropout probability")
 	fl.IntVar(&f.Cfg.Heads, "heads", 8, "gat: attention heads in hidden layers (--hidden is then per head)")
 	fl.Float64Var(&f.Cfg.AttnDropout, "attn-dropout", 0.6, "gat: dropout on attention coefficients")
-	fl.StringVar(&f.Cfg.Activation, "act", f.Cfg.Activation, "activation between gcn, sage and gat layers: relu or elu (default relu)")
+	fl.StringVar((*string)(&f.Cfg.Activation), "act", string(f.Cfg.Activation), "activation between gcn, sage and gat layers: "+actChoices())
 	fl.Float64Var(&f.Cfg.Alpha, "alpha", f.Cfg.Alpha, "appnp, gcnii: teleport (initial-residual) weight alpha (default 0.1)")
 	fl.Float64Var(&f.Cfg.Theta, "theta", f.Cfg.Theta, "gcnii: lambda of the identity mapping, beta_l = ln(lambda/l + 1) (default 0.5)")
 	fl.StringVar((*string)(&f.Cfg.Sampler), "sampler", string(f.Cfg.Sampler), "full (whole graph per step), neighbor (sampled mini-batches) or gas (GNNAutoScale: graph parts plus historical embeddings of their halo); default full for gcn, neighbor for sage")
 	fl.IntVar(&f.Cfg.Parts, "parts", 0, "gas: number of graph parts (KWay partition)")
 	fl.IntVar(&f.Cfg.PartsPerBatch, "parts-per-batch", 1, "gas: graph parts per mini-batch")
-	fl.StringVar(&f.Cfg.PartBalance, "part-balance", "", "gas: what the parts balance: nodes (the default, as METIS and GNNAutoScale) or edges (each node weighs its degree + 1: even edge volumes, so batch memory varies less)")
+	fl.StringVar((*string)(&f.Cfg.PartBalance), "part-balance", "", "gas: what the parts balance: "+partBalanceChoices())
 	fl.StringVar(&f.Fanout, "fanout", f.Fanout, "neighbors sampled per node for each hop, hop 1 first; -1 = all")
 	fl.IntVar(&f.Cfg.BatchSize, "batch-size", f.Cfg.BatchSize, "target nodes per mini-batch")
 	fl.Uint64Var(&f.Cfg.Seed, "seed", 0, "seed for initialization, dropout and sampling")
 	fl.IntVar(&f.Cfg.Threads, "threads", 0, "CPU threads (0 = all cores)")
-	fl.Var(featuresFlag{&f.Cfg.Features, &f.Cfg.FeatureStore}, "features", featuresHelp)
+	fl.Var(featuresFlag{&f.Cfg.Features, &f.Cfg.FeatureStore}, "features", featuresHelp())
 	fl.IntVar(&f.Cfg.EvalEvery, "eval-every", f.Cfg.EvalEvery, "evaluate every N epochs (and at the last)")
 	fl.IntVar(&f.Cfg.EvalChunk, "eval-chunk", f.Cfg.EvalChunk, "most destination nodes per block in layer-wise inference (0 = automatic: the largest block whose predicted peak fits --mem-budget, or a quarter of the memory available; on the CPU at most 131072 destinations)")
 	fl.StringVar(&f.Split, "split", sp.Mode, "auto (the dataset's own split, else per-class), per-class, or frac")
@@ -57,13 +58,13 @@ func (f *Flags) Register(fl *pflag.FlagSet, defaultModel string) {
 	fl.StringVar((*string)(&f.Cfg.OnOOM), "on-oom", string(train.OOMAbort), "what a batch that runs out of memory does: abort (the run ends with status oom) or skip (record it and go on)")
 	fl.StringVar((*string)(&f.Cfg.MemGuard), "mem-guard", "", "keep every batch under --mem-budget by predicting its peak: resample, split or cut (default off)")
 	fl.StringVar(&f.Cfg.CacheBytes, "cache-bytes", "", "device feature cache: keep this much of the feature matrix resident on the device (a size such as 0.1G or 512MiB, or a share of the rows such as 20%; 0 = none), so that a training batch moves only the rows it misses from host memory; counts against --mem-budget; --sampler neighbor or gas")
-	fl.StringVar(&f.Cfg.CachePolicy, "cache-policy", "", "rows --cache-bytes keeps: degree (the highest-degree nodes; the default) or frequency (those a pre-sampling pass over one epoch's batches touched most; --sampler neighbor)")
-	fl.StringVar(&f.Cfg.CutRule, "cut-rule", memory.RuleDegreeSum, "edges dropped first by the guard's cut and inference cutting: random, degree-sum, degree-product, degree-cap (trim the longest neighbor lists first)")
+	fl.StringVar((*string)(&f.Cfg.CachePolicy), "cache-policy", "", "rows --cache-bytes keeps: "+cachePolicyChoices())
+	fl.StringVar((*string)(&f.Cfg.CutRule), "cut-rule", string(memory.RuleDegreeSum), "edges dropped first by the guard's cut and inference cutting: "+cutRuleChoices())
 	fl.Float64Var(&f.Cfg.EvalCut, "eval-cut", 0, "drop this fraction of every inference block's edges by --cut-rule (0 = none); without --mem-budget the selected weights are also evaluated uncut after training (test_acc_uncut), so one run shows what the cut costs")
 	fl.IntVar(&f.Cfg.CutMinKeep, "cut-min-keep", 0, "neighbors every node keeps from an inference cut while other edges are left (0 = automatic: with --eval-cut the largest floor that leaves enough edges to cut, else half the mean degree; -1 = none)")
-	fl.StringVar(&f.Cfg.CutNorm, "cut-norm", train.CutNormRenorm, "edge weights of cut inference blocks for gcn, appnp and gcnii: renorm (the cut graph's own degrees), scale (full-graph weights scaled by d/k, as a sampled row) or keep (full-graph weights)")
-	fl.StringVar(&f.Cfg.Device, "device", "cpu", "compute device: cpu, cuda or cuda:N (GPU N; needs a binary built with -tags cuda)")
+	fl.StringVar((*string)(&f.Cfg.CutNorm), "cut-norm", string(train.CutNormRenorm), "edge weights of cut inference blocks for gcn, appnp and gcnii: "+cutNormChoices())
+	fl.StringVar(&f.Cfg.Device, "device", string(device.KindCPU), "compute device: "+deviceChoices())
 	fl.BoolVar(&f.Cfg.AsyncTransfer, "async-transfer", false, "cuda: copy batch i+1's features on a copy stream while batch i computes (events order them); no effect on cpu")
-	fl.StringVar(&f.Cfg.SamplerDevice, "sampler-device", "", "where neighbor sampling draws: cpu (the default), or cuda (a GPU kernel over the graph kept in GPU memory, or in mapped pinned host memory when it does not fit; needs --device cuda)")
-	fl.StringVar(&f.Cfg.Gemm, "gemm", "auto", "cuda: matrix product: auto (cuBLAS where found, else the own kernel), cublas (required) or own; no effect on cpu")
+	fl.StringVar((*string)(&f.Cfg.SamplerDevice), "sampler-device", "", "where neighbor sampling draws: "+samplerDeviceChoices())
+	fl.StringVar((*string)(&f.Cfg.Gemm), "gemm", string(device.GemmAuto), "cuda: matrix product: "+gemmChoices()+"; no effect on cpu")
 }
