@@ -47,5 +47,19 @@ func Statuses() []Status {
 	}
 }
 
+// Stopped reports whether the status stops a run early (failed, oom,
+// crashed, canceled): whatever figures the run has are partial.
+func (s Status) Stopped() bool {
+	switch s {
+	case StatusFailed, StatusOOM, StatusCrashed, StatusCanceled:
+		return true
+	}
+	return false
+}
+
+// Timed reports whether a run of this status may carry a speedup and be
+// ranked: it ended ok, or it still runs. A run that Stopped may not.
+func (s Status) Timed() bool { return s == StatusOK || s == StatusRunning }
+
 // String returns the status as written on disk and shown.
 func (s Status) String() string { return string(s) }

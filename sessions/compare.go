@@ -130,7 +130,7 @@ type RunFigures struct {
 	BestEpoch    int      `json:"best_epoch,omitempty"`
 
 	// Partial is set for a run that failed, was aborted by an OOM,
-	// crashed or was canceled (PartialStatus) and has figures: they cover
+	// crashed or was canceled (profile.Status.Stopped) and has figures: they cover
 	// what it did before it stopped. Such a run has no speedup.
 	Partial bool `json:"partial,omitempty"`
 	// SkippedBatches and TotalBatches say how many training batches a

@@ -308,7 +308,7 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}
-		if sessions.PartialStatus(run.Status) && len(run.EpochList) > 0 {
+		if run.Status.Stopped() && len(run.EpochList) > 0 {
 			parts = append(parts, "partial figures, no speedup")
 		}
 		if run.Speedup.Ratio > 0 {

@@ -39,7 +39,7 @@ type Row struct {
 	OOMs      int64 // oom events: allocations that failed
 	Guards    int64 // guard events: batches the memory guard reshaped (not OOMs)
 	// Partial marks the figures of a run that stopped early (failed,
-	// aborted by an OOM, crashed, canceled: sessions.PartialStatus);
+	// aborted by an OOM, crashed, canceled: profile.Status.Stopped);
 	// Skipped of Batches training batches were skipped by a run with
 	// on_oom skip (sessions.SkipCounts; zeros when none was).
 	Partial          bool
@@ -72,7 +72,7 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 		}
 		row.ETA = eta(r, s, row.Done, row.Total)
 		row.TestAcc = testAcc(r, s)
-		row.Partial = r.Started && sessions.PartialStatus(row.Status)
+		row.Partial = r.Started && row.Status.Stopped()
 		row.Skipped, row.Batches = sessions.SkipCounts(r.EndSummary)
 		rows[i] = row
 	}
@@ -146,7 +146,7 @@ func Status(r *runstate.Run, live bool) profile.Status {
 func StatusText(r *runstate.Run, live bool) string {
 	st := Status(r, live)
 	skipped, total := sessions.SkipCounts(r.EndSummary)
-	return sessions.OutcomeText(st, r.Started && sessions.PartialStatus(st), skipped, total)
+	return sessions.OutcomeText(st, r.Started && st.Stopped(), skipped, total)
 }
 
 // Error returns what stopped a run, in full: run_end's error, else the
