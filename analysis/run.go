@@ -9,11 +9,11 @@ import (
 // Run is the analysis of one run: its ledger and verdict, its validation
 // accuracy over time, and the figures the advice reads.
 type Run struct {
-	Name    string    `json:"run"`
-	Variant string    `json:"variant,omitempty"`
-	Status  string    `json:"status,omitempty"` // run_end's; empty while running
-	Error   string    `json:"error,omitempty"`
-	Config  RunConfig `json:"config"`
+	Name    string         `json:"run"`
+	Variant string         `json:"variant,omitempty"`
+	Status  profile.Status `json:"status,omitempty"` // run_end's; empty while running
+	Error   string         `json:"error,omitempty"`
+	Config  RunConfig      `json:"config"`
 
 	Ledger Ledger `json:"ledger"`
 	// Training is the ledger's whole run without its setup

@@ -29,12 +29,12 @@ type TTA struct {
 // (failed, oom, crashed, canceled) says so in Status, and counts as
 // reached only if it reached the target before it stopped.
 type RunTTA struct {
-	Run     string  `json:"run"`
-	Status  string  `json:"status,omitempty"`
-	Best    float64 `json:"best_val_acc"`
-	Reached bool    `json:"reached"`
-	TimeS   float64 `json:"time_s,omitempty"` // from the first touch of data, evaluation included
-	Epoch   int     `json:"epoch,omitempty"`  // the epoch that reached it
+	Run     string         `json:"run"`
+	Status  profile.Status `json:"status,omitempty"`
+	Best    float64        `json:"best_val_acc"`
+	Reached bool           `json:"reached"`
+	TimeS   float64        `json:"time_s,omitempty"` // from the first touch of data, evaluation included
+	Epoch   int            `json:"epoch,omitempty"`  // the epoch that reached it
 	// Speedup is the baseline's time to accuracy over this run's (0 when
 	// either did not reach it); EpochSpeedup the baseline's median epoch
 	// time over this run's.

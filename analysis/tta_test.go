@@ -10,7 +10,7 @@ import (
 // accRun is a run of epochs of 10 ms each (after 5 ms of setup), each
 // evaluated on the trainer's lane for its last 2 ms, with these
 // validation accuracies.
-func accRun(name, variant string, accs []float64, status string) *Run {
+func accRun(name, variant string, accs []float64, status profile.Status) *Run {
 	c := profile.LaneCompute
 	evs := []profile.Event{runStart(variant, nil, 4), sp(profile.StageSetup, c, 0, 0, 0, 5)}
 	evs[0].Run = name

@@ -58,7 +58,7 @@ func TopLevel(name string) bool {
 //     straggler ratio is the slowest rank's training time over the median
 //     of the ranks' (the mean of the two middle ones for an even count).
 type Summary struct {
-	Status  string `json:"status,omitempty"` // from run_end; empty while running
+	Status  Status `json:"status,omitempty"` // from run_end; empty while running
 	Error   string `json:"error,omitempty"`  // from run_end
 	Run     string `json:"run,omitempty"`    // from run_start
 	Variant string `json:"variant,omitempty"`
@@ -151,7 +151,7 @@ type Aggregator struct {
 	ranks    map[int]*rankAcc // by rank; -1 for lanes without a rank
 	metrics  map[string]float64
 	cores    int
-	status   string
+	status   Status
 	errMsg   string
 	run      string
 	variant  string

@@ -222,7 +222,9 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 	case "value":
 		e.Value, err = d.float()
 	case "status":
-		e.Status, err = d.str()
+		var s string
+		s, err = d.str()
+		e.Status = Status(s)
 	case "error":
 		e.Error, err = d.str()
 	case "summary":

@@ -139,7 +139,7 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	}
 	dst = appendFloatField(dst, m&fRelErr, `,"rel_err":`, e.RelErr)
 	dst = appendFloatField(dst, m&fValue, `,"value":`, e.Value)
-	dst = appendStrField(dst, `,"status":`, e.Status)
+	dst = appendStrField(dst, `,"status":`, string(e.Status))
 	dst = appendStrField(dst, `,"error":`, e.Error)
 	if e.Summary != nil {
 		dst = append(dst, `,"summary":`...)

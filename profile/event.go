@@ -155,15 +155,6 @@ func IsSamplerLane(lane string) bool {
 	return len(lane) > 8 && lane[:8] == "sampler/"
 }
 
-// Run statuses (run_end's "status").
-const (
-	StatusOK       = "ok"       // the run finished
-	StatusOOM      = "oom"      // the run stopped on an out-of-memory error
-	StatusFailed   = "failed"   // the run stopped on another error
-	StatusCrashed  = "crashed"  // no run_end and the process is gone (set by readers)
-	StatusCanceled = "canceled" // the run was canceled by the user
-)
-
 // Actions: what the engine did about a batch that did not fit. An oom
 // event's action is ActionAbort or ActionSkip (an allocation failed); a
 // guard event's is ActionResampled, ActionSplit or ActionCut (the memory
@@ -286,7 +277,7 @@ type Event struct {
 	Value float64 `json:"value"`
 
 	// run_end
-	Status  string          `json:"status,omitempty"`
+	Status  Status          `json:"status,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Summary json.RawMessage `json:"summary,omitempty"`
 	Usage   *Usage          `json:"usage,omitempty"`

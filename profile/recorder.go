@@ -78,7 +78,7 @@ type job struct {
 }
 
 type endJob struct {
-	status  string
+	status  Status
 	err     error
 	summary any
 }
@@ -316,7 +316,7 @@ func (r *Recorder) Flush() error {
 // event. Close does not close the sink (its owner does). It returns the
 // first sink error, or an error encoding the summary. Later calls return
 // the same error and record nothing.
-func (r *Recorder) Close(status string, err error, summary any) error {
+func (r *Recorder) Close(status Status, err error, summary any) error {
 	if r == nil {
 		return nil
 	}

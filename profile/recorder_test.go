@@ -138,9 +138,9 @@ func TestRecorderFlushAndClose(t *testing.T) {
 
 func TestCloseStatusAndSummary(t *testing.T) {
 	for _, c := range []struct {
-		status string
+		status Status
 		err    error
-		want   string
+		want   Status
 	}{
 		{"", nil, StatusOK},
 		{"", fmt.Errorf("epoch 3: %w", context.Canceled), StatusCanceled},

@@ -216,13 +216,13 @@ func (r *TraceRun) addAlloc(name string, e *Event, k1 string, v1 int64, k2 strin
 
 // addRunEnd adds the run's end as an instant with its status and error.
 func (r *TraceRun) addRunEnd(e *Event) {
-	args := append([]byte(`{"status":`), appendString(nil, e.Status)...)
+	args := append([]byte(`{"status":`), appendString(nil, string(e.Status))...)
 	if e.Error != "" {
 		args = append(args, `,"error":`...)
 		args = appendString(args, e.Error)
 	}
 	args = append(args, '}')
-	r.instants = append(r.instants, traceInstant{name: "run end: " + e.Status, ts: r.now, args: args})
+	r.instants = append(r.instants, traceInstant{name: "run end: " + string(e.Status), ts: r.now, args: args})
 }
 
 func clamp32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }

@@ -9,7 +9,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/train"
 )
 
-func names(vs []Variant) []string {
+func variantNames(vs []Variant) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.Name
@@ -25,10 +25,10 @@ func TestAblationVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	// no budget: optimized pipelines, overlaps evaluation and caches 20 %
-	if got := names(vs); !reflect.DeepEqual(got, []string{"baseline", "pipelined", "overlap-eval", "cache", "optimized"}) {
+	if got := variantNames(vs); !reflect.DeepEqual(got, []string{"baseline", "pipelined", "overlap-eval", "cache", "optimized"}) {
 		t.Fatalf("ablation %v", got)
 	}
-	if c := vs[3].Overrides; c["cache_bytes"] != DefaultCacheShare || c["cache_policy"] != DefaultCachePolicy {
+	if c := vs[3].Overrides; c["cache_bytes"] != DefaultCacheShare || c["cache_policy"] != string(DefaultCachePolicy) {
 		t.Errorf("cache overrides %v", c)
 	}
 	if _, err := Resolve(exp, vs); err != nil {
@@ -42,7 +42,7 @@ func TestAblationVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(vs); !reflect.DeepEqual(got, []string{"baseline", "pipelined", "overlap-eval", "cache", "mem-guard", "optimized"}) {
+	if got := variantNames(vs); !reflect.DeepEqual(got, []string{"baseline", "pipelined", "overlap-eval", "cache", "mem-guard", "optimized"}) {
 		t.Fatalf("ablation with a budget %v", got)
 	}
 	if c := vs[3].Overrides["cache_bytes"]; c != "64MiB" {

@@ -43,7 +43,7 @@ type VariantParams struct {
 	// CacheBytes and CachePolicy are the cache variant's cache_bytes and
 	// cache_policy.
 	CacheBytes  string
-	CachePolicy string
+	CachePolicy featcache.Policy
 }
 
 // DefaultVariantParams returns the default settings: DefaultSamplerWorkers,
@@ -132,7 +132,7 @@ func Builtins() []Builtin {
 			}},
 		{Name: Cache, Help: fmt.Sprintf("baseline + feature cache (%s, %s)", DefaultCacheShare, DefaultCachePolicy),
 			overrides: func(p VariantParams) map[string]any {
-				return map[string]any{"cache_bytes": p.CacheBytes, "cache_policy": p.CachePolicy}
+				return map[string]any{"cache_bytes": p.CacheBytes, "cache_policy": string(p.CachePolicy)}
 			}},
 	}
 }

@@ -78,13 +78,13 @@ func cancelSession(store *sessions.Store, ref string, mark func(*sessions.Sessio
 	}
 	for _, r := range states {
 		switch {
-		case r.Status == sessions.StatusRunning:
+		case r.Status == profile.StatusRunning:
 			if err := signalRun(s, r.Run, runPids[r.Run]); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 			rep.Signaled = append(rep.Signaled, r.Run)
-		case r.Status == StatusPending, r.Status == profile.StatusCanceled && r.Size == 0:
+		case r.Status == profile.StatusPending, r.Status == profile.StatusCanceled && r.Size == 0:
 			marked, err := markNotStarted(s, r.Run, profile.StatusCanceled, errCanceledBeforeStart)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("run %s: %w", r.Run, err))
@@ -92,7 +92,7 @@ func cancelSession(store *sessions.Store, ref string, mark func(*sessions.Sessio
 			if marked {
 				rep.Marked = append(rep.Marked, r.Run)
 			}
-		case r.Finished() || r.Status == sessions.StatusCrashed:
+		case r.Finished() || r.Status == profile.StatusCrashed:
 			rep.Finished = append(rep.Finished, r.Run)
 		}
 	}
@@ -141,7 +141,7 @@ func signalRun(s *sessions.Session, run string, pids []int) error {
 func Active(states []sessions.RunState) bool {
 	for _, r := range states {
 		switch r.Status {
-		case sessions.StatusRunning, StatusPending:
+		case profile.StatusRunning, profile.StatusPending:
 			return true
 		}
 	}

@@ -31,7 +31,7 @@ func newSession(t *testing.T, name string) (*sessions.Store, *sessions.Session) 
 
 // writeRun writes a finished journal: epochs of one sample and one train
 // span each, epochS seconds apart, and run_end with res as summary.
-func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, status string, res any) {
+func writeRun(t *testing.T, s *sessions.Session, run string, epochS []float64, status profile.Status, res any) {
 	t.Helper()
 	variant := run // a repeat NAME.rK runs variant NAME, as the worker writes it
 	if i := strings.LastIndex(run, ".r"); i > 0 {
@@ -101,7 +101,7 @@ func TestCompare(t *testing.T) {
 	if opt.TestAcc == nil || *opt.TestAcc != 0.75 || opt.BestEpoch != 2 || broken.TestAcc != nil {
 		t.Errorf("accuracy %+v %+v", opt, broken)
 	}
-	if broken.Status != profile.StatusFailed || later.Status != StatusPending || later.Epochs != 0 {
+	if broken.Status != profile.StatusFailed || later.Status != profile.StatusPending || later.Epochs != 0 {
 		t.Errorf("statuses %s %s", broken.Status, later.Status)
 	}
 
@@ -234,7 +234,7 @@ func TestCompareRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Runs) != 2 || c.Runs[0].Status != profile.StatusOK || c.Runs[1].Status != StatusPending || c.Baseline == "" {
+	if len(c.Runs) != 2 || c.Runs[0].Status != profile.StatusOK || c.Runs[1].Status != profile.StatusPending || c.Baseline == "" {
 		t.Errorf("comparison: baseline %q, runs %+v", c.Baseline, c.Runs)
 	}
 	if refs[0].State != nil || refs[1].State != nil {

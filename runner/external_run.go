@@ -36,7 +36,7 @@ const (
 // process, as Cancel sends) passes SIGINT to the command's group, SIGTERM
 // after cancelGrace, SIGKILL after another. The caller has claimed the
 // journal and written the pid file.
-func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolved, log io.Writer) (string, error) {
+func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolved, log io.Writer) (profile.Status, error) {
 	started := time.Now()
 	if canceled(s) {
 		return endExternal(s, run, v, started, profile.StatusCanceled, errCanceledBeforeStart.Error())
@@ -117,7 +117,7 @@ func stopGroup(pid int, done <-chan error, log io.Writer) error {
 // exitOutcome is the status and error of a command that ended with wait
 // error werr: canceled when it was stopped, ok for exit 0, crashed when a
 // signal killed it, failed otherwise (the stderr tail as error).
-func exitOutcome(werr error, stopped bool, stderr string) (status, text string) {
+func exitOutcome(werr error, stopped bool, stderr string) (status profile.Status, text string) {
 	switch {
 	case stopped:
 		return profile.StatusCanceled, "canceled"
@@ -141,7 +141,7 @@ func exitOutcome(werr error, stopped bool, stderr string) (status, text string) 
 // it appends run_start when the journal has none (the command never
 // started the client), dated started, then run_end with status and text.
 // A run_end the command wrote is kept, and its status returned.
-func endExternal(s *sessions.Session, run string, v Resolved, started time.Time, status, text string) (string, error) {
+func endExternal(s *sessions.Session, run string, v Resolved, started time.Time, status profile.Status, text string) (profile.Status, error) {
 	path := s.JournalPath(run)
 	hasStart, end, err := journalEnds(path)
 	if err != nil {
@@ -180,7 +180,7 @@ func endExternal(s *sessions.Session, run string, v Resolved, started time.Time,
 // recordExit records in the run's pid file the status of an external run
 // whose journal could not be ended (see sessions.Session.RecordExit), so
 // it does not read as crashed; the error text is the command's.
-func recordExit(s *sessions.Session, run, status, text string, journalErr error) {
+func recordExit(s *sessions.Session, run string, status profile.Status, text string, journalErr error) {
 	var runErr error
 	if text != "" {
 		runErr = errors.New(text)
@@ -189,7 +189,7 @@ func recordExit(s *sessions.Session, run, status, text string, journalErr error)
 }
 
 // outcomeErr is RunWorker's error for a run that ended with status.
-func outcomeErr(run, status, text string) error {
+func outcomeErr(run string, status profile.Status, text string) error {
 	if status == profile.StatusOK {
 		return nil
 	}

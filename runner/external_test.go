@@ -130,7 +130,7 @@ func TestExitOutcome(t *testing.T) {
 		err     error
 		stopped bool
 		stderr  string
-		status  string
+		status  profile.Status
 		text    string
 	}{
 		{nil, false, "", profile.StatusOK, ""},

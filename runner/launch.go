@@ -19,10 +19,6 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-// StatusPending is the status of a launched run that has not started yet
-// (RunStates).
-const StatusPending = "pending"
-
 // Launch modes (launch.json's "mode").
 const (
 	ModeSequential = "sequential" // one run after the other, through a sequencer process
@@ -376,7 +372,7 @@ func failNotStarted(s *sessions.Session, runs []string, err error) {
 // and run_end with status and err. It does nothing if the run already has
 // a journal (it started, or was marked): journals are claimed by creating
 // them exclusively, so a run is either started or marked, never both.
-func markNotStarted(s *sessions.Session, run, status string, cause error) (bool, error) {
+func markNotStarted(s *sessions.Session, run string, status profile.Status, cause error) (bool, error) {
 	path := s.JournalPath(run)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -163,14 +163,14 @@ func RunStates(s *sessions.Session) ([]sessions.RunState, error) {
 			out = append(out, states[i])
 			continue
 		}
-		rs := sessions.RunState{Run: run, Journal: s.JournalPath(run), Status: StatusPending}
+		rs := sessions.RunState{Run: run, Journal: s.JournalPath(run), Status: profile.StatusPending}
 		switch {
 		case canceled(s):
 			rs.Status, rs.Error = profile.StatusCanceled, errCanceledBeforeStart.Error()
 		case !starterAlive(s, st):
-			rs.Status, rs.Error = sessions.StatusCrashed, notStarted(s)
+			rs.Status, rs.Error = profile.StatusCrashed, notStarted(s)
 		case imported(s):
-			rs.Status, rs.Error = sessions.StatusCrashed, NotStartedBeforeExport
+			rs.Status, rs.Error = profile.StatusCrashed, NotStartedBeforeExport
 		}
 		out = append(out, rs)
 	}

@@ -153,7 +153,7 @@ func TestCancelWithoutPidFiles(t *testing.T) {
 		}
 	}
 	states, err := RunStates(s)
-	if err != nil || len(states) != 2 || states[0].Status != sessions.StatusRunning || states[1].Status != StatusPending {
+	if err != nil || len(states) != 2 || states[0].Status != profile.StatusRunning || states[1].Status != profile.StatusPending {
 		t.Fatalf("states without pid files: %+v, %v", states, err)
 	}
 	if err := st.Delete(s.ID()); err == nil {
@@ -305,7 +305,7 @@ func TestNotStartedReadOnly(t *testing.T) {
 	}
 	defer os.Chmod(s.RunsDir(), 0o700)
 	states, err = RunStates(s)
-	if err != nil || len(states) != 1 || states[0].Status != sessions.StatusCrashed ||
+	if err != nil || len(states) != 1 || states[0].Status != profile.StatusCrashed ||
 		!strings.Contains(states[0].Error, s.RunsDir()+": permission denied") {
 		t.Errorf("read-only: %+v, %v", states, err)
 	}

@@ -4,27 +4,23 @@ import (
 	"slices"
 
 	"github.com/gnnscope/gnnscope/profile"
-	"github.com/gnnscope/gnnscope/sessions"
 )
-
-// StatusEmpty is the status of a session without runs (SessionStatus).
-const StatusEmpty = "empty"
 
 // SessionStatus is a session's status from its runs' statuses (as
 // RunStates reports them): running if a run is running or pending; else
 // the first of crashed, oom, failed, canceled and unknown that a run has;
 // else any other status a run has; else ok. A session without runs is
-// StatusEmpty.
-func SessionStatus(statuses []string) string {
+// profile.StatusEmpty.
+func SessionStatus(statuses []profile.Status) profile.Status {
 	if len(statuses) == 0 {
-		return StatusEmpty
+		return profile.StatusEmpty
 	}
 	for _, st := range statuses {
-		if st == sessions.StatusRunning || st == StatusPending {
-			return sessions.StatusRunning
+		if st == profile.StatusRunning || st == profile.StatusPending {
+			return profile.StatusRunning
 		}
 	}
-	for _, bad := range []string{sessions.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled, sessions.StatusUnknown} {
+	for _, bad := range []profile.Status{profile.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled, profile.StatusUnknown} {
 		if slices.Contains(statuses, bad) {
 			return bad
 		}

@@ -13,16 +13,16 @@ import (
 
 func TestSessionStatus(t *testing.T) {
 	for _, c := range []struct {
-		statuses []string
-		want     string
+		statuses []profile.Status
+		want     profile.Status
 	}{
-		{nil, StatusEmpty},
-		{[]string{profile.StatusOK, profile.StatusOK}, profile.StatusOK},
-		{[]string{profile.StatusOK, StatusPending}, sessions.StatusRunning},
-		{[]string{profile.StatusOOM, sessions.StatusRunning}, sessions.StatusRunning},
-		{[]string{profile.StatusOK, profile.StatusFailed, sessions.StatusCrashed}, sessions.StatusCrashed},
-		{[]string{profile.StatusCanceled, profile.StatusOOM}, profile.StatusOOM},
-		{[]string{profile.StatusOK, "odd"}, "odd"},
+		{nil, profile.StatusEmpty},
+		{[]profile.Status{profile.StatusOK, profile.StatusOK}, profile.StatusOK},
+		{[]profile.Status{profile.StatusOK, profile.StatusPending}, profile.StatusRunning},
+		{[]profile.Status{profile.StatusOOM, profile.StatusRunning}, profile.StatusRunning},
+		{[]profile.Status{profile.StatusOK, profile.StatusFailed, profile.StatusCrashed}, profile.StatusCrashed},
+		{[]profile.Status{profile.StatusCanceled, profile.StatusOOM}, profile.StatusOOM},
+		{[]profile.Status{profile.StatusOK, "odd"}, "odd"},
 	} {
 		if got := SessionStatus(c.statuses); got != c.want {
 			t.Errorf("%v: %s, want %s", c.statuses, got, c.want)
@@ -41,7 +41,7 @@ func TestRunStatesImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	states, err := RunStates(s)
-	if err != nil || len(states) != 1 || states[0].Status != StatusPending {
+	if err != nil || len(states) != 1 || states[0].Status != profile.StatusPending {
 		t.Fatalf("launched here: %+v, %v", states, err)
 	}
 	info, _ := json.Marshal(sessions.ImportInfo{Imported: time.Now(), Version: sessions.ArchiveVersion})
@@ -49,7 +49,7 @@ func TestRunStatesImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	states, err = RunStates(s)
-	if err != nil || len(states) != 1 || states[0].Status != sessions.StatusCrashed || states[0].Error != NotStartedBeforeExport {
+	if err != nil || len(states) != 1 || states[0].Status != profile.StatusCrashed || states[0].Error != NotStartedBeforeExport {
 		t.Errorf("imported: %+v, %v", states, err)
 	}
 }

@@ -171,7 +171,11 @@ func overlay(base train.Config, over map[string]any) (train.Config, error) {
 			if strings.HasPrefix(te.Value, "a") || strings.HasPrefix(te.Value, "o") {
 				article = "an" // array, object
 			}
-			return cfg, fmt.Errorf("%s %s is not a valid %s", article, te.Value, te.Type)
+			typ := te.Type.String()
+			if te.Type.Kind() == reflect.String {
+				typ = "string" // a typed choice (train.Sampler, memory.Rule): users write strings
+			}
+			return cfg, fmt.Errorf("%s %s is not a valid %s", article, te.Value, typ)
 		}
 		return cfg, err
 	}

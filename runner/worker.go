@@ -31,7 +31,7 @@ func StopContext(parent context.Context) (context.Context, context.CancelFunc) {
 // RunStatus returns the run_end status for the outcome of a run: ok for no
 // error, canceled when ctx was canceled, oom for a device out-of-memory
 // error, failed otherwise.
-func RunStatus(ctx context.Context, err error) string {
+func RunStatus(ctx context.Context, err error) profile.Status {
 	switch {
 	case err == nil:
 		return profile.StatusOK
@@ -61,7 +61,7 @@ func RunStatus(ctx context.Context, err error) string {
 // stderr lines as error) for another status, crashed when a signal killed
 // it, canceled when ctx was canceled or the session canceled (SIGINT to
 // the command's group, then SIGTERM and SIGKILL 5 s apart).
-func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer) (string, error) {
+func RunWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer) (profile.Status, error) {
 	return runWorker(ctx, store, id, run, log, openJournalSink)
 }
 
@@ -75,7 +75,7 @@ type journalSink interface {
 func openJournalSink(path string) (journalSink, error) { return sessions.OpenJournal(path) }
 
 // runWorker is RunWorker with the function that opens the journal.
-func runWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer, open func(string) (journalSink, error)) (string, error) {
+func runWorker(ctx context.Context, store *sessions.Store, id, run string, log io.Writer, open func(string) (journalSink, error)) (profile.Status, error) {
 	if err := checkRunName(run); err != nil {
 		return profile.StatusFailed, fmt.Errorf("session %s: %w", id, err)
 	}
@@ -121,7 +121,7 @@ func runWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 // the journal jw, which it closes. A journal that could not be ended has
 // the run's exit recorded in its pid file (Session.RecordExit), so the run
 // does not read as crashed.
-func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experiment, v Resolved, jw journalSink, log io.Writer) (string, error) {
+func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experiment, v Resolved, jw journalSink, log io.Writer) (profile.Status, error) {
 	if v.Config.Threads > 0 {
 		runtime.GOMAXPROCS(v.Config.Threads)
 	}

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // Session archives.
@@ -123,7 +125,7 @@ func (s *Session) Export(w io.Writer, opts ExportOptions) (ExportReport, error) 
 	}
 	running := map[string]bool{}
 	for _, r := range states {
-		if r.Status == StatusRunning {
+		if r.Status == profile.StatusRunning {
 			running[r.Run] = true
 			rep.Running = append(rep.Running, r.Run)
 		}

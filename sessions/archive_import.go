@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // ErrBadArchive is wrapped by the errors of Import for input that is not
@@ -442,7 +444,7 @@ func (st *Store) commitImport(tmp, dest, work string, opts ImportOptions, rep *I
 				return fmt.Errorf("import: replace session %s: %w", id, err)
 			}
 			for _, r := range states {
-				if r.Status == StatusRunning {
+				if r.Status == profile.StatusRunning {
 					return fmt.Errorf("import: will not replace session %s: %w (run %s)", id, ErrRunning, r.Run)
 				}
 			}

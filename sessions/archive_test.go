@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // archiveSession makes a finished session with two runs, their logs, a
@@ -200,7 +202,7 @@ func runningSession(t *testing.T, st *Store) *Session {
 	if err := s.WritePid("live", os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := s.RunState("live"); st.Status != StatusRunning {
+	if st, _ := s.RunState("live"); st.Status != profile.StatusRunning {
 		t.Fatalf("status %s", st.Status)
 	}
 	return s
@@ -236,7 +238,7 @@ func TestExportRunning(t *testing.T) {
 	}
 	// its writer is elsewhere: the imported run reads as crashed
 	st, err := s2.RunState("live")
-	if err != nil || st.Status != StatusCrashed || st.Error == "" {
+	if err != nil || st.Status != profile.StatusCrashed || st.Error == "" {
 		t.Errorf("imported running run: %+v %v", st, err)
 	}
 	// the original is never replaced while running
@@ -385,7 +387,7 @@ func TestImportRefusesHostileArchives(t *testing.T) {
 	}
 	if s, err := st.Get(id); err != nil {
 		t.Error(err)
-	} else if rs, err := s.RunState("r"); err != nil || rs.Status != StatusCrashed {
+	} else if rs, err := s.RunState("r"); err != nil || rs.Status != profile.StatusCrashed {
 		t.Errorf("run without run_end in an imported session: %+v %v", rs, err)
 	}
 }

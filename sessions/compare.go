@@ -41,10 +41,10 @@ type RunFigures struct {
 	Run         string `json:"run"`
 	// Label names the run in tables: RUN when every compared run belongs
 	// to the same session, else SESSION/RUN.
-	Label   string `json:"label"`
-	Variant string `json:"variant"`
-	Status  string `json:"status"`
-	Error   string `json:"error,omitempty"`
+	Label   string         `json:"label"`
+	Variant string         `json:"variant"`
+	Status  profile.Status `json:"status"`
+	Error   string         `json:"error,omitempty"`
 
 	// Config is the run's configuration flattened to dotted keys (nested
 	// objects), values as text (strings unquoted, numbers canonical,
@@ -130,7 +130,7 @@ type RunFigures struct {
 	BestEpoch    int      `json:"best_epoch,omitempty"`
 
 	// Partial is set for a run that failed, was aborted by an OOM,
-	// crashed or was canceled (PartialStatus) and has figures: they cover
+	// crashed or was canceled (profile.Status.Stopped) and has figures: they cover
 	// what it did before it stopped. Such a run has no speedup.
 	Partial bool `json:"partial,omitempty"`
 	// SkippedBatches and TotalBatches say how many training batches a
@@ -286,14 +286,14 @@ func figures(ref RunRef) (RunFigures, []string) {
 		st, err = s.RunState(ref.Run)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				st.Status, st.Error = "not started", ""
+				st.Status, st.Error = profile.StatusNotStarted, ""
 			} else {
-				st.Status, st.Error = StatusUnknown, err.Error()
+				st.Status, st.Error = profile.StatusUnknown, err.Error()
 			}
 		}
 	}
 	f.Status, f.Error = st.Status, st.Error
-	if f.Status == StatusCrashed && f.Error == "" {
+	if f.Status == profile.StatusCrashed && f.Error == "" {
 		f.Error = "the writer process is gone without ending its journal (killed?)"
 	}
 	var config json.RawMessage

@@ -143,7 +143,7 @@ var figureRows = []figureRow{
 		if human {
 			return r.StatusText()
 		}
-		return r.Status
+		return string(r.Status)
 	}, 0},
 	{"partial", "partial", func(r *RunFigures, _ bool) string { return strconv.FormatBool(r.Partial) }, onlyCSV},
 	{"", "skipped_batches", func(r *RunFigures, _ bool) string {

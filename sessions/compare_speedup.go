@@ -17,21 +17,6 @@ const HostBusyLabel = "host busy: timing unreliable"
 // asked for.
 const busyWaitShare = 1.0 / 3
 
-// Timed reports whether a run of this status may carry a speedup and be
-// ranked: it ended ok, or it still runs. A run that failed, was aborted by
-// an OOM, crashed or was canceled may not (see PartialStatus).
-func Timed(status string) bool { return status == profile.StatusOK || status == StatusRunning }
-
-// PartialStatus reports whether status stops a run early (failed, oom,
-// crashed, canceled): whatever figures it has are partial.
-func PartialStatus(status string) bool {
-	switch status {
-	case profile.StatusFailed, profile.StatusOOM, profile.StatusCrashed, profile.StatusCanceled:
-		return true
-	}
-	return false
-}
-
 // RepeatNumber returns K for a run named VARIANT.rK (a launch's repeat,
 // K >= 1), else 0.
 func RepeatNumber(run, variant string) int {
@@ -76,7 +61,7 @@ type RunTiming struct {
 	// repeats).
 	Group  string
 	Repeat int // K of a repeat NAME.rK, 0 for a run that is not one
-	Status string
+	Status profile.Status
 	Epochs []float64 // epoch wall times in seconds
 }
 
@@ -97,7 +82,7 @@ func Speedups(runs []RunTiming, base int, interval bool) []Timing {
 	out := make([]Timing, len(runs))
 	groups := map[string][]stats.Repeat{}
 	for _, r := range runs {
-		if Timed(r.Status) && len(r.Epochs) > 0 {
+		if r.Status.Timed() && len(r.Epochs) > 0 {
 			groups[r.Group] = append(groups[r.Group], stats.Repeat{K: max(r.Repeat, 1), Epochs: r.Epochs})
 		}
 	}
@@ -108,7 +93,7 @@ func Speedups(runs []RunTiming, base int, interval bool) []Timing {
 	figures := map[string]Timing{}
 	for i, r := range runs {
 		reps := groups[r.Group]
-		if !Timed(r.Status) || len(r.Epochs) == 0 || len(reps) == 0 {
+		if !r.Status.Timed() || len(r.Epochs) == 0 || len(reps) == 0 {
 			continue
 		}
 		t, ok := figures[r.Group]
@@ -159,7 +144,7 @@ func (c *Comparison) speedups(base int) {
 	runs := make([]RunTiming, len(c.Runs))
 	for i := range c.Runs {
 		r := &c.Runs[i]
-		r.Partial = PartialStatus(r.Status) && r.HasFigures()
+		r.Partial = r.Status.Stopped() && r.HasFigures()
 		runs[i] = r.timing()
 	}
 	for i, t := range Speedups(runs, base, true) {

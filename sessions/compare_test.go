@@ -31,7 +31,7 @@ type handRun struct {
 	histErr       [][2]float64 // (layer, rel_err) per hist_err event
 	testMetrics   []float64    // test_acc metrics, in order
 	summary       string       // run_end summary; "" for no run_end
-	status        string
+	status        profile.Status
 	host          *profile.Host  // run_start's host (default: 2 cores)
 	usage         *profile.Usage // run_end's usage
 	adjusted      []string       // run_start's adjusted

@@ -101,7 +101,7 @@ func TestKilledWriter(t *testing.T) {
 	if err != nil || strings.TrimSpace(first) != "flushed" {
 		t.Fatalf("child said %q, %v", first, err)
 	}
-	if got, err := RunStatus(s, "victim"); err != nil || got != StatusRunning {
+	if got, err := RunStatus(s, "victim"); err != nil || got != profile.StatusRunning {
 		t.Errorf("while alive: %q, %v", got, err)
 	}
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
@@ -112,7 +112,7 @@ func TestKilledWriter(t *testing.T) {
 	if _, _, ok := procStat(cmd.Process.Pid); ok {
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			if got, _ := RunStatus(s, "victim"); got == StatusCrashed {
+			if got, _ := RunStatus(s, "victim"); got == profile.StatusCrashed {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -122,7 +122,7 @@ func TestKilledWriter(t *testing.T) {
 		}
 	}
 	cmd.Wait()
-	if got, err := RunStatus(s, "victim"); err != nil || got != StatusCrashed {
+	if got, err := RunStatus(s, "victim"); err != nil || got != profile.StatusCrashed {
 		t.Errorf("after kill: %q, %v", got, err)
 	}
 

@@ -36,7 +36,7 @@ func TestLockedRunWithoutPidFile(t *testing.T) {
 	if _, err := os.Stat(s.PidPath("live")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("pid file: %v", err)
 	}
-	if rs, err := s.RunState("live"); err != nil || rs.Status != StatusRunning {
+	if rs, err := s.RunState("live"); err != nil || rs.Status != profile.StatusRunning {
 		t.Fatalf("locked run without pid file: %+v, %v", rs, err)
 	}
 	if err := st.Delete(s.ID()); err == nil || !strings.Contains(err.Error(), "running") {
@@ -57,15 +57,15 @@ func TestLockedRunWithoutPidFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs, _ := s.RunState("live"); rs.Status != StatusRunning || !tl.opts.Alive() {
+	if rs, _ := s.RunState("live"); rs.Status != profile.StatusRunning || !tl.opts.Alive() {
 		t.Errorf("locked run with a stale pid file: %+v, tail alive %v", rs, tl.opts.Alive())
 	}
 	f.Close()
-	if rs, _ := s.RunState("live"); rs.Status != StatusCrashed || tl.opts.Alive() {
+	if rs, _ := s.RunState("live"); rs.Status != profile.StatusCrashed || tl.opts.Alive() {
 		t.Errorf("after the writer let go, stale pid file: %+v, tail alive %v", rs, tl.opts.Alive())
 	}
 	os.Remove(s.PidPath("live"))
-	if rs, _ := s.RunState("live"); rs.Status != StatusUnknown {
+	if rs, _ := s.RunState("live"); rs.Status != profile.StatusUnknown {
 		t.Errorf("after the writer let go: %+v", rs)
 	}
 	if err := st.Delete(s.ID()); err != nil {
@@ -129,7 +129,7 @@ func TestRecordExit(t *testing.T) {
 	if fi, err := os.Stat(s.PidPath("full")); err != nil || fi.Size() != PidFileSize {
 		t.Fatalf("pid file: %v, %v", fi, err)
 	}
-	if rs, _ := s.RunState("full"); rs.Status != StatusCrashed {
+	if rs, _ := s.RunState("full"); rs.Status != profile.StatusCrashed {
 		t.Fatalf("before the exit is recorded: %+v", rs)
 	}
 	jerr := &os.PathError{Op: "write", Path: s.JournalPath("full"), Err: syscall.ENOSPC}

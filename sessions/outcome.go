@@ -3,6 +3,8 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // SkipCounts returns the training batches a run skipped (on_oom skip)
@@ -35,14 +37,14 @@ func SkipText(skipped, total int) string {
 // OutcomeText is a run's status as views show it: the status, with
 // ", partial" for a run that stopped early and has figures, or, for a
 // run that skipped batches, ", skipped N of M batches (x %)" (SkipText).
-func OutcomeText(status string, partial bool, skipped, total int) string {
+func OutcomeText(status profile.Status, partial bool, skipped, total int) string {
 	if partial {
-		return status + ", partial"
+		return string(status) + ", partial"
 	}
 	if s := SkipText(skipped, total); s != "" {
-		return status + ", " + s
+		return string(status) + ", " + s
 	}
-	return status
+	return string(status)
 }
 
 // StatusText is the run's status as views show it (OutcomeText).

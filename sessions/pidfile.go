@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // PidFile is the content of runs/<run>.pid.
@@ -17,9 +19,9 @@ type PidFile struct {
 	// Exit is the status the writer ended the run with when it could not
 	// write run_end (Session.RecordExit); ExitError is the run's error and
 	// JournalError why the journal could not be ended.
-	Exit         string `json:"exit,omitempty"`
-	ExitError    string `json:"exit_error,omitempty"`
-	JournalError string `json:"journal_error,omitempty"`
+	Exit         profile.Status `json:"exit,omitempty"`
+	ExitError    string         `json:"exit_error,omitempty"`
+	JournalError string         `json:"journal_error,omitempty"`
 }
 
 // PidFileSize is the size of a pid file as WritePidFile writes it: the
@@ -99,7 +101,7 @@ func shorten(s string) string {
 // journal failed. The pid file keeps its size (PidFileSize), so the
 // rewrite needs no new space on file systems that overwrite in place.
 // RunState then reports that status, the journal marked incomplete.
-func (s *Session) RecordExit(run string, pid int, status string, runErr, journalErr error) error {
+func (s *Session) RecordExit(run string, pid int, status profile.Status, runErr, journalErr error) error {
 	if err := ValidName(run); err != nil {
 		return fmt.Errorf("record exit: %w", err)
 	}

@@ -11,33 +11,20 @@ import (
 	"github.com/gnnscope/gnnscope/profile"
 )
 
-// Statuses a reader derives for a run without run_end (finished runs carry
-// profile's StatusOK, StatusOOM, StatusFailed, StatusCanceled).
-const (
-	// StatusRunning: no run_end yet and the writer process is alive.
-	StatusRunning = "running"
-	// StatusCrashed: no run_end and the writer process is gone
-	// (profile.StatusCrashed).
-	StatusCrashed = profile.StatusCrashed
-	// StatusUnknown: no run_end and no way to check the writer (no pid
-	// file, or it was written on another host).
-	StatusUnknown = "unknown"
-)
-
 // RunState is what a reader can tell about a run.
 type RunState struct {
-	Run      string    `json:"run"`
-	Status   string    `json:"status"`          // see RunStatus
-	Error    string    `json:"error,omitempty"` // run_end's error
-	Pid      int       `json:"pid,omitempty"`
-	Journal  string    `json:"journal"`
-	Size     int64     `json:"size"`     // journal bytes (0 if none yet)
-	Modified time.Time `json:"modified"` // journal's last write
+	Run      string         `json:"run"`
+	Status   profile.Status `json:"status"`          // see RunStatus
+	Error    string         `json:"error,omitempty"` // run_end's error
+	Pid      int            `json:"pid,omitempty"`
+	Journal  string         `json:"journal"`
+	Size     int64          `json:"size"`     // journal bytes (0 if none yet)
+	Modified time.Time      `json:"modified"` // journal's last write
 }
 
 // Finished reports whether the run has a run_end.
 func (r RunState) Finished() bool {
-	return r.Status != StatusRunning && r.Status != StatusCrashed && r.Status != StatusUnknown
+	return r.Status != profile.StatusRunning && r.Status != profile.StatusCrashed && r.Status != profile.StatusUnknown
 }
 
 // RunStatus returns a run's status: run_end's status (ok, oom, failed,
@@ -49,7 +36,7 @@ func (r RunState) Finished() bool {
 // the pid file (Session.RecordExit) gets the status it recorded, with an
 // error saying the journal is incomplete. In a session imported from an
 // archive (which has no pid files), a run without run_end is "crashed".
-func RunStatus(s *Session, run string) (string, error) {
+func RunStatus(s *Session, run string) (profile.Status, error) {
 	st, err := s.RunState(run)
 	return st.Status, err
 }
@@ -82,7 +69,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 		return st, nil
 	}
 	if locked, known := Locked(st.Journal); hasJournal && known && locked {
-		st.Status = StatusRunning // its writer holds the journal
+		st.Status = profile.StatusRunning // its writer holds the journal
 		return st, nil
 	}
 	switch {
@@ -90,21 +77,21 @@ func (s *Session) RunState(run string) (RunState, error) {
 		alive, known := pf.Alive()
 		switch {
 		case alive:
-			st.Status = StatusRunning
+			st.Status = profile.StatusRunning
 		case pf.Exit != "":
 			st.Status, st.Error = pf.Exit, pf.exitText()
 		case !known:
-			st.Status = StatusUnknown
+			st.Status = profile.StatusUnknown
 		default:
-			st.Status = StatusCrashed
+			st.Status = profile.StatusCrashed
 		}
 	case errors.Is(perr, os.ErrNotExist):
 		if !hasJournal {
 			return st, fmt.Errorf("run %s of session %s: %w", run, s.Meta.ID, os.ErrNotExist)
 		}
-		st.Status = StatusUnknown
+		st.Status = profile.StatusUnknown
 		if s.imported() { // written on another machine: no run_end will come
-			st.Status, st.Error = StatusCrashed, "no run_end in the imported journal"
+			st.Status, st.Error = profile.StatusCrashed, "no run_end in the imported journal"
 		}
 	default:
 		return st, fmt.Errorf("run %s: %w", run, perr)

@@ -20,14 +20,15 @@ func TestRunStatus(t *testing.T) {
 	start := line(ev[0]) + line(ev[1])
 
 	// finished runs: status from run_end, pid irrelevant
-	for _, status := range []string{profile.StatusOK, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled} {
-		appendRaw(t, s.JournalPath(status), start+line(profile.Event{T: profile.TypeRunEnd, Status: status, Error: "e"}))
-		s.WritePid(status, os.Getpid())
-		got, err := RunStatus(s, status)
+	for _, status := range []profile.Status{profile.StatusOK, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled} {
+		run := string(status)
+		appendRaw(t, s.JournalPath(run), start+line(profile.Event{T: profile.TypeRunEnd, Status: status, Error: "e"}))
+		s.WritePid(run, os.Getpid())
+		got, err := RunStatus(s, run)
 		if err != nil || got != status {
 			t.Errorf("%s: got %q, %v", status, got, err)
 		}
-		rs, _ := s.RunState(status)
+		rs, _ := s.RunState(run)
 		if !rs.Finished() || rs.Error != "e" || rs.Size == 0 || rs.Pid != os.Getpid() {
 			t.Errorf("%s: %+v", status, rs)
 		}
@@ -38,12 +39,12 @@ func TestRunStatus(t *testing.T) {
 	if err := s.WritePid("live", os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := RunStatus(s, "live"); got != StatusRunning {
+	if got, _ := RunStatus(s, "live"); got != profile.StatusRunning {
 		t.Errorf("live: %q", got)
 	}
 	// a run_end torn mid-write is no run_end
 	appendRaw(t, s.JournalPath("live"), `{"t":"run_end","status":"o`)
-	if got, _ := RunStatus(s, "live"); got != StatusRunning {
+	if got, _ := RunStatus(s, "live"); got != profile.StatusRunning {
 		t.Errorf("torn run_end: %q", got)
 	}
 
@@ -54,12 +55,12 @@ func TestRunStatus(t *testing.T) {
 	}
 	appendRaw(t, s.JournalPath("dead"), start)
 	os.WriteFile(s.PidPath("dead"), []byte(`{"pid":`+itoa(cmd.Process.Pid)+`}`), 0o644)
-	if got, _ := RunStatus(s, "dead"); got != StatusCrashed {
+	if got, _ := RunStatus(s, "dead"); got != profile.StatusCrashed {
 		t.Errorf("dead: %q", got)
 	}
 	// a plain-number pid file works too
 	os.WriteFile(s.PidPath("dead"), []byte(itoa(cmd.Process.Pid)+"\n"), 0o644)
-	if got, _ := RunStatus(s, "dead"); got != StatusCrashed {
+	if got, _ := RunStatus(s, "dead"); got != profile.StatusCrashed {
 		t.Errorf("dead (plain pid): %q", got)
 	}
 	// a pid reused by another process is not the writer
@@ -67,7 +68,7 @@ func TestRunStatus(t *testing.T) {
 		b, _ := json.Marshal(PidFile{Pid: os.Getpid(), Start: 1})
 		appendRaw(t, s.JournalPath("reused"), start)
 		os.WriteFile(s.PidPath("reused"), b, 0o644)
-		if got, _ := RunStatus(s, "reused"); got != StatusCrashed {
+		if got, _ := RunStatus(s, "reused"); got != profile.StatusCrashed {
 			t.Errorf("reused pid: %q", got)
 		}
 	}
@@ -75,17 +76,17 @@ func TestRunStatus(t *testing.T) {
 	b, _ := json.Marshal(PidFile{Pid: os.Getpid(), Host: "elsewhere.invalid"})
 	appendRaw(t, s.JournalPath("remote"), start)
 	os.WriteFile(s.PidPath("remote"), b, 0o644)
-	if got, _ := RunStatus(s, "remote"); got != StatusUnknown {
+	if got, _ := RunStatus(s, "remote"); got != profile.StatusUnknown {
 		t.Errorf("remote: %q", got)
 	}
 	// no pid file
 	appendRaw(t, s.JournalPath("nopid"), start)
-	if got, _ := RunStatus(s, "nopid"); got != StatusUnknown {
+	if got, _ := RunStatus(s, "nopid"); got != profile.StatusUnknown {
 		t.Errorf("no pid: %q", got)
 	}
 	// pid file, no journal yet
 	s.WritePid("pending", os.Getpid())
-	if got, _ := RunStatus(s, "pending"); got != StatusRunning {
+	if got, _ := RunStatus(s, "pending"); got != profile.StatusRunning {
 		t.Errorf("pending: %q", got)
 	}
 	// neither
@@ -112,7 +113,7 @@ func TestLastEventLongLines(t *testing.T) {
 	}
 	// garbage after a span only: not finished
 	appendRaw(t, s.JournalPath("g"), line(sampleEvents()[1])+repeat('z', 200<<10)+"\n")
-	if got, _ := RunStatus(s, "g"); got != StatusUnknown {
+	if got, _ := RunStatus(s, "g"); got != profile.StatusUnknown {
 		t.Errorf("garbage: %q", got)
 	}
 }

@@ -285,7 +285,7 @@ func (st *Store) Delete(id string) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	for _, r := range runs {
-		if r.Status == StatusRunning {
+		if r.Status == profile.StatusRunning {
 			if r.Pid > 0 {
 				return fmt.Errorf("delete session %s: run %s is still running (pid %d)", id, r.Run, r.Pid)
 			}

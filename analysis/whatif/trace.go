@@ -62,7 +62,8 @@ type EpochRec struct {
 // Trace is what the model needs of one run: its batches and epochs in
 // order, its schedule and its host.
 type Trace struct {
-	Run, Variant, Status string
+	Run, Variant string
+	Status       profile.Status
 	// Repeat is the run's repeat number in its session (NAME.rK), which
 	// pairs it with the other variants' runs of the same K; the caller
 	// sets it (0: unknown).

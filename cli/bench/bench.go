@@ -111,7 +111,7 @@ gnnscope bench cache measures the feature cache's hit rate by size.`,
 	fl.StringVar(&opts.Data, "data", "synth-products", "graph for the sampling benchmark (preset, .npz, OGB or Planetoid folder, .gsd)")
 	fl.StringVar(&opts.Fanout, "fanout", "15,10,5", "sampling fanouts, hop 1 first")
 	fl.IntVar(&opts.Batch, "batch-size", 1024, "sampling batch size")
-	fl.StringVar(&opts.SamplerDevice, "sampler-device", "cpu", "where the sampling benchmark draws each hop: cpu, cuda or cuda:N")
+	fl.StringVar(&opts.SamplerDevice, "sampler-device", string(device.KindCPU), "where the sampling benchmark draws each hop: cpu, cuda or cuda:N")
 	fl.StringVar(&opts.Threads, "threads", "1,2", "thread counts to measure (comma-separated)")
 	fl.DurationVar(&opts.MinTime, "min-time", 3*time.Second, "minimum measuring time per figure")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")

@@ -61,3 +61,23 @@ func FuzzParseInts(f *testing.F) {
 		}
 	})
 }
+
+func TestChoices(t *testing.T) {
+	type fruit string
+	notes := map[fruit]string{"pear": "ripe"}
+	for _, c := range []struct {
+		values []fruit
+		last   string
+		want   string
+	}{
+		{nil, " or ", ""},
+		{[]fruit{"pear"}, " or ", "pear (ripe)"},
+		{[]fruit{"apple", "pear"}, " or ", "apple or pear (ripe)"},
+		{[]fruit{"apple", "pear", "plum"}, ", or ", "apple, pear (ripe), or plum"},
+		{[]fruit{"apple", "plum", "fig"}, ", ", "apple, plum, fig"},
+	} {
+		if got := Choices(c.values, c.last, notes); got != c.want {
+			t.Errorf("Choices(%q, %q) = %q, want %q", c.values, c.last, got, c.want)
+		}
+	}
+}

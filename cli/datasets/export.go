@@ -11,6 +11,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/data/load"
 	"github.com/gnnscope/gnnscope/gnn/data/npz"
+	"github.com/gnnscope/gnnscope/gnn/train"
 	"github.com/gnnscope/gnnscope/runner"
 )
 
@@ -35,10 +36,10 @@ func exportArrays(ds *data.Dataset, split *data.Split) map[string]*npz.Array {
 		}
 		return &npz.Array{Shape: []int{len(v)}, Data: v}
 	}
-	norm := "row"
+	norm := train.FeaturesRow // as train's FeaturesAuto resolves
 	for _, v := range ds.X {
 		if v < 0 {
-			norm = "none"
+			norm = train.FeaturesNone
 			break
 		}
 	}
@@ -52,7 +53,7 @@ func exportArrays(ds *data.Dataset, split *data.Split) map[string]*npz.Array {
 		"test_idx":     idx(split.Test),
 		"num_classes":  {Shape: []int{}, Data: []int64{int64(ds.NumClasses)}},
 		"name":         {Shape: []int{}, Data: []string{ds.Name}},
-		"feature_norm": {Shape: []int{}, Data: []string{norm}},
+		"feature_norm": {Shape: []int{}, Data: []string{string(norm)}},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // Document is what explain writes: the report of a session's runs, and
@@ -102,7 +103,7 @@ func (p *printer) table(t *table, indent string) {
 func (p *printer) run(r *analysis.RunReport, epochs bool) {
 	status := r.Status
 	if status == "" {
-		status = "running"
+		status = profile.StatusRunning
 	}
 	p.heading(fmt.Sprintf("run %s (variant %s, %s)", r.Name, cmdutil.Dash(r.Variant), status))
 	if r.Error != "" {
@@ -268,7 +269,7 @@ func (p *printer) tta(t *analysis.TTA) {
 		if r.Evaluated > 0 {
 			best = fmt.Sprintf("%.4f", r.Best)
 		}
-		tb.add(r.Run, cmdutil.Dash(r.Status), best, reached, ts, ep, sp, esp, rank)
+		tb.add(r.Run, cmdutil.Dash(string(r.Status)), best, reached, ts, ep, sp, esp, rank)
 	}
 	p.table(tb, "    ")
 }

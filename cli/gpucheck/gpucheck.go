@@ -46,7 +46,7 @@ type GPUCheckOptions struct {
 	BenchScale float64
 	Memory     bool
 	MemoryMiB  int64
-	Gemm       string
+	Gemm       device.Gemm
 	JSON       bool
 }
 
@@ -79,13 +79,13 @@ The exit status is non-zero when a check fails.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Device, "device", "cuda", "device to check: cuda, cuda:N, or cpu (the CPU backend against itself)")
+	fl.StringVar(&opts.Device, "device", string(device.KindCUDA), "device to check: cuda, cuda:N, or cpu (the CPU backend against itself)")
 	fl.BoolVar(&opts.Bench, "bench", false, "also time the main kernels")
 	fl.DurationVar(&opts.BenchTime, "bench-time", time.Second, "with --bench: time each kernel at least this long")
 	fl.Float64Var(&opts.BenchScale, "bench-scale", 1, "with --bench: scale every benchmark size (e.g. 0.05 on a CPU)")
 	fl.BoolVar(&opts.Memory, "memory", false, "also compare the allocator's peak with NVML's figure for this process")
 	fl.Int64Var(&opts.MemoryMiB, "memory-mib", 2048, "with --memory: MiB the allocation pattern reaches")
-	fl.StringVar(&opts.Gemm, "gemm", "auto", "cuda: matrix product to check and time: auto (cuBLAS where found), cublas or own")
+	fl.StringVar((*string)(&opts.Gemm), "gemm", string(device.GemmAuto), "cuda: matrix product to check and time: auto (cuBLAS where found), cublas or own")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON object")
 	return cmd
 }

@@ -303,7 +303,7 @@ func formatReplayLine(ev sessions.ReplayEvent, runWidth int) string {
 		kv("layer", e.Layer)
 		kv("rel_err", fmt.Sprintf("%.4g", e.RelErr))
 	case profile.TypeRunEnd:
-		kv("status", cmdutil.Dash(e.Status))
+		kv("status", cmdutil.Dash(string(e.Status)))
 		if e.Error != "" {
 			kv("error", strconv.Quote(cmdutil.OneLine(e.Error)))
 		}

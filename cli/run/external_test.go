@@ -169,7 +169,7 @@ func startLoop(t *testing.T) (*sessions.Session, int) {
 
 func TestExternalKilled(t *testing.T) {
 	s, pid := startLoop(t)
-	if st, _ := s.RunState("external"); st.Status != sessions.StatusRunning || st.Pid == pid {
+	if st, _ := s.RunState("external"); st.Status != profile.StatusRunning || st.Pid == pid {
 		t.Errorf("running: %+v (the pid file names the supervisor, not the command %d)", st, pid)
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -345,7 +345,7 @@ func TestExternalSupervisorKilled(t *testing.T) {
 	}
 	clitest.WaitFor(t, "the run to read as crashed", func() bool {
 		st, _ := s.RunState("external")
-		return st.Status == sessions.StatusCrashed
+		return st.Status == profile.StatusCrashed
 	})
 	if _, err := os.Stat("/proc/self"); err == nil { // Linux: the parent-death signal
 		clitest.WaitFor(t, "the command to die with its supervisor", func() bool {

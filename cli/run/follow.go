@@ -59,7 +59,7 @@ func waitAndCompare(opts *RunOptions, s *sessions.Session) error {
 
 // runProgress is what the journal tells about a run while it goes.
 type runProgress struct {
-	status string
+	status profile.Status
 	tail   *sessions.RunTailer // the run's journals, its ranks merged
 	epochs int                 // total, from run_start's config
 	start  time.Time           // run_start's wall clock
@@ -102,9 +102,9 @@ func (p *runProgress) add(evs []profile.Event) {
 // line is the run's part of the progress line.
 func (p *runProgress) line(run string) string {
 	switch p.status {
-	case sessions.StatusRunning:
+	case profile.StatusRunning:
 	default:
-		return run + " " + p.status
+		return run + " " + string(p.status)
 	}
 	if p.epoch == 0 {
 		return run + " starting"
@@ -165,7 +165,7 @@ func followRuns(ctx context.Context, s *sessions.Session, prog *iostreams.Progre
 			}
 			was := p.status
 			p.status = st.Status // the journal's run_end, or the process's state
-			if p.status != was && was != "" && p.status != sessions.StatusRunning && p.status != runner.StatusPending {
+			if p.status != was && was != "" && p.status != profile.StatusRunning && p.status != profile.StatusPending {
 				prog.Printf("%s: %s\n", st.Run, p.status)
 			}
 			parts = append(parts, p.line(st.Run))

@@ -140,7 +140,7 @@ func startLong(t *testing.T, home string) *sessions.Session {
 		t.Errorf("output %q lacks the session id and folder", out)
 	}
 	states, err := runner.RunStates(s)
-	if err != nil || len(states) != 2 || states[1].Status != runner.StatusPending {
+	if err != nil || len(states) != 2 || states[1].Status != profile.StatusPending {
 		t.Errorf("states right after launch: %+v, %v", states, err)
 	}
 	clitest.WaitFor(t, "an epoch of baseline", func() bool {
@@ -189,7 +189,7 @@ func TestWorkerKilled(t *testing.T) {
 	t.Setenv("GNNSCOPE_HOME", home)
 	s := startLong(t, home)
 	st, err := s.RunState("baseline")
-	if err != nil || st.Pid <= 0 || st.Status != sessions.StatusRunning {
+	if err != nil || st.Pid <= 0 || st.Status != profile.StatusRunning {
 		t.Fatalf("baseline %+v, %v", st, err)
 	}
 	if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
@@ -197,7 +197,7 @@ func TestWorkerKilled(t *testing.T) {
 	}
 	clitest.WaitFor(t, "baseline to read as crashed", func() bool {
 		st, _ := s.RunState("baseline")
-		return st.Status == sessions.StatusCrashed
+		return st.Status == profile.StatusCrashed
 	})
 	n := clitest.EventTypes(t, s.JournalPath("baseline"))
 	if n[profile.TypeRunStart] != 1 || n[profile.TypeSpan] == 0 || n[profile.TypeRunEnd] != 0 {
@@ -206,13 +206,13 @@ func TestWorkerKilled(t *testing.T) {
 	// the sequencer goes on with the next run; only baseline crashed
 	clitest.WaitFor(t, "optimized to start", func() bool {
 		st, _ := s.RunState("optimized")
-		return st.Status == sessions.StatusRunning
+		return st.Status == profile.StatusRunning
 	})
 	tab, err := runner.Compare(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tab.Runs[0].Status != sessions.StatusCrashed || tab.Runs[0].Epochs == 0 || tab.Runs[1].Status != sessions.StatusRunning {
+	if tab.Runs[0].Status != profile.StatusCrashed || tab.Runs[0].Epochs == 0 || tab.Runs[1].Status != profile.StatusRunning {
 		t.Errorf("comparison %+v", tab.Runs)
 	}
 }

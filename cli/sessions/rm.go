@@ -11,6 +11,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -80,8 +81,8 @@ func rmRun(opts *RmOptions) error {
 			if runner.Active(states) {
 				var busy []string
 				for _, r := range states {
-					if r.Status == sessions.StatusRunning || r.Status == runner.StatusPending {
-						busy = append(busy, r.Run+" "+r.Status)
+					if r.Status == profile.StatusRunning || r.Status == profile.StatusPending {
+						busy = append(busy, r.Run+" "+string(r.Status))
 					}
 				}
 				return fmt.Errorf("session %s is running (%s); cancel it first: gnnscope run --cancel %s", id, strings.Join(busy, ", "), id)

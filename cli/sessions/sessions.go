@@ -11,6 +11,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -115,15 +116,15 @@ Figures come from the runs' journals, as in 'gnnscope sessions show'.
 
 // Entry is one session of `sessions ls`.
 type Entry struct {
-	ID       string    `json:"id"`
-	Name     string    `json:"name,omitempty"`
-	Created  time.Time `json:"created"`
-	Status   string    `json:"status"`
-	Variants []string  `json:"variants"`
-	Data     string    `json:"data,omitempty"`
-	Model    string    `json:"model,omitempty"`
-	Imported bool      `json:"imported,omitempty"`
-	Dir      string    `json:"dir"`
+	ID       string         `json:"id"`
+	Name     string         `json:"name,omitempty"`
+	Created  time.Time      `json:"created"`
+	Status   profile.Status `json:"status"`
+	Variants []string       `json:"variants"`
+	Data     string         `json:"data,omitempty"`
+	Model    string         `json:"model,omitempty"`
+	Imported bool           `json:"imported,omitempty"`
+	Dir      string         `json:"dir"`
 
 	// Key figures: the baseline, the best other run (highest speedup;
 	// never a run that failed, was aborted by an OOM, crashed or was
@@ -156,7 +157,7 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) Entry {
 	}
 	s, err := store.Get(info.ID)
 	if err != nil {
-		e.Status, e.Error = "error", err.Error()
+		e.Status, e.Error = profile.StatusError, err.Error()
 		return e
 	}
 	if ii, _ := s.ImportInfo(); ii != nil {
@@ -170,7 +171,7 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) Entry {
 		e.Error = err.Error()
 	}
 	e.Runs = t.Runs
-	statuses := make([]string, len(t.Runs))
+	statuses := make([]profile.Status, len(t.Runs))
 	for i, r := range t.Runs {
 		statuses[i] = r.Status
 		if len(info.Variants) == 0 {
@@ -253,7 +254,7 @@ func listRun(opts *ListOptions) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tSTATUS\tVARIANTS\tDATA\tMODEL\tBASE s\tBEST s\tSPEEDUP\tTEST ACC")
 	for _, e := range entries {
-		status := e.Status
+		status := string(e.Status)
 		if e.Imported {
 			status += " (imported)"
 		}

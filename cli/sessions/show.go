@@ -12,6 +12,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
+	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -60,7 +61,7 @@ and the comparison table of 'gnnscope run --wait'.
 type Show struct {
 	Session    sessions.SessionMeta `json:"session"`
 	Dir        string               `json:"dir"`
-	Status     string               `json:"status"`
+	Status     profile.Status       `json:"status"`
 	Imported   *sessions.ImportInfo `json:"imported,omitempty"`
 	Runs       []sessions.RunState  `json:"runs"`
 	Comparison runner.Table         `json:"comparison"`
@@ -87,7 +88,7 @@ func showRun(opts *ShowOptions) error {
 	if v.Comparison, err = runner.Compare(s); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
-	statuses := make([]string, len(v.Runs))
+	statuses := make([]profile.Status, len(v.Runs))
 	for i, r := range v.Runs {
 		statuses[i] = r.Status
 	}
@@ -183,7 +184,7 @@ func renderShow(w io.Writer, s *sessions.Session, v Show) error {
 	fmt.Fprintln(tw, "RUN\tSTATUS\tPID\tJOURNAL\tLAST WRITE\tERROR")
 	for _, r := range v.Runs {
 		pid := "-"
-		if r.Pid > 0 && r.Status == sessions.StatusRunning {
+		if r.Pid > 0 && r.Status == profile.StatusRunning {
 			pid = fmt.Sprint(r.Pid)
 		}
 		size := "-"

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gnnscope/gnnscope/cli/internal/clitest"
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // TestTrainGASModelFlags: GCNII takes its paper defaults (alpha, theta,
@@ -13,7 +14,7 @@ import (
 func TestTrainGASModelFlags(t *testing.T) {
 	t.Setenv("GNNSCOPE_HOME", t.TempDir())
 	type result struct {
-		Status string `json:"status"`
+		Status profile.Status `json:"status"`
 		Config struct {
 			Model      string   `json:"model"`
 			Layers     int      `json:"layers"`

@@ -36,8 +36,8 @@ func TestTrainHugeHiddenFails(t *testing.T) {
 		t.Fatalf("error %v, want the model's estimate", err)
 	}
 	var res struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
+		Status profile.Status `json:"status"`
+		Error  string         `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)

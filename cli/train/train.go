@@ -147,10 +147,10 @@ func trainRun(opts *TrainOptions) error {
 			// The run's end as an object too, so that scripts read why it
 			// ended (status oom, failed or canceled) from stdout.
 			if jerr := opts.IO.WriteJSON(struct {
-				Dataset string       `json:"dataset,omitempty"`
-				Config  train.Config `json:"config"`
-				Status  string       `json:"status"`
-				Error   string       `json:"error"`
+				Dataset string         `json:"dataset,omitempty"`
+				Config  train.Config   `json:"config"`
+				Status  profile.Status `json:"status"`
+				Error   string         `json:"error"`
 			}{dsName, cfg, status, err.Error()}); jerr != nil {
 				return errors.Join(err, jerr)
 			}
@@ -163,11 +163,11 @@ func trainRun(opts *TrainOptions) error {
 	}
 	if opts.JSON {
 		return opts.IO.WriteJSON(struct {
-			Dataset string       `json:"dataset"`
-			Config  train.Config `json:"config"`
-			Split   [3]int       `json:"split"`
-			Status  string       `json:"status"`
-			Plan    []string     `json:"plan,omitempty"` // the engine's budget plan
+			Dataset string         `json:"dataset"`
+			Config  train.Config   `json:"config"`
+			Split   [3]int         `json:"split"`
+			Status  profile.Status `json:"status"`
+			Plan    []string       `json:"plan,omitempty"` // the engine's budget plan
 			*train.Result
 		}{dsName, cfg, splitSizes, status, plan, res})
 	}

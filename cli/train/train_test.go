@@ -29,8 +29,8 @@ func TestTrainOOMAbortJSON(t *testing.T) {
 		t.Fatalf("error %v, want an out-of-memory error", err)
 	}
 	var res struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
+		Status profile.Status `json:"status"`
+		Error  string         `json:"error"`
 		Config struct {
 			MemBudget int64 `json:"mem_budget"`
 		} `json:"config"`

@@ -4,19 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// Values of --features: a normalization, a feature store, or both.
-var (
-	featureNorms  = []string{"auto", "row", "none"}
-	featureStores = []string{"device", "uva", "host"}
+	"github.com/gnnscope/gnnscope/cli/cmdutil"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/train"
 )
 
 // featuresFlag is --features: a comma-separated list of at most one
 // feature normalization (Config.Features) and at most one feature store
 // (Config.FeatureStore), in any order ("row", "uva", "row,uva").
 type featuresFlag struct {
-	norm, store *string
+	norm  *train.FeatureNorm
+	store *device.Place
 }
 
 func (f featuresFlag) String() string {
@@ -24,29 +23,31 @@ func (f featuresFlag) String() string {
 		return ""
 	}
 	if f.store != nil && *f.store != "" {
-		return *f.norm + "," + *f.store
+		return string(*f.norm) + "," + string(*f.store)
 	}
-	return *f.norm
+	return string(*f.norm)
 }
 
 func (f featuresFlag) Set(v string) error {
-	norm, store := "", ""
+	var norm train.FeatureNorm
+	var store device.Place
 	for _, p := range strings.Split(v, ",") {
 		p = strings.TrimSpace(strings.ToLower(p))
-		var dst *string
 		switch {
-		case slices.Contains(featureNorms, p):
-			dst = &norm
-		case slices.Contains(featureStores, p):
-			dst = &store
+		case slices.Contains(train.FeatureNorms(), train.FeatureNorm(p)):
+			if norm != "" {
+				return fmt.Errorf("%q and %q: give at most one normalization and one feature store", norm, p)
+			}
+			norm = train.FeatureNorm(p)
+		case slices.Contains(device.Places(), device.Place(p)):
+			if store != "" {
+				return fmt.Errorf("%q and %q: give at most one normalization and one feature store", store, p)
+			}
+			store = device.Place(p)
 		default:
 			return fmt.Errorf("%q is neither a normalization (%s) nor a feature store (%s)", p,
-				strings.Join(featureNorms, ", "), strings.Join(featureStores, ", "))
+				cmdutil.Choices(train.FeatureNorms(), ", ", nil), cmdutil.Choices(device.Places(), ", ", nil))
 		}
-		if *dst != "" {
-			return fmt.Errorf("%q and %q: give at most one normalization and one feature store", *dst, p)
-		}
-		*dst = p
 	}
 	if norm != "" {
 		*f.norm = norm
@@ -58,6 +59,3 @@ func (f featuresFlag) Set(v string) error {
 }
 
 func (f featuresFlag) Type() string { return "list" }
-
-// featuresHelp is --features' help.
-const featuresHelp = "feature normalization and GPU feature store, comma-separated, such as row,uva"

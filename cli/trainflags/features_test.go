@@ -43,7 +43,7 @@ func TestFeaturesFlag(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if cfg.Features != c.norm || cfg.FeatureStore != c.store {
+		if string(cfg.Features) != c.norm || string(cfg.FeatureStore) != c.store {
 			t.Errorf("%v: features %q, store %q; want %q, %q", c.args, cfg.Features, cfg.FeatureStore, c.norm, c.store)
 		}
 	}

@@ -67,7 +67,7 @@ func TestAllocatorScript(t *testing.T) {
 func TestParseName(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		kind string
+		kind Kind
 		n    int
 		ok   bool
 	}{

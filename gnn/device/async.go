@@ -65,7 +65,7 @@ type PinnedHost interface {
 
 // Info describes the hardware behind a device.
 type Info struct {
-	Backend string `json:"backend"`          // "cpu", "cuda"
+	Backend Kind   `json:"backend"`          // KindCPU, KindCUDA
 	Name    string `json:"name"`             // e.g. "NVIDIA H100 80GB HBM3"
 	Memory  int64  `json:"memory,omitempty"` // device memory in bytes
 	Driver  string `json:"driver,omitempty"` // driver version

@@ -2,12 +2,19 @@ package device
 
 import "github.com/gnnscope/gnnscope/gnn/graph"
 
-// Where the graph of a NeighborDrawer, or a feature matrix, lives.
+// Place names where the graph of a NeighborDrawer, or a feature matrix,
+// lives (train.Config.FeatureStore).
+type Place string
+
+// The places.
 const (
-	PlaceDevice = "device" // device memory
-	PlaceUVA    = "uva"    // mapped page-locked host memory the device reads over the bus
-	PlaceHost   = "host"   // ordinary host memory, gathered on the host and copied
+	PlaceDevice Place = "device" // device memory
+	PlaceUVA    Place = "uva"    // mapped page-locked host memory the device reads over the bus
+	PlaceHost   Place = "host"   // ordinary host memory, gathered on the host and copied
 )
+
+// Places lists the places.
+func Places() []Place { return []Place{PlaceDevice, PlaceUVA, PlaceHost} }
 
 // NeighborDrawer draws the neighbors of one hop of neighbor sampling on a
 // device, with a kernel over a graph the device holds; it satisfies
@@ -15,7 +22,7 @@ const (
 type NeighborDrawer interface {
 	DrawHop(nodes []int32, k int, key uint64, hop int, out, count []int32) error
 	// Where says where the graph is kept: PlaceDevice or PlaceUVA.
-	Where() string
+	Where() Place
 	// Close releases the graph's memory; the drawer must not be used
 	// after.
 	Close() error

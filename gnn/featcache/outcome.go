@@ -70,7 +70,7 @@ func (t *Tally) Epoch(epoch int) *Outcome {
 // Report is a run's cache: what it held and its outcome per epoch and over
 // the epochs in all.
 type Report struct {
-	Policy string  `json:"policy"`
+	Policy Policy  `json:"policy"`
 	Rows   int     `json:"rows"`  // rows resident
 	Share  float64 `json:"share"` // of the feature matrix's rows
 	Bytes  int64   `json:"bytes"` // device bytes held
@@ -86,7 +86,7 @@ type EpochOutcome struct {
 
 // NewReport describes c, built under policy for a matrix of nodes rows,
 // before any outcome.
-func NewReport(c *Cache, policy string, nodes int) *Report {
+func NewReport(c *Cache, policy Policy, nodes int) *Report {
 	r := &Report{Policy: policy, Rows: len(c.Nodes), Bytes: c.Bytes()}
 	if nodes > 0 {
 		r.Share = float64(r.Rows) / float64(nodes)

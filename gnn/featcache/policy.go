@@ -6,21 +6,27 @@ import (
 	"slices"
 
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/internal/enum"
 )
 
-// The policies that pick the cached rows (train.Config.CachePolicy).
+// Policy names how the cached rows are picked (train.Config.CachePolicy).
+type Policy string
+
+// The policies.
 const (
-	PolicyDegree    = "degree"    // the highest-degree rows
-	PolicyFrequency = "frequency" // the rows a pre-sampling pass touched most
+	PolicyDegree    Policy = "degree"    // the highest-degree rows
+	PolicyFrequency Policy = "frequency" // the rows a pre-sampling pass touched most
 )
 
-// CheckPolicy accepts "" (degree), degree and frequency.
-func CheckPolicy(p string) error {
-	switch p {
-	case "", PolicyDegree, PolicyFrequency:
+// Policies lists the policies, the default first.
+func Policies() []Policy { return []Policy{PolicyDegree, PolicyFrequency} }
+
+// CheckPolicy accepts "" (degree) and the Policies.
+func CheckPolicy(p Policy) error {
+	if p == "" || slices.Contains(Policies(), p) {
 		return nil
 	}
-	return fmt.Errorf("cache policy %q: want degree or frequency", p)
+	return fmt.Errorf("cache policy %q: want %s", p, enum.Or(Policies()))
 }
 
 // ByDegree returns g's nodes hottest first by degree (row length), ties

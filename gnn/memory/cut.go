@@ -4,27 +4,30 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/internal/enum"
 	"github.com/gnnscope/gnnscope/gnn/rng"
 )
 
-// Cut rules: the order in which edges are dropped.
+// Rule names the order in which a cut drops edges.
+type Rule string
+
+// The cut rules.
 const (
-	RuleRandom        = "random"         // a seeded random order
-	RuleDegreeSum     = "degree-sum"     // largest deg(u)+deg(v) first
-	RuleDegreeProduct = "degree-product" // largest deg(u)*deg(v) first
-	RuleDegreeCap     = "degree-cap"     // from the longest rows first, their largest-degree neighbors first
+	RuleRandom        Rule = "random"         // a seeded random order
+	RuleDegreeSum     Rule = "degree-sum"     // largest deg(u)+deg(v) first
+	RuleDegreeProduct Rule = "degree-product" // largest deg(u)*deg(v) first
+	RuleDegreeCap     Rule = "degree-cap"     // from the longest rows first, their largest-degree neighbors first
 )
 
 // Rules lists the cut rules.
-var Rules = []string{RuleRandom, RuleDegreeSum, RuleDegreeProduct, RuleDegreeCap}
+func Rules() []Rule { return []Rule{RuleRandom, RuleDegreeSum, RuleDegreeProduct, RuleDegreeCap} }
 
 // CheckRule returns an error naming the valid rules when rule is not one.
-func CheckRule(rule string) error {
-	if !slices.Contains(Rules, rule) {
-		return fmt.Errorf("cut rule %q is not one of %s", rule, strings.Join(Rules, ", "))
+func CheckRule(rule Rule) error {
+	if !slices.Contains(Rules(), rule) {
+		return fmt.Errorf("cut rule %q is not one of %s", rule, enum.Join(Rules(), ", "))
 	}
 	return nil
 }
@@ -36,13 +39,13 @@ func CheckRule(rule string) error {
 // edge, so that a cut drops them only when nothing else is left. Ties keep
 // edge order, so the order depends only on the block, deg, rule and seed.
 // It is Order{Rule: rule, Seed: seed}.Prefix with every edge.
-func DropOrder(blk *graph.Block, src []int32, deg []float32, rule string, seed uint64) ([]int64, error) {
+func DropOrder(blk *graph.Block, src []int32, deg []float32, rule Rule, seed uint64) ([]int64, error) {
 	return Order{Rule: rule, Seed: seed}.Prefix(blk, src, deg, blk.NumEdges())
 }
 
 // Order is the order in which a cut drops a block's edges (see DropOrder).
 type Order struct {
-	Rule string // one of Rules
+	Rule Rule   // one of Rules
 	Seed uint64 // the random rule's seed
 	// MinKeep protects the last MinKeep edges of every row (other than
 	// self-loops, in the rule's order within the row): they come after
@@ -128,7 +131,7 @@ func shuffle(order []int64, seed uint64) {
 
 // edgeScores returns the score of each of blk's edges under a degree rule:
 // deg(u)+deg(v), deg(u)*deg(v) or, for degree-cap, the source's degree.
-func edgeScores(blk *graph.Block, src []int32, deg []float32, rule string) []float64 {
+func edgeScores(blk *graph.Block, src []int32, deg []float32, rule Rule) []float64 {
 	score := make([]float64, blk.NumEdges())
 	for d := 0; d < blk.NumDst; d++ {
 		du := float64(deg[src[d]])

@@ -77,7 +77,7 @@ func TestCutKeepsLargestPrefix(t *testing.T) {
 			src[i] = int32(i)
 			deg[i] = float32(1 + r.Intn(50))
 		}
-		rule := Rules[trial%len(Rules)]
+		rule := Rules()[trial%len(Rules())]
 		order, err := DropOrder(blk, src, deg, rule, uint64(trial))
 		if err != nil {
 			t.Fatal(err)
@@ -159,7 +159,7 @@ func TestDropOrderSelfLoopsLast(t *testing.T) {
 	blk := &graph.Block{NumDst: 2, NumSrc: 3, Indptr: []int64{0, 3, 5}, Indices: []int32{0, 1, 2, 1, 0}}
 	src := []int32{5, 6, 7}
 	deg := []float32{0, 0, 0, 0, 0, 100, 100, 1}
-	for _, rule := range Rules {
+	for _, rule := range Rules() {
 		o, err := DropOrder(blk, src, deg, rule, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -249,7 +249,7 @@ func TestPrefixMatchesFullOrder(t *testing.T) {
 			src[i] = int32(i)
 			deg[i] = float32(1 + r.Intn(8)) // many ties
 		}
-		for _, rule := range Rules {
+		for _, rule := range Rules() {
 			for _, keep := range []int{0, 1, 3} {
 				o := Order{Rule: rule, Seed: uint64(trial), MinKeep: keep}
 				full, err := o.Prefix(blk, src, deg, blk.NumEdges())
@@ -325,7 +325,7 @@ func TestMinKeep(t *testing.T) {
 		}
 		free += max(0, nbrs[d]-k)
 	}
-	for _, rule := range Rules {
+	for _, rule := range Rules() {
 		order, err := Order{Rule: rule, Seed: 1, MinKeep: k}.Prefix(blk, src, deg, free)
 		if err != nil {
 			t.Fatal(err)
@@ -358,15 +358,15 @@ func BenchmarkDropOrder(b *testing.B) {
 		src[i] = int32(i)
 		deg[i] = float32(1 + r.Intn(200))
 	}
-	for _, rule := range []string{RuleDegreeSum, RuleDegreeCap} {
-		b.Run(rule+"/full", func(b *testing.B) {
+	for _, rule := range []Rule{RuleDegreeSum, RuleDegreeCap} {
+		b.Run(string(rule)+"/full", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := DropOrder(blk, src, deg, rule, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		b.Run(rule+"/prefix2pct", func(b *testing.B) {
+		b.Run(string(rule)+"/prefix2pct", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := (Order{Rule: rule}).Prefix(blk, src, deg, blk.NumEdges()/50); err != nil {
 					b.Fatal(err)

@@ -8,20 +8,24 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
 
-// Activations between message-passing layers (Spec.Activation).
+// Activation names the function between message-passing layers
+// (Spec.Activation).
+type Activation string
+
+// The activations.
 const (
 	// ActReLU is max(x, 0), the default.
-	ActReLU = "relu"
+	ActReLU Activation = "relu"
 	// ActELU is x for x > 0, exp(x) - 1 otherwise (the GAT paper's and
 	// GNNAutoScale's GAT activation).
-	ActELU = "elu"
+	ActELU Activation = "elu"
 )
 
 // Activations lists the activations Spec.Activation accepts ("" is ReLU).
-var Activations = []string{ActReLU, ActELU}
+func Activations() []Activation { return []Activation{ActReLU, ActELU} }
 
 // activation returns the model's activation between layers.
-func (m *Model) activation() string {
+func (m *Model) activation() Activation {
 	if m.Spec.Activation == "" {
 		return ActReLU
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // refAct applies the float64 activation in place.
-func refAct(act string, m mat) {
+func refAct(act Activation, m mat) {
 	for i, v := range m.v {
 		switch {
 		case v > 0:
@@ -47,10 +47,10 @@ func refAnyLayer(m *Model, l int, blk *graph.Block, x mat, ps []mat) mat {
 func TestGASGradients(t *testing.T) {
 	cases := []struct {
 		kind Kind
-		act  string
+		act  Activation
 	}{{"gcn", ""}, {"sage", ""}, {"gat", ActELU}, {"gat", ActReLU}, {"appnp", ""}, {"gcnii", ""}}
 	for _, tc := range cases {
-		t.Run(string(tc.kind)+tc.act, func(t *testing.T) {
+		t.Run(string(tc.kind)+string(tc.act), func(t *testing.T) {
 			dev := cpu.New(2, 0)
 			r := rng.New(21)
 			const nd, ns, L = 6, 11, 3

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
+	"github.com/gnnscope/gnnscope/gnn/internal/enum"
 	"github.com/gnnscope/gnnscope/gnn/rng"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 )
@@ -34,7 +35,7 @@ type Spec struct {
 	// Activation is applied after every hidden layer of GCN, GraphSAGE and
 	// GAT: ActReLU (also "") or ActELU. APPNP's and GCNII's steps apply
 	// their own ReLU.
-	Activation string
+	Activation Activation
 }
 
 // Kind names a model architecture (Spec.Kind).
@@ -78,8 +79,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("heads must be non-negative, got %d", s.Heads)
 	case s.AttnDropout < 0 || s.AttnDropout >= 1:
 		return fmt.Errorf("attention dropout must be in [0, 1), got %g", s.AttnDropout)
-	case s.Activation != "" && !slices.Contains(Activations, s.Activation):
-		return fmt.Errorf("unknown activation %q (choose %s)", s.Activation, strings.Join(Activations, ", "))
+	case s.Activation != "" && !slices.Contains(Activations(), s.Activation):
+		return fmt.Errorf("unknown activation %q (choose %s)", s.Activation, enum.Join(Activations(), ", "))
 	}
 	_, err := s.paramCount() // refuses sizes that overflow
 	return err

@@ -86,8 +86,9 @@ func TestCacheKeepsTrainingIdentical(t *testing.T) {
 	gas := gasConfig("gcn")
 	gas.Epochs = 3
 	for _, tc := range []struct {
-		name, size, policy string
-		cfg                Config
+		name, size string
+		policy     featcache.Policy
+		cfg        Config
 	}{
 		{"sampled/degree", "30%", "", sage},
 		{"sampled/frequency", "3KiB", featcache.PolicyFrequency, sage},
@@ -103,7 +104,7 @@ func TestCacheKeepsTrainingIdentical(t *testing.T) {
 			if rc == nil || rc.Rows == 0 || rc.Hits == 0 || rc.Misses == 0 {
 				t.Fatalf("cache report %+v: want hits and misses", rc)
 			}
-			if len(got.plan) == 0 || !strings.HasPrefix(got.plan[0], "feature cache: "+rc.Policy+" policy") {
+			if len(got.plan) == 0 || !strings.HasPrefix(got.plan[0], "feature cache: "+string(rc.Policy)+" policy") {
 				t.Errorf("plan %q does not start with the cache", got.plan)
 			}
 			if !slices.Equal(trainBatches(got.evs, got.res.ParamBytes+rc.Bytes), trainBatches(want.evs, want.res.ParamBytes)) {
@@ -307,9 +308,10 @@ func TestCacheLargerThanBudget(t *testing.T) {
 		}
 	}
 	for _, bad := range []struct {
-		sampler   Sampler
-		size, pol string
-		want      string
+		sampler Sampler
+		size    string
+		pol     featcache.Policy
+		want    string
 	}{
 		{SamplerFull, "10%", "", "needs --sampler neighbor or gas"},
 		{SamplerGAS, "10%", featcache.PolicyFrequency, "it needs --sampler neighbor"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/featcache"
+	"github.com/gnnscope/gnnscope/gnn/internal/enum"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 )
@@ -27,7 +28,7 @@ type Config struct {
 	AttnDropout float64 `json:"attn_dropout,omitempty"`
 	// Activation between the layers of GCN, GraphSAGE and GAT: relu or
 	// elu ("" is relu).
-	Activation string `json:"activation,omitempty"`
+	Activation nn.Activation `json:"activation,omitempty"`
 	// Alpha is APPNP's and GCNII's teleport (initial-residual) weight α,
 	// Theta GCNII's λ in β_l = ln(λ/l + 1); 0 means the model's default
 	// (0.1 and 0.5).
@@ -53,7 +54,7 @@ type Config struct {
 	// Patience counts from: SelectValAcc (the highest validation accuracy,
 	// the first on ties; "" means it) or SelectValLoss (the lowest
 	// validation cross-entropy, as the GCNII paper and PyG's example do).
-	Select string `json:"select,omitempty"`
+	Select Select `json:"select,omitempty"`
 	// Sampler is SamplerFull (full-batch training on the whole graph),
 	// SamplerNeighbor (mini-batches with per-layer fanouts) or SamplerGAS
 	// (GNNAutoScale: mini-batches of whole graph parts with historical
@@ -70,12 +71,12 @@ type Config struct {
 	// METIS and GNNAutoScale do) or "edges" (each node weighs its degree
 	// + 1, so parts hold similar edge volumes and a batch's halo, hence
 	// its memory, varies less with the parts it draws).
-	PartBalance string `json:"part_balance,omitempty"`
-	Threads     int    `json:"threads"`
+	PartBalance PartBalance `json:"part_balance,omitempty"`
+	Threads     int         `json:"threads"`
 	// Features is "row" (scale each feature row to sum 1, as PyG's
 	// NormalizeFeatures), "none", or "auto": row when every feature is
 	// non-negative (bag-of-words data such as Cora), none otherwise.
-	Features string `json:"features"`
+	Features FeatureNorm `json:"features"`
 	// EvalChunk bounds the destination nodes per block in layer-wise
 	// inference; 0 (the default) sizes blocks automatically: each is the
 	// largest whose predicted peak fits the memory budget, or a quarter of
@@ -109,7 +110,7 @@ type Config struct {
 	// cuBLAS where it can be loaded, else the backend's own kernel),
 	// "cublas" (required: opening the device fails without it) or "own".
 	// run_start's host.gemm records the one used. The CPU device ignores it.
-	Gemm string `json:"gemm,omitempty"`
+	Gemm device.Gemm `json:"gemm,omitempty"`
 
 	// MemBudget caps the device's live bytes (0 = unlimited): an allocation
 	// past it fails with a typed out-of-memory error. Specs may write it as
@@ -128,7 +129,7 @@ type Config struct {
 	MemGuard GuardMode `json:"mem_guard,omitempty"`
 	// CutRule orders the edges the guard and inference cutting drop:
 	// random, degree-sum (default), degree-product or degree-cap.
-	CutRule string `json:"cut_rule,omitempty"`
+	CutRule memory.Rule `json:"cut_rule,omitempty"`
 	// EvalCut drops this fraction of every inference block's edges (by
 	// CutRule), e.g. to measure what cutting costs in accuracy; inference
 	// blocks are also cut, independently of it, when they would not fit
@@ -145,7 +146,7 @@ type Config struct {
 	// edges of cut inference blocks: CutNormRenorm (the default, ""),
 	// CutNormScale or CutNormKeep. Mean aggregation (GraphSAGE) always
 	// averages over the neighbors kept.
-	CutNorm string `json:"cut_norm,omitempty"`
+	CutNorm CutNorm `json:"cut_norm,omitempty"`
 
 	// CacheBytes is the device feature cache's byte budget: a size
 	// ("0.1G", "512MiB") or a share of the feature matrix ("20%"); "" or
@@ -157,18 +158,18 @@ type Config struct {
 	// CachePolicy picks the rows the cache holds: "degree" (the default,
 	// ""; the highest-degree rows) or "frequency" (the rows one
 	// pre-sampling pass over an epoch's batches touched most).
-	CachePolicy string `json:"cache_policy,omitempty"`
+	CachePolicy featcache.Policy `json:"cache_policy,omitempty"`
 	// FeatureStore is where the feature matrix lives on a CUDA device:
 	// "device" (all of it in GPU memory), "uva" (mapped pinned host
 	// memory the GPU gathers from), "host" (gathered on the host, then
 	// copied) or "" (chosen by the budget; run_start records the choice).
 	// The CPU device has only host memory: device and uva need a CUDA
 	// device.
-	FeatureStore string `json:"feature_store,omitempty"`
+	FeatureStore device.Place `json:"feature_store,omitempty"`
 	// SamplerDevice is where neighbor sampling runs: "cpu" (the default,
 	// "") or "cuda" (a kernel over the CSR kept in device memory, or in
 	// mapped pinned host memory when it does not fit).
-	SamplerDevice string `json:"sampler_device,omitempty"`
+	SamplerDevice device.Kind `json:"sampler_device,omitempty"`
 }
 
 // Sampler names how training batches are drawn (Config.Sampler).
@@ -184,14 +185,8 @@ const (
 // Samplers lists the samplers Config.Sampler accepts.
 var Samplers = []Sampler{SamplerFull, SamplerNeighbor, SamplerGAS}
 
-// Epoch selection criteria (Config.Select).
-const (
-	SelectValAcc  = "val-acc"
-	SelectValLoss = "val-loss"
-)
-
 // cutRule returns the configured cut rule or the default.
-func (c Config) cutRule() string {
+func (c Config) cutRule() memory.Rule {
 	if c.CutRule == "" {
 		return memory.RuleDegreeSum
 	}
@@ -207,7 +202,7 @@ func (c Config) cutRule() string {
 func Defaults(model nn.Kind) Config {
 	c := Config{
 		Model: model, Layers: 2, Hidden: 64, Epochs: 200, LR: 0.01, WeightDecay: 5e-4, Dropout: 0.5,
-		Sampler: SamplerFull, Fanouts: []int{25, 10}, BatchSize: 512, Features: "auto", EvalChunk: 0, EvalEvery: 1,
+		Sampler: SamplerFull, Fanouts: []int{25, 10}, BatchSize: 512, Features: FeaturesAuto, EvalChunk: 0, EvalEvery: 1,
 	}
 	switch model {
 	case nn.KindSAGE:
@@ -241,10 +236,8 @@ func (p *problems) add(f string, a ...any) { *p = append(*p, fmt.Sprintf(f, a...
 func (c Config) Validate() error {
 	var p problems
 	c.checkModel(&p)
-	switch c.Gemm {
-	case "", "auto", "cublas", "own":
-	default:
-		p.add("gemm %q: want auto, cublas or own", c.Gemm)
+	if c.Gemm != "" && !slices.Contains(device.Gemms(), c.Gemm) {
+		p.add("gemm %q: want %s", c.Gemm, enum.Or(device.Gemms()))
 	}
 	c.checkSampler(&p)
 	c.checkSchedule(&p)
@@ -287,8 +280,8 @@ func (c Config) checkModel(p *problems) {
 			p.add("attention dropout must be in [0, 1), got %g", c.AttnDropout)
 		}
 	}
-	if c.Activation != "" && !slices.Contains(nn.Activations, c.Activation) {
-		p.add("activation %q is not one of %s", c.Activation, strings.Join(nn.Activations, ", "))
+	if c.Activation != "" && !slices.Contains(nn.Activations(), c.Activation) {
+		p.add("activation %q is not one of %s", c.Activation, enum.Join(nn.Activations(), ", "))
 	}
 	if c.Activation != "" && c.Activation != nn.ActReLU && (c.Model == nn.KindAPPNP || c.Model == nn.KindGCNII) {
 		p.add("%s applies its own ReLU: activation %q is for gcn, sage and gat", c.Model, c.Activation)
@@ -317,10 +310,8 @@ func (c Config) checkOptimizer(p *problems) {
 	if c.Patience < 0 {
 		p.add("patience must be non-negative, got %d", c.Patience)
 	}
-	switch c.Select {
-	case "", SelectValAcc, SelectValLoss:
-	default:
-		p.add("select %q is not one of %s, %s", c.Select, SelectValAcc, SelectValLoss)
+	if c.Select != "" && !slices.Contains(Selects(), c.Select) {
+		p.add("select %q is not one of %s", c.Select, enum.Join(Selects(), ", "))
 	}
 }
 
@@ -347,8 +338,8 @@ func (c Config) checkSampler(p *problems) {
 		if c.PartsPerBatch < 1 {
 			p.add("gas needs at least 1 part per batch (--parts-per-batch), got %d", c.PartsPerBatch)
 		}
-		if c.PartBalance != "" && c.PartBalance != PartBalanceNodes && c.PartBalance != PartBalanceEdges {
-			p.add("part balance %q is not one of nodes, edges", c.PartBalance)
+		if c.PartBalance != "" && !slices.Contains(PartBalances(), c.PartBalance) {
+			p.add("part balance %q is not one of %s", c.PartBalance, enum.Join(PartBalances(), ", "))
 		}
 		if c.OverlapEval {
 			p.add("overlapped evaluation is not supported with --sampler gas (evaluation refreshes the histories)")
@@ -360,10 +351,8 @@ func (c Config) checkSampler(p *problems) {
 
 // checkSchedule checks the features, evaluation, workers and device.
 func (c Config) checkSchedule(p *problems) {
-	switch c.Features {
-	case "auto", "row", "none":
-	default:
-		p.add("features %q is not one of auto, row, none", c.Features)
+	if !slices.Contains(FeatureNorms(), c.Features) {
+		p.add("features %q is not one of %s", c.Features, enum.Join(FeatureNorms(), ", "))
 	}
 	if c.EvalChunk < 0 {
 		p.add("eval chunk must be non-negative (0 = automatic), got %d", c.EvalChunk)
@@ -418,10 +407,8 @@ func (c Config) checkMemory(p *problems) {
 	if c.CutMinKeep < -1 {
 		p.add("cut min keep must be -1 (none), 0 (half the mean degree) or positive, got %d", c.CutMinKeep)
 	}
-	switch c.CutNorm {
-	case "", CutNormKeep, CutNormRenorm, CutNormScale:
-	default:
-		p.add("cut norm %q is not one of %s, %s, %s", c.CutNorm, CutNormKeep, CutNormRenorm, CutNormScale)
+	if c.CutNorm != "" && !slices.Contains(CutNorms(), c.CutNorm) {
+		p.add("cut norm %q is not one of %s", c.CutNorm, enum.Join(CutNorms(), ", "))
 	}
 	c.checkCache(p)
 }
@@ -445,9 +432,3 @@ func (c Config) checkCache(p *problems) {
 		p.add("cache policy frequency counts a pre-sampling pass of the neighbor sampler: it needs --sampler neighbor (gas: use --cache-policy degree)")
 	}
 }
-
-// What GAS partitions balance (Config.PartBalance).
-const (
-	PartBalanceNodes = "nodes"
-	PartBalanceEdges = "edges"
-)

@@ -4,16 +4,11 @@ import (
 	"fmt"
 
 	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/internal/enum"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
-)
-
-// Sampler devices (Config.SamplerDevice).
-const (
-	SamplerDeviceCPU  = "cpu"
-	SamplerDeviceCUDA = "cuda"
 )
 
 // checkGPUData checks the feature store and the sampler's device.
@@ -29,11 +24,11 @@ func (c Config) checkGPUData(p *problems) {
 			p.add("feature store %s keeps the features for a GPU: it needs --device cuda (the CPU device reads them from host memory)", c.FeatureStore)
 		}
 	default:
-		p.add("feature store %q is not one of device, uva, host", c.FeatureStore)
+		p.add("feature store %q is not one of %s", c.FeatureStore, enum.Join(device.Places(), ", "))
 	}
 	switch c.SamplerDevice {
-	case "", SamplerDeviceCPU:
-	case SamplerDeviceCUDA:
+	case "", device.KindCPU:
+	case device.KindCUDA:
 		if kind != device.KindCUDA {
 			p.add("sampler device cuda samples with a GPU kernel: it needs --device cuda")
 		}
@@ -41,14 +36,14 @@ func (c Config) checkGPUData(p *problems) {
 			p.add("sampler device cuda draws neighbor-sampled mini-batches: it needs --sampler neighbor")
 		}
 	default:
-		p.add("sampler device %q is not one of cpu, cuda", c.SamplerDevice)
+		p.add("sampler device %q is not one of %s", c.SamplerDevice, enum.Join(device.Kinds(), ", "))
 	}
 }
 
 // gpuData is where a run on a GPU keeps its feature matrix and where it
 // samples (Config.FeatureStore, Config.SamplerDevice).
 type gpuData struct {
-	store  string         // device, uva or host; "" on a device without its own memory
+	store  device.Place   // device, uva or host; "" on a device without its own memory
 	why    string         // how the store was chosen, for the plan line
 	xDev   *tensor.Tensor // the features in device memory (store device)
 	pinned []float32      // the features in mapped pinned host memory (store uva)
@@ -113,7 +108,7 @@ func openGPUData(cfg Config, dev device.Device, x []float32, f int) (*gpuData, [
 // cfg.SamplerDevice is cuda (s nil: no neighbor sampling), and counts the
 // device memory of its graph as held in m (see holdResident).
 func (g *gpuData) attachSampler(cfg Config, dev device.Device, s *sample.Neighbor, m *memState, in *inference) error {
-	if cfg.SamplerDevice != SamplerDeviceCUDA || s == nil {
+	if cfg.SamplerDevice != device.KindCUDA || s == nil {
 		return nil
 	}
 	gs, ok := device.Unwrap(dev).(device.GraphSampler)

@@ -47,16 +47,18 @@ type fakeDrawer struct {
 	f *fakeGPU
 }
 
-func (d *fakeDrawer) Where() string { return device.PlaceDevice }
-func (d *fakeDrawer) Close() error  { d.f.drawer--; return nil }
+func (d *fakeDrawer) Where() device.Place { return device.PlaceDevice }
+func (d *fakeDrawer) Close() error        { d.f.drawer--; return nil }
 
 // TestGPUDataValidation: the feature store and the sampler's device are
 // checked, and asking a CPU device for GPU placements is a clear error.
 func TestGPUDataValidation(t *testing.T) {
 	for _, c := range []struct {
-		store, sampler, dev string
-		s                   Sampler
-		want                string // "" = valid
+		store   device.Place
+		sampler device.Kind
+		dev     string
+		s       Sampler
+		want    string // "" = valid
 	}{
 		{"", "", "cpu", SamplerNeighbor, ""},
 		{"host", "cpu", "cpu", SamplerNeighbor, ""},
@@ -132,9 +134,9 @@ func TestFeatureStores(t *testing.T) {
 		{"device,cache", 1 << 30, "features: device (18.8KiB matrix; asked for)"},
 	} {
 		cfg := cfg
-		cfg.FeatureStore = c.store
+		cfg.FeatureStore = device.Place(c.store)
 		if store, ok := strings.CutSuffix(c.store, ",cache"); ok {
-			cfg.FeatureStore, cfg.CacheBytes = store, "20%"
+			cfg.FeatureStore, cfg.CacheBytes = device.Place(store), "20%"
 		}
 		got, plan, _ := runGPU(t, cfg, ds, split, c.mem)
 		if len(plan) == 0 || !strings.HasPrefix(plan[0], c.line) {
@@ -169,7 +171,7 @@ func TestGPUSampler(t *testing.T) {
 	}
 	cfg := Defaults("sage")
 	cfg.Epochs, cfg.Hidden, cfg.BatchSize, cfg.Fanouts = 2, 16, 32, []int{5, 3}
-	cfg.SamplerDevice, cfg.SamplerWorkers = SamplerDeviceCUDA, 2
+	cfg.SamplerDevice, cfg.SamplerWorkers = device.KindCUDA, 2
 	res, plan, evs := runGPU(t, cfg, ds, split, 1<<30)
 	if res.History[len(res.History)-1].Loss <= 0 {
 		t.Fatalf("loss %v", res.History[len(res.History)-1].Loss)

@@ -236,25 +236,6 @@ func (in *inference) nextChunk(m *nn.Model, scratch *sample.Scratch, lo, want in
 	}
 }
 
-// Weights of cut inference blocks for GCN-normalized models
-// (Config.CutNorm), with d the full graph's degrees and k those left after
-// the cut (self-loops included). Mean aggregation (GraphSAGE) always
-// averages over the neighbors kept.
-const (
-	// CutNormRenorm normalizes the cut graph as a graph of its own:
-	// 1/sqrt(k_i k_j). The default: on Cora it cost the least accuracy of
-	// the three (see the README).
-	CutNormRenorm = "renorm"
-	// CutNormScale weighs edge (i <- j) sqrt(d_i)/(k_i sqrt(d_j)): row i's
-	// full-graph weights scaled by d_i/k_i, exactly as a neighbor-sampled
-	// row is weighed in training, so that the row's sum estimates the full
-	// row's from the neighbors kept.
-	CutNormScale = "scale"
-	// CutNormKeep keeps every kept edge's full-graph weight
-	// 1/sqrt(d_i d_j): a row sums only what is left of it.
-	CutNormKeep = "keep"
-)
-
 // cutMinKeep returns the neighbors every inference row keeps from a cut
 // (Config.CutMinKeep), resolving 0 to the largest floor the cut leaves
 // room for: with EvalCut, the largest k such that the neighbors beyond the

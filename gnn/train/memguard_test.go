@@ -159,7 +159,7 @@ func TestOOMPolicies(t *testing.T) {
 func TestEvalCut(t *testing.T) {
 	ds := plantedPartition(t, 900, 4, 3)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
-	for _, rule := range memory.Rules {
+	for _, rule := range memory.Rules() {
 		cfg := memConfig("gcn")
 		cfg.Epochs, cfg.EvalCut, cfg.CutRule = 1, 0.3, rule
 		res, _ := runRecorded(t, cfg, ds, split)
@@ -217,7 +217,7 @@ func TestEvalCutNormalization(t *testing.T) {
 	ds := plantedPartition(t, 900, 4, 3)
 	split, _ := data.PerClassSplit(ds.Y, ds.NumClasses, 40, 150, 300, 0)
 	g := ds.Graph
-	for _, norm := range []string{"", CutNormScale, CutNormRenorm, CutNormKeep} {
+	for _, norm := range []CutNorm{"", CutNormScale, CutNormRenorm, CutNormKeep} {
 		cfg := memConfig("gcn")
 		cfg.EvalCut, cfg.CutRule, cfg.CutNorm = 0.3, memory.RuleDegreeSum, norm
 		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
@@ -303,7 +303,7 @@ func TestCutKeepsMostEdges(t *testing.T) {
 	cfg := memConfig("sage")
 	cfg.BatchSize, cfg.Fanouts = 120, []int{8, 6}
 	cfg.MemBudget, cfg.MemGuard = 1<<30, GuardCut
-	for _, rule := range memory.Rules {
+	for _, rule := range memory.Rules() {
 		cfg.CutRule = rule
 		tr, err := newTrainer(cfg, ds, split, cpu.New(1, 0), nil)
 		if err != nil {

@@ -19,6 +19,9 @@ const (
 	OOMSkip  OOMAction = profile.ActionSkip  // the batch is recorded and skipped
 )
 
+// OOMActions lists the OOM actions, the default first.
+func OOMActions() []OOMAction { return []OOMAction{OOMAbort, OOMSkip} }
+
 // GuardMode is how the memory guard reshapes a training batch predicted
 // not to fit the budget (Config.MemGuard; "" turns the guard off).
 type GuardMode string

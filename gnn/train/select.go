@@ -10,7 +10,7 @@ import (
 // selector picks the reported epoch by the configured criterion and tells
 // when patience has run out.
 type selector struct {
-	criterion string // SelectValAcc or SelectValLoss ("" is val-acc)
+	criterion Select // SelectValAcc or SelectValLoss ("" is val-acc)
 	patience  int    // 0: never stop early
 	best      int    // the selected epoch, -1 before any
 	bestAcc   float64
@@ -18,7 +18,7 @@ type selector struct {
 	last      int // the last evaluated epoch
 }
 
-func newSelector(criterion string, patience int) *selector {
+func newSelector(criterion Select, patience int) *selector {
 	return &selector{criterion: criterion, patience: patience, best: -1}
 }
 

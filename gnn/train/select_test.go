@@ -21,7 +21,7 @@ func TestSelectorCriteria(t *testing.T) {
 		{0.80, 0.95}, {0.77, 1.10}, {0.76, 1.30}, {0.81, 1.40}, {0.70, 1.50},
 	}
 	for _, tc := range []struct {
-		criterion string
+		criterion Select
 		patience  int
 		best      int // the selected epoch when the run ends
 		stop      int // the epoch after which patience stops it (0: never)
@@ -95,7 +95,7 @@ func TestRunSelectValLoss(t *testing.T) {
 
 func TestSelectValidate(t *testing.T) {
 	cfg := Defaults("gcn")
-	for _, s := range []string{"", SelectValAcc, SelectValLoss} {
+	for _, s := range []Select{"", SelectValAcc, SelectValLoss} {
 		cfg.Select = s
 		if err := cfg.Validate(); err != nil {
 			t.Errorf("select %q: %v", s, err)

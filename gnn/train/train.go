@@ -296,17 +296,17 @@ func (t *trainer) deviceClock() {
 }
 
 // prepareFeatures applies the feature normalization mode.
-func prepareFeatures(x []float32, f int, mode string) []float32 {
-	if mode == "auto" {
-		mode = "row"
+func prepareFeatures(x []float32, f int, mode FeatureNorm) []float32 {
+	if mode == FeaturesAuto {
+		mode = FeaturesRow
 		for _, v := range x {
 			if v < 0 {
-				mode = "none"
+				mode = FeaturesNone
 				break
 			}
 		}
 	}
-	if mode != "row" {
+	if mode != FeaturesRow {
 		return x
 	}
 	out := make([]float32, len(x))

@@ -26,3 +26,17 @@ func TestStagesFromProfile(t *testing.T) {
 		}
 	}
 }
+
+// Every status has its style, so that adding one to profile.Statuses
+// without styling it fails here.
+func TestStatusStyles(t *testing.T) {
+	s := NewStyles(Options{})
+	for _, st := range profile.Statuses() {
+		if _, ok := s.status(st); !ok {
+			t.Errorf("status %q has no style in Styles.Status", st)
+		}
+	}
+	if _, ok := s.status("odd"); ok {
+		t.Error(`status "odd" has a style`)
+	}
+}

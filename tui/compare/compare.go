@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -119,7 +120,7 @@ func (m *Model) live() bool {
 		return false
 	}
 	for _, r := range m.cmp.Runs {
-		if r.Status == sessions.StatusRunning || r.Status == runner.StatusPending {
+		if r.Status == profile.StatusRunning || r.Status == profile.StatusPending {
 			return true
 		}
 	}
@@ -382,12 +383,12 @@ func (m *Model) notes() []string {
 	}
 	for _, r := range m.cmp.Runs {
 		if r.Error != "" { // in full: wrapped, never cut mid-number
-			for _, l := range draw.Wrap(r.Label+": "+r.Status+": "+r.Error, max(m.width, 1)) {
+			for _, l := range draw.Wrap(r.Label+": "+string(r.Status)+": "+r.Error, max(m.width, 1)) {
 				out = append(out, st.Error.Render(l))
 			}
 		}
 		if r.Partial {
-			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+r.Status+"); no speedup"))
+			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+string(r.Status)+"); no speedup"))
 		}
 		for _, n := range r.OutcomeNotes(r.Label) {
 			out = append(out, st.Muted.Render(n))
@@ -522,7 +523,7 @@ func (m *Model) View() string {
 		case r[0] == "speedup":
 			out = append(out, st.Title.Render(line(r, plain)))
 		case r[0] == "status":
-			out = append(out, line(r, func(_ int, s string) string { return statusStyle(m.c, strings.TrimSpace(s)).Render(s) }))
+			out = append(out, line(r, func(_ int, s string) string { return m.c.Styles.Status(profile.Status(strings.TrimSpace(s))).Render(s) }))
 		default:
 			out = append(out, line(r, plain))
 		}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
@@ -86,7 +87,7 @@ func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 			withJournal = append(withJournal, st.Run)
 		}
 		switch st.Status {
-		case sessions.StatusRunning, sessions.StatusUnknown, runner.StatusPending:
+		case profile.StatusRunning, profile.StatusUnknown, profile.StatusPending:
 			running = true
 		}
 	}

@@ -79,8 +79,9 @@ func TestGoldenOOMAborted(t *testing.T) {
 // A canceled and a failed run show that status, live and replayed, and
 // the failed run's error.
 func TestStoppedRunsStatus(t *testing.T) {
-	for _, st := range []string{profile.StatusCanceled, profile.StatusFailed} {
-		evs := collect(synth.Options{Run: st, Epochs: 1, Batches: 5, Status: st, Error: "stopped: " + st})
+	for _, status := range []profile.Status{profile.StatusCanceled, profile.StatusFailed} {
+		st := string(status)
+		evs := collect(synth.Options{Run: st, Epochs: 1, Batches: 5, Status: status, Error: "stopped: " + st})
 		for _, live := range []bool{true, false} {
 			c := common.New(nil, common.Options{NoColor: true})
 			c.SetSize(100, 30)
@@ -131,7 +132,7 @@ func TestCrashedRunSaysCrashed(t *testing.T) {
 	worker.Process.Signal(os.Kill)
 	worker.Wait()
 	rs, err := sess.RunState("optimized")
-	if err != nil || rs.Status != sessions.StatusCrashed {
+	if err != nil || rs.Status != profile.StatusCrashed {
 		t.Fatalf("the list's status: %q %v", rs.Status, err)
 	}
 	c := common.New(st, common.Options{NoColor: true})

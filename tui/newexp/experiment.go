@@ -76,14 +76,14 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 	if s := m.value(FieldBudget); s != "" {
 		keys["mem_budget"] = s
 	}
-	if s := m.value(FieldOnOOM); s != "abort" {
+	if s := m.value(FieldOnOOM); s != runner.OOMActions()[0] { // not the default
 		keys["on_oom"] = s
 	}
 	cache := m.value(FieldCache)
 	if cache != "" {
 		keys["cache_bytes"] = cache
 	}
-	if s := m.value(FieldPolicy); s != runner.DefaultCachePolicy || cache != "" {
+	if s := m.value(FieldPolicy); s != string(runner.DefaultCachePolicy) || cache != "" {
 		keys["cache_policy"] = s // with a cache, said even when the default
 	}
 	return keys

@@ -46,8 +46,8 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 		o.choice = slices.Index(o.choices, string(cfg.OnOOM))
 	}
 	set(FieldCache, cfg.CacheBytes)
-	if c := m.field(FieldPolicy); slices.Contains(c.choices, cfg.CachePolicy) {
-		c.choice = slices.Index(c.choices, cfg.CachePolicy)
+	if c := m.field(FieldPolicy); slices.Contains(c.choices, string(cfg.CachePolicy)) {
+		c.choice = slices.Index(c.choices, string(cfg.CachePolicy))
 	} else {
 		c.choice = 0
 	}

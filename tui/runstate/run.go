@@ -255,7 +255,7 @@ type Run struct {
 
 	// From run_end.
 	Ended      bool
-	Status     string
+	Status     profile.Status
 	Error      string
 	EndSummary json.RawMessage
 
@@ -269,7 +269,7 @@ type Run struct {
 	// with Set.SetStored, kept across a replay's restart. Drained is set
 	// once a replay has delivered every event of the run: a run without
 	// run_end then has the stored status.
-	Stored      string
+	Stored      profile.Status
 	StoredError string
 	Drained     bool
 

@@ -71,7 +71,7 @@ func (s *Set) Add(i int, e *profile.Event) {
 
 // SetStored records what the session store says of run i
 // (sessions.RunState's status and error; see Run.Stored).
-func (s *Set) SetStored(i int, status, errText string) {
+func (s *Set) SetStored(i int, status profile.Status, errText string) {
 	s.mu.Lock()
 	if i >= 0 && i < len(s.runs) {
 		r := s.runs[i]

@@ -20,7 +20,7 @@ import (
 type Run struct {
 	Name    string
 	Variant string // "" while unknown: the run's name stands for it
-	Status  string
+	Status  profile.Status
 	Error   string
 	// EpochS is the median epoch wall time of the run's variant (over its
 	// repeats; 0 while unknown), Epochs the run's epoch times.
@@ -44,7 +44,7 @@ type Entry struct {
 	ID       string
 	Name     string
 	Created  time.Time
-	Status   string // running, ok, crashed, oom, failed, canceled, unknown, empty, error
+	Status   profile.Status // running, ok, crashed, oom, failed, canceled, unknown, empty, error
 	Imported bool
 	Data     string
 	Model    string
@@ -73,7 +73,7 @@ type Entry struct {
 }
 
 // Running reports whether a run of the session may still change.
-func (e *Entry) Running() bool { return e.Status == sessions.StatusRunning }
+func (e *Entry) Running() bool { return e.Status == profile.StatusRunning }
 
 // header reads what a session says of itself (session.json) and
 // returns the session, or an entry with the error.
@@ -81,7 +81,7 @@ func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
 	e := Entry{ID: id, Variants: []string{}}
 	s, err := store.Get(id)
 	if err != nil {
-		e.Status, e.Err = "error", err.Error()
+		e.Status, e.Err = profile.StatusError, err.Error()
 		return nil, e
 	}
 	e.Name, e.Created = s.Meta.Name, s.Meta.Created
@@ -186,11 +186,11 @@ func describe(store *sessions.Store, id string) Entry {
 
 // finish derives the session status and the key figures from the runs.
 func (e *Entry) finish() {
-	statuses := make([]string, len(e.Runs))
+	statuses := make([]profile.Status, len(e.Runs))
 	for i, r := range e.Runs {
 		statuses[i] = r.Status
 	}
-	if e.Status != "error" {
+	if e.Status != profile.StatusError {
 		e.Status = runner.SessionStatus(statuses)
 	}
 	if e.Baseline == "" {
@@ -348,7 +348,7 @@ func (p *poller) refresh(old Entry) Entry {
 	e.Runs, e.Partial = nil, false // the tails give the figures
 	s, err := p.store.Get(old.ID)
 	if err != nil {
-		e.Status, e.Err = "error", err.Error()
+		e.Status, e.Err = profile.StatusError, err.Error()
 		e.Runs = old.Runs
 		return e
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/internal/fixture"
 )
@@ -87,7 +88,7 @@ func TestPollerFollowsRanks(t *testing.T) {
 	p := newPoller(st)
 	defer p.close()
 	e := p.refresh(glance(st, s.ID()))
-	if e.Status != sessions.StatusRunning || len(e.Runs) != 1 || math.Abs(e.Runs[0].EpochS-0.020) > 1e-9 {
+	if e.Status != profile.StatusRunning || len(e.Runs) != 1 || math.Abs(e.Runs[0].EpochS-0.020) > 1e-9 {
 		t.Fatalf("before rank 1: %+v", e)
 	}
 	// rank 1 appears: its slower epoch 2 counts once it has trained

@@ -6,11 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/stats"
-	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
@@ -73,41 +71,29 @@ func sessionsDir(store *sessions.Store, id string) string {
 
 // statusText is a run's status, with the epoch progress of a running run
 // ("running 12/50").
-func (m *Model) statusText(status string, r *Run) string {
-	text := status
-	if status == sessions.StatusRunning && r != nil && r.Epochs > 0 {
+func (m *Model) statusText(status profile.Status, r *Run) string {
+	text := string(status)
+	if status == profile.StatusRunning && r != nil && r.Epochs > 0 {
 		text = fmt.Sprintf("running %d/%d", r.Epoch, r.Epochs)
 	}
-	return m.statusStyle(status).Render(text)
+	return m.c.Styles.Status(status).Render(text)
 }
 
 // sessionStatusText is a session's status in the list's narrow column,
-// with the running run's progress in percent ("running 24%").
-func (m *Model) sessionStatusText(status string, r *Run) string {
-	text := status
-	if status == sessions.StatusRunning && r != nil && r.Epochs > 0 {
+// followed by mark (an imported session's "*", ", skips"), or with the
+// running run's progress in percent ("running 24%").
+func (m *Model) sessionStatusText(status profile.Status, mark string, r *Run) string {
+	text := string(status) + mark
+	if status == profile.StatusRunning && mark == "" && r != nil && r.Epochs > 0 {
 		text = fmt.Sprintf("running %d%%", min(100*r.Epoch/r.Epochs, 100))
 	}
-	return m.statusStyle(status).Render(text)
-}
-
-func (m *Model) statusStyle(status string) lipgloss.Style {
-	st := m.c.Styles
-	switch status {
-	case profile.StatusOK:
-		return st.OK
-	case sessions.StatusRunning, runner.StatusPending:
-		return st.Warn
-	case profile.StatusCanceled, runner.StatusEmpty, sessions.StatusUnknown:
-		return st.Muted
-	}
-	return st.Error
+	return m.c.Styles.Status(status).Render(text)
 }
 
 // progress is the running run's progress of a session ("" if none).
 func progress(e *Entry) *Run {
 	for i := range e.Runs {
-		if e.Runs[i].Status == sessions.StatusRunning {
+		if e.Runs[i].Status == profile.StatusRunning {
 			return &e.Runs[i]
 		}
 	}
@@ -171,14 +157,14 @@ func (m *Model) columns() []column {
 			return e.Created.Local().Format("01-02 15:04")
 		}},
 		{"STATUS", 13, 1, false, func(e *Entry) string {
-			s := e.Status
+			mark := ""
 			if e.Imported {
-				s += "*"
+				mark += "*"
 			}
 			if e.Skips && e.Status == profile.StatusOK {
-				s += ", skips" // the run lines say how many
+				mark += ", skips" // the run lines say how many
 			}
-			return m.sessionStatusText(s, progress(e))
+			return m.sessionStatusText(e.Status, mark, progress(e))
 		}},
 		{"DATA", 10, 3, false, func(e *Entry) string { return dash(e.Data) }},
 		{"MODEL", 5, 4, false, func(e *Entry) string { return dash(e.Model) }},
@@ -316,13 +302,13 @@ func (m *Model) renderRow(i int, cols []column, w int) string {
 		}
 		status := draw.PadRight(m.statusText(run.Status, run), 18)
 		if skip := sessions.SkipText(run.Skipped, run.Batches); skip != "" {
-			status = m.statusStyle(run.Status).Render(run.Status + ", " + skip) // longer: not cut
+			status = m.c.Styles.Status(run.Status).Render(string(run.Status) + ", " + skip) // longer: not cut
 		}
 		parts := []string{"  " + branch + draw.PadRight(run.Name, 16), status}
 		if run.EpochS > 0 {
 			parts = append(parts, fmt.Sprintf("epoch %.3f s", run.EpochS))
 		}
-		if sessions.PartialStatus(run.Status) && len(run.EpochList) > 0 {
+		if run.Status.Stopped() && len(run.EpochList) > 0 {
 			parts = append(parts, "partial figures, no speedup")
 		}
 		if run.Speedup.Ratio > 0 {

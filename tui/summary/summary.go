@@ -20,7 +20,7 @@ import (
 // Row is one run's figures as the table shows them.
 type Row struct {
 	Run       string
-	Status    string
+	Status    profile.Status
 	Done      int     // epochs finished
 	Total     int     // configured epochs (0: unknown)
 	ETA       float64 // seconds of run time left (0: unknown or done)
@@ -39,7 +39,7 @@ type Row struct {
 	OOMs      int64 // oom events: allocations that failed
 	Guards    int64 // guard events: batches the memory guard reshaped (not OOMs)
 	// Partial marks the figures of a run that stopped early (failed,
-	// aborted by an OOM, crashed, canceled: sessions.PartialStatus);
+	// aborted by an OOM, crashed, canceled: profile.Status.Stopped);
 	// Skipped of Batches training batches were skipped by a run with
 	// on_oom skip (sessions.SkipCounts; zeros when none was).
 	Partial          bool
@@ -72,7 +72,7 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 		}
 		row.ETA = eta(r, s, row.Done, row.Total)
 		row.TestAcc = testAcc(r, s)
-		row.Partial = r.Started && sessions.PartialStatus(row.Status)
+		row.Partial = r.Started && row.Status.Stopped()
 		row.Skipped, row.Batches = sessions.SkipCounts(r.EndSummary)
 		rows[i] = row
 	}
@@ -83,8 +83,8 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 			v = r.Name
 		}
 		st := rows[i].Status
-		if st == "replaying" {
-			st = sessions.StatusRunning // a replay is timed as the run was
+		if st == profile.StatusReplaying {
+			st = profile.StatusRunning // a replay is timed as the run was
 		}
 		w := make([]float64, len(sums[i].Epochs))
 		for j, ep := range sums[i].Epochs {
@@ -121,7 +121,7 @@ func Baseline(runs []*runstate.Run) int {
 // status the session store gives it (crashed, as the session list says);
 // "crashed" or "error" when its feed broke; "waiting" before run_start;
 // then "running" (live) or "replaying".
-func Status(r *runstate.Run, live bool) string {
+func Status(r *runstate.Run, live bool) profile.Status {
 	switch {
 	case r.Ended:
 		return r.Status
@@ -131,13 +131,13 @@ func Status(r *runstate.Run, live bool) string {
 		if errors.Is(r.Err, sessions.ErrWriterGone) {
 			return profile.StatusCrashed
 		}
-		return "error"
+		return profile.StatusError
 	case !r.Started:
-		return "waiting"
+		return profile.StatusWaiting
 	case live:
-		return "running"
+		return profile.StatusRunning
 	}
-	return "replaying"
+	return profile.StatusReplaying
 }
 
 // StatusText is Status with the partial mark of a run that stopped early
@@ -146,7 +146,7 @@ func Status(r *runstate.Run, live bool) string {
 func StatusText(r *runstate.Run, live bool) string {
 	st := Status(r, live)
 	skipped, total := sessions.SkipCounts(r.EndSummary)
-	return sessions.OutcomeText(st, r.Started && sessions.PartialStatus(st), skipped, total)
+	return sessions.OutcomeText(st, r.Started && st.Stopped(), skipped, total)
 }
 
 // Error returns what stopped a run, in full: run_end's error, else the
@@ -425,7 +425,7 @@ func (m *Model) render(focus int) []string {
 				b.WriteString(name)
 			case "status":
 				text := draw.Cut(r.StatusText(), c.width, m.styles.Glyphs.Ellipsis)
-				b.WriteString(m.statusStyle(r.Status).Render(draw.PadRight(text, c.width)))
+				b.WriteString(m.styles.Status(r.Status).Render(draw.PadRight(text, c.width)))
 			case "progress":
 				b.WriteString(m.progress(r, c.width))
 			default:
@@ -441,18 +441,6 @@ func (m *Model) render(focus int) []string {
 		out = append(out, draw.Cut(b.String(), m.w, ""))
 	}
 	return out
-}
-
-func (m *Model) statusStyle(s string) interface{ Render(...string) string } {
-	switch s {
-	case profile.StatusOK:
-		return m.styles.OK
-	case profile.StatusOOM, profile.StatusFailed, profile.StatusCrashed, "error":
-		return m.styles.Error
-	case profile.StatusCanceled:
-		return m.styles.Warn
-	}
-	return m.styles.App
 }
 
 // progress draws "████──── 3/10 ETA 1m05s" in w cells.

@@ -115,7 +115,7 @@ func TestStatusFromStore(t *testing.T) {
 	if s, e := Status(r, false), Error(r); s != profile.StatusFailed || e != "data: bad header" {
 		t.Errorf("with run_end: status %q error %q", s, e)
 	}
-	for _, st := range []string{profile.StatusCanceled, profile.StatusFailed, profile.StatusOOM} {
+	for _, st := range []profile.Status{profile.StatusCanceled, profile.StatusFailed, profile.StatusOOM} {
 		r := runstate.NewRun("y")
 		r.Add(&profile.Event{T: profile.TypeRunStart})
 		r.Add(&profile.Event{T: profile.TypeRunEnd, Status: st})

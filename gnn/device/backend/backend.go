@@ -24,9 +24,10 @@ type Options struct {
 	// asynchronous (a copy stream ordered by events); the CPU device
 	// ignores it.
 	AsyncTransfer bool
-	// Gemm picks the CUDA device's matrix product: "" or "auto" (cuBLAS
-	// where found, else the own kernel), "cublas" (required) or "own".
-	Gemm string
+	// Gemm picks the CUDA device's matrix product: "" or GemmAuto
+	// (cuBLAS where found, else the own kernel), GemmCUBLAS (required) or
+	// GemmOwn.
+	Gemm device.Gemm
 }
 
 // CUDABuilt reports whether this binary contains the CUDA backend (built

@@ -42,7 +42,7 @@ func New(threads int, budget int64) *Device {
 }
 
 // Name returns "cpu".
-func (d *Device) Name() string { return "cpu" }
+func (d *Device) Name() string { return string(device.KindCPU) }
 
 // Threads returns the number of goroutines a kernel may use.
 func (d *Device) Threads() int { return d.threads }

@@ -21,7 +21,7 @@ import (
 // chunk order, so the result does not depend on the thread count.
 func (d *Device) SoftmaxCrossEntropy(logits *tensor.Tensor, labels []int32, grad *tensor.Tensor) (loss float64, correct int) {
 	rows, cols := logits.Rows, logits.Cols
-	counted := device.CountLabels("cpu", labels, rows, cols)
+	counted := device.CountLabels(string(device.KindCPU), labels, rows, cols)
 	if grad != nil {
 		mustSame("SoftmaxCrossEntropy", grad, logits)
 	}

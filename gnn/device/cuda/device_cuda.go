@@ -46,7 +46,7 @@ type Options struct {
 	// Gemm picks the matrix product: "" or "auto" (cuBLAS where it can be
 	// loaded, else the own kernel), "cublas" (Open fails without it) or
 	// "own". Info().Gemm names the one used.
-	Gemm string
+	Gemm device.Gemm
 	// CublasPaths are tried before the usual places (see package cublas).
 	CublasPaths []string
 }
@@ -193,7 +193,7 @@ func (d *Device) describe() error {
 	}
 	major, _ := d.cdev.Attribute(cudrv.ComputeCapabilityMajor)
 	minor, _ := d.cdev.Attribute(cudrv.ComputeCapabilityMinor)
-	d.info = device.Info{Backend: "cuda", Name: name, Memory: total, Compute: fmt.Sprintf("%d.%d", major, minor)}
+	d.info = device.Info{Backend: device.KindCUDA, Name: name, Memory: total, Compute: fmt.Sprintf("%d.%d", major, minor)}
 	if v := cudrv.DriverVersion(); v > 0 {
 		d.info.Driver = fmt.Sprintf("CUDA %d.%d", v/1000, (v%1000)/10)
 	}
@@ -399,10 +399,10 @@ func (d *Device) ReservedBytes() int64 { return d.pool.stats().Reserved }
 // and records the choice in Info().Gemm.
 func (d *Device) openBLAS(opt Options) error {
 	switch opt.Gemm {
-	case "own":
+	case device.GemmOwn:
 		d.info.Gemm = "own kernel (as asked)"
 		return nil
-	case "", "auto", "cublas":
+	case "", device.GemmAuto, device.GemmCUBLAS:
 	default:
 		return fmt.Errorf("cuda: gemm %q: want auto, cublas or own", opt.Gemm)
 	}
@@ -411,7 +411,7 @@ func (d *Device) openBLAS(opt Options) error {
 		d.blas, err = cublas.New(d.compute.Handle())
 	}
 	if err != nil {
-		if opt.Gemm == "cublas" {
+		if opt.Gemm == device.GemmCUBLAS {
 			return fmt.Errorf("cuda: %s: %w", d.name, err)
 		}
 		d.info.Gemm = "own kernel (" + firstClause(err.Error()) + ")"

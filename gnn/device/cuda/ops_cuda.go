@@ -437,7 +437,7 @@ func (d *Device) Scale(alpha float32, x *tensor.Tensor) {
 // label (see the CPU backend). It waits for the result.
 func (d *Device) SoftmaxCrossEntropy(logits *tensor.Tensor, labels []int32, grad *tensor.Tensor) (loss float64, correct int) {
 	rows, cols := logits.Rows, logits.Cols
-	counted := device.CountLabels("cuda", labels, rows, cols)
+	counted := device.CountLabels(string(device.KindCUDA), labels, rows, cols)
 	if grad != nil {
 		mustSame("SoftmaxCrossEntropy", grad, logits)
 	}

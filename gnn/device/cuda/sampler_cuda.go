@@ -25,7 +25,7 @@ var _ device.GraphSampler = (*Device)(nil)
 // maps them to local ids and builds the block (sample.Neighbor.SetDrawer).
 type Sampler struct {
 	d     *Device
-	where string
+	where device.Place
 	ip    uintptr // device address of the row pointers (int64)
 	ix    uintptr // device address of the indices (int32)
 
@@ -47,7 +47,7 @@ func (d *Device) NeighborDrawer(g *graph.CSR) (device.NeighborDrawer, error) {
 // newSampler returns a Sampler over g kept where place says (PlaceDevice,
 // PlaceUVA, or "": device memory when the CSR fits half the room and the
 // allocation succeeds, else UVA).
-func (d *Device) newSampler(g *graph.CSR, place string) (*Sampler, error) {
+func (d *Device) newSampler(g *graph.CSR, place device.Place) (*Sampler, error) {
 	if g == nil || len(g.Indptr) != g.N+1 || int64(len(g.Indices)) != g.Indptr[g.N] {
 		return nil, errors.New("cuda: sampler: malformed graph")
 	}
@@ -133,7 +133,7 @@ func (s *Sampler) onHost(ptrB, idxB []byte) error {
 }
 
 // Where implements device.NeighborDrawer.
-func (s *Sampler) Where() string { return s.where }
+func (s *Sampler) Where() device.Place { return s.where }
 
 // grow makes the frontier, count and draw buffers hold n int32s and
 // reports whether it allocated them anew. On an error it leaves none, so

@@ -19,7 +19,7 @@ import (
 func TestSamplerMatchesReference(t *testing.T) {
 	d := openTest(t, Options{AsyncTransfer: true})
 	g := randomCSR(3000, 12, 5)
-	for _, place := range []string{device.PlaceDevice, device.PlaceUVA} {
+	for _, place := range []device.Place{device.PlaceDevice, device.PlaceUVA} {
 		s, err := d.newSampler(g, place)
 		if err != nil {
 			t.Fatal(err)

@@ -36,8 +36,9 @@ type Options struct {
 	// 0.45 to about 0.75 over the first hundred batches.
 	Cache bool
 	// Status and Error are run_end's (default: ok, no error).
-	Status, Error string
-	Seed          uint64
+	Status profile.Status
+	Error  string
+	Seed   uint64
 	// Cut stops the run after this many batches in all, without run_end
 	// (0: the whole run, ended by run_end).
 	Cut int
