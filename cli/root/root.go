@@ -9,6 +9,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/datasets"
 	"github.com/gnnscope/gnnscope/cli/export"
 	"github.com/gnnscope/gnnscope/cli/gpucheck"
+	"github.com/gnnscope/gnnscope/cli/importcmd"
 	"github.com/gnnscope/gnnscope/cli/partition"
 	"github.com/gnnscope/gnnscope/cli/replay"
 	"github.com/gnnscope/gnnscope/cli/run"
@@ -51,6 +52,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		compare.NewCmdCompare(f, nil),
 		datasets.NewCmdDatasets(f, nil),
 		export.NewCmdExport(f),
+		importcmd.NewCmdImport(f),
 		gpucheck.NewCmdGPUCheck(f, nil),
 		partition.NewCmdPartition(f, nil),
 		replay.NewCmdReplay(f, nil),
