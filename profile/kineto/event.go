@@ -3,6 +3,7 @@ package kineto
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -37,7 +38,12 @@ type rawArgs struct {
 func (r *Reader) event(ev *Raw) error {
 	var re rawEvent
 	if err := r.dec.Decode(&re); err != nil {
-		return r.errorf("%w", eofIsUnexpected(err))
+		// a value of the wrong type (args an array, an event a number)
+		// was read whole and left out: the event keeps what fits
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return r.errorf("%w", eofIsUnexpected(err))
+		}
 	}
 	*ev = Raw{Ph: rawText(re.Ph), Cat: rawText(re.Cat), Name: rawText(re.Name),
 		Pid: rawText(re.Pid), Tid: rawText(re.Tid), ID: rawText(re.ID), BP: rawText(re.BP)}

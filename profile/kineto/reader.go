@@ -212,7 +212,10 @@ func (r *Reader) distributed() error {
 		WorldSize json.RawMessage `json:"world_size"`
 	}
 	if err := r.dec.Decode(&d); err != nil {
-		return r.errorf("distributedInfo: %w", eofIsUnexpected(err))
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return r.errorf("distributedInfo: %w", eofIsUnexpected(err))
+		}
 	}
 	rank, ok1 := rawInt(d.Rank)
 	world, ok2 := rawInt(d.WorldSize)
@@ -229,9 +232,12 @@ func (r *Reader) devices() error {
 		Memory json.RawMessage `json:"totalGlobalMem"`
 	}
 	if err := r.dec.Decode(&ds); err != nil {
-		// deviceProperties is informative: a malformed one is an error
-		// only because the decoder cannot resynchronise after it
-		return r.errorf("deviceProperties: %w", eofIsUnexpected(err))
+		// deviceProperties is informative: one of another shape is left
+		// out, broken JSON is an error
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return r.errorf("deviceProperties: %w", eofIsUnexpected(err))
+		}
 	}
 	for _, d := range ds {
 		id, ok := rawInt(d.ID)
