@@ -290,6 +290,8 @@ type Run struct {
 	// bounded (MaxGPUSamples).
 	GPU  profile.Event
 	GPUs GPUSeries
+	// GPUWork is the GPU's own breakdown (kernels and copies per step).
+	GPUWork GPUWork
 
 	// Now is the time of the latest event on the run's clock
 	// (sessions.EventTime): how far the run has got.
@@ -321,6 +323,7 @@ func (r *Run) Add(e *profile.Event) {
 	case profile.TypeSpan:
 		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
 		r.Spans.setAttrs(e.Attrs)
+		r.GPUWork.add(e)
 	case profile.TypeMem:
 		m := &r.Mem
 		m.Changes++
