@@ -52,9 +52,10 @@ type stepKey struct{ epoch, batch int }
 type span struct{ s, e int64 }
 
 type stepAcc struct {
-	comp, copy []span
-	lo, hi     int64
-	has        bool
+	comp, copy   []span // merged into their unions by Result
+	nComp, nCopy int
+	lo, hi       int64
+	has          bool
 }
 
 // Builder accumulates events into a Breakdown.
@@ -122,10 +123,12 @@ func (b *Builder) Add(e *profile.Event) {
 	case compute:
 		b.gpu = true
 		a.comp = append(a.comp, span{e.Start, end})
+		a.nComp++
 		b.kernel(e)
 	case copying:
 		b.gpu = true
 		a.copy = append(a.copy, span{e.Start, end})
+		a.nCopy++
 	}
 }
 
@@ -164,19 +167,22 @@ func attrInt(attrs []byte, key string) (int64, bool) {
 }
 
 // Result returns the breakdown with the top kernels (nil when no span
-// ran on a GPU).
+// ran on a GPU). It may be called again after more events: each call
+// merges the steps' intervals into their unions, which keeps a live
+// run's memory to the unions.
 func (b *Builder) Result(top int) *Breakdown {
 	if !b.gpu {
 		return nil
 	}
 	out := &Breakdown{Short: b.short, Launched: b.known}
 	for k, a := range b.steps {
-		if len(a.comp) == 0 && len(a.copy) == 0 {
+		if a.nComp == 0 && a.nCopy == 0 {
 			continue // a step without GPU work
 		}
-		comp, cp := union(a.comp), union(a.copy)
+		a.comp, a.copy = union(a.comp), union(a.copy)
+		comp, cp := a.comp, a.copy
 		st := Step{Epoch: k.epoch, Batch: k.batch, Window: a.hi - a.lo, Compute: length(comp), Copy: length(cp),
-			Overlap: intersect(comp, cp), Kernels: len(a.comp), Copies: len(a.copy)}
+			Overlap: intersect(comp, cp), Kernels: a.nComp, Copies: a.nCopy}
 		st.Idle = st.Window - (st.Compute + st.Copy - st.Overlap)
 		out.Steps = append(out.Steps, st)
 		t := &out.Total

@@ -149,3 +149,23 @@ func TestCopyWhileCompute(t *testing.T) {
 		t.Error("a run without GPU spans has a breakdown")
 	}
 }
+
+// TestResultAgain: a second Result, after more events, counts every
+// span once.
+func TestResultAgain(t *testing.T) {
+	kernel := profile.Attrs(profile.Attr{Key: "kind", Value: "kernel"})
+	b := NewBuilder()
+	add := func(start, dur int64) {
+		e := profile.Event{T: profile.TypeSpan, Name: "k", Lane: "gpu0/s7", Start: start, Dur: dur, Attrs: kernel}
+		b.Add(&e)
+	}
+	add(0, 10)
+	add(5, 10)
+	if got := b.Result(1); got.Total.Compute != 15 || got.Total.Kernels != 2 {
+		t.Fatalf("first %+v", got.Total)
+	}
+	add(20, 5)
+	if got := b.Result(1); got.Total.Compute != 20 || got.Total.Kernels != 3 || got.Total.Window != 25 || got.Top[0].Count != 3 {
+		t.Errorf("second %+v", got.Total)
+	}
+}
