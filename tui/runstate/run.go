@@ -313,6 +313,13 @@ func NewRun(name string) *Run {
 // from a run under its version.
 func (r *Run) Version() uint64 { return r.version }
 
+// addSpan digests a span: the spans' arrays and the GPU's breakdown.
+func (r *Run) addSpan(e *profile.Event) {
+	r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
+	r.Spans.setAttrs(e.Attrs)
+	r.GPUWork.add(e)
+}
+
 // Add digests one event.
 func (r *Run) Add(e *profile.Event) {
 	r.version++
@@ -321,9 +328,7 @@ func (r *Run) Add(e *profile.Event) {
 	r.agg.Add(*e)
 	switch e.T {
 	case profile.TypeSpan:
-		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
-		r.Spans.setAttrs(e.Attrs)
-		r.GPUWork.add(e)
+		r.addSpan(e)
 	case profile.TypeMem:
 		m := &r.Mem
 		m.Changes++
