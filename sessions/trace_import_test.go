@@ -141,3 +141,36 @@ func TestAttachTraces(t *testing.T) {
 	}
 }
 
+
+// TestCompareGPU: a run with kernels gets the GPU rows in compare, and
+// its breakdown in the JSON; the hand-checked figures are in
+// profile/gpubreak.
+func TestCompareGPU(t *testing.T) {
+	st, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := st.ImportTraces([]string{"../profile/kineto/testdata/hta_alexnet.json.gz"}, TraceImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare([]RunRef{{Session: s, Run: TraceRun}}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.Runs[0].GPU
+	if !c.HasGPU() || g == nil || g.Total.Kernels != 79 || g.Total.Copies != 19 || g.Launched != 79 || g.Short != 13 {
+		t.Fatalf("gpu %+v", g)
+	}
+	var md, js strings.Builder
+	if err := c.Write(&md, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(&js, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| GPU idle (%) |") || !strings.Contains(md.String(), "| kernels shorter than launch | 13 of 79 |") ||
+		!strings.Contains(js.String(), `"copy_while_compute_ns"`) {
+		t.Errorf("markdown:\n%s\njson:\n%.400s", md.String(), js.String())
+	}
+}
