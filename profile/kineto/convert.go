@@ -56,6 +56,16 @@ type converter struct {
 	mem     map[int]*memAcc
 	lastRes int64
 	st      Stats
+	// owners[i] is the innermost operator met so far that holds the
+	// runtime call ix.bare[i]: its start and its External id (or one made
+	// up from its event index).
+	owners []owner
+	index  int // the event's index in the trace
+}
+
+type owner struct {
+	start, ext int64
+	set        bool
 }
 
 // memAcc is one step's memory samples.
@@ -71,6 +81,9 @@ func Convert(r *Reader, ix *Index, opts Options, emit func(*profile.Event) error
 	if c.opts.Phase == "" {
 		c.opts.Phase = profile.PhaseTrain
 	}
+	if len(ix.bare) > 0 {
+		c.owners = make([]owner, len(ix.bare))
+	}
 	var ev Raw
 	for {
 		ok, err := r.Next(&ev)
@@ -80,6 +93,7 @@ func Convert(r *Reader, ix *Index, opts Options, emit func(*profile.Event) error
 		if !ok {
 			break
 		}
+		c.index = r.Index()
 		if err := c.event(&ev); err != nil {
 			return c.st, err
 		}
@@ -135,8 +149,8 @@ func (c *converter) span(ev *Raw) error {
 	if gpuKind(k) {
 		attrs = append(attrs, profile.Attr{Key: "device", Value: device(ev)}, profile.Attr{Key: "stream", Value: stream(ev)})
 	}
-	if ev.Args.HasExternal {
-		attrs = append(attrs, profile.Attr{Key: "ext", Value: ev.Args.External})
+	if ext, ok := c.external(ev, k); ok {
+		attrs = append(attrs, profile.Attr{Key: "ext", Value: ext})
 	}
 	if k == KindCPU {
 		if d, ok := c.depth(lane, ev.Ts, ev.Ts+ev.Dur); ok {
@@ -179,6 +193,49 @@ func (c *converter) train(ev *Raw, n int) error {
 		Attrs: profile.Attrs(profile.Attr{Key: "op", Value: ev.Name})}
 	c.st.Spans++
 	return c.emit(&e)
+}
+
+// external returns the External id an event shares with the operator
+// that made it: its own, or, for a runtime call without one, that of
+// the innermost operator holding it on its thread (time containment);
+// an operator without one that holds such a call gets one made up from
+// its event index (negative, never a real id).
+func (c *converter) external(ev *Raw, k string) (int64, bool) {
+	if ev.Args.HasExternal {
+		if k == KindCPU {
+			_, _ = c.own(ev, ev.Args.External)
+		}
+		return ev.Args.External, true
+	}
+	if len(c.owners) == 0 {
+		return 0, false
+	}
+	switch k {
+	case KindCPU:
+		return c.own(ev, -int64(c.index))
+	case KindRuntime:
+		i, j := c.ix.bareIn(c.ix.thread(ev.Pid, ev.Tid), ev.Ts, ev.Ts+1)
+		if i < j && c.owners[i].set {
+			return c.owners[i].ext, true
+		}
+	}
+	return 0, false
+}
+
+// own records an operator as the owner of the runtime calls it holds
+// where it is the innermost so far; ok when it holds any.
+func (c *converter) own(ev *Raw, ext int64) (int64, bool) {
+	if len(c.owners) == 0 {
+		return ext, false
+	}
+	i, j := c.ix.bareIn(c.ix.thread(ev.Pid, ev.Tid), ev.Ts, ev.Ts+max(ev.Dur, 1))
+	held := i < j
+	for ; i < j; i++ {
+		if o := &c.owners[i]; !o.set || ev.Ts >= o.start {
+			*o = owner{start: ev.Ts, ext: ext, set: true}
+		}
+	}
+	return ext, held
 }
 
 // stageOf returns the stage a trace event stands for ("" for none).

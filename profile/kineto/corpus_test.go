@@ -146,6 +146,26 @@ func TestMalformed(t *testing.T) {
 				}
 				return ""
 			}},
+		{"missing External id: linked by containment", `[{"ph":"X","cat":"cpu_op","name":"A","pid":1,"tid":1,"ts":0,"dur":100},` +
+			`{"ph":"X","cat":"cpu_op","name":"B","pid":1,"tid":1,"ts":10,"dur":40},` +
+			`{"ph":"X","cat":"cpu_op","name":"C","pid":1,"tid":1,"ts":200,"dur":10},` +
+			`{"ph":"X","cat":"cuda_runtime","name":"R","pid":1,"tid":1,"ts":20,"dur":5},` +
+			`{"ph":"X","cat":"cuda_runtime","name":"R2","pid":1,"tid":1,"ts":70,"dur":5},` +
+			`{"ph":"X","cat":"cuda_runtime","name":"R3","pid":1,"tid":2,"ts":20,"dur":5}]`, "",
+			func(_ *Index, evs []profile.Event) string {
+				ext := map[string]int64{}
+				for _, e := range evs {
+					if v, ok := attrInt(e.Attrs, "ext"); ok {
+						ext[e.Name] = v
+					}
+				}
+				_, c := ext["C"]
+				_, r3 := ext["R3"]
+				if ext["R"] != ext["B"] || ext["R2"] != ext["A"] || ext["A"] == ext["B"] || ext["A"] >= 0 || c || r3 {
+					return fmt.Sprint(ext)
+				}
+				return ""
+			}},
 		{"a bare array of one", `[` + x + `]`, "",
 			func(_ *Index, evs []profile.Event) string {
 				return map[bool]string{false: fmt.Sprint(evs)}[len(evs) == 1]

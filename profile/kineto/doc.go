@@ -24,7 +24,11 @@
 // driver calls), py/<tid> (Python functions), gpu<d>/s<stream> (kernels,
 // memcpy and memset on device d's stream), gpu<d>/annot (GPU-side
 // annotations). A launch and what it launched share the attrs "link"
-// (the correlation id, else the flow id). Every span's attrs carry "kind"
+// (the correlation id, else the flow id that ends where the event is);
+// an operator and its runtime calls share "ext" (the External id; for a
+// runtime call without one, the innermost operator holding it on its
+// thread, whose "ext" is then made up, negative, when it has none).
+// Every span's attrs carry "kind"
 // (KindKernel, KindMemcpy, ...) and, where a name was mapped to a stage,
 // "op": the trace's own name.
 //

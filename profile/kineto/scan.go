@@ -52,8 +52,12 @@ type Index struct {
 
 	launches []launch  // by corr
 	flows    []flowEnd // by key
-	waits    [][2]int64
-	seed     maphash.Seed
+	// bare are the runtime calls without an External id, by thread and
+	// time: the conversion links each to the innermost operator that
+	// holds it on its thread.
+	bare  []flowEnd // key: thread, id: ts
+	waits [][2]int64
+	seed  maphash.Seed
 }
 
 // Scan reads a whole trace once and indexes it.
@@ -103,6 +107,13 @@ func (ix *Index) add(ev *Raw) {
 	case KindKernel, KindMemcpy, KindMemset:
 		ix.Kernels++
 	case KindRuntime:
+		if !ev.Args.HasExternal {
+			if len(ix.bare) >= MaxIndexed {
+				ix.Dropped++
+			} else {
+				ix.bare = append(ix.bare, flowEnd{key: ix.thread(ev.Pid, ev.Tid), id: ev.Ts})
+			}
+		}
 		if ev.Args.HasCorrelation {
 			if len(ix.launches) >= MaxIndexed {
 				ix.Dropped++
@@ -130,15 +141,8 @@ func (ix *Index) add(ev *Raw) {
 func (ix *Index) finish() {
 	slices.SortFunc(ix.Steps, func(a, b Step) int { return cmp64(a.Start, b.Start) })
 	slices.SortFunc(ix.launches, func(a, b launch) int { return cmp64(a.corr, b.corr) })
-	slices.SortFunc(ix.flows, func(a, b flowEnd) int {
-		if a.key != b.key {
-			if a.key < b.key {
-				return -1
-			}
-			return 1
-		}
-		return cmp64(a.id, b.id)
-	})
+	slices.SortFunc(ix.flows, cmpEnds)
+	slices.SortFunc(ix.bare, cmpEnds)
 	slices.SortFunc(ix.waits, func(a, b [2]int64) int { return cmp64(a[0], b[0]) })
 	seen := make([]bool, len(ix.Steps))
 	for _, w := range ix.waits {
@@ -197,6 +201,35 @@ func (ix *Index) flowAt(pid, tid string, ts int64) (int64, bool) {
 		return 0, false
 	}
 	return ix.flows[i].id, true
+}
+
+func cmpEnds(a, b flowEnd) int {
+	if a.key != b.key {
+		if a.key < b.key {
+			return -1
+		}
+		return 1
+	}
+	return cmp64(a.id, b.id)
+}
+
+// bareIn returns the range [i, j) of ix.bare on a thread within [start, end).
+func (ix *Index) bareIn(thread uint64, start, end int64) (int, int) {
+	at := func(ts int64) int {
+		i, _ := slices.BinarySearchFunc(ix.bare, flowEnd{key: thread, id: ts}, cmpEnds)
+		return i
+	}
+	return at(start), at(end)
+}
+
+// thread hashes a thread.
+func (ix *Index) thread(pid, tid string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(ix.seed)
+	h.WriteString(pid)
+	h.WriteByte(0)
+	h.WriteString(tid)
+	return h.Sum64()
 }
 
 // where hashes a thread and a time.

@@ -143,8 +143,9 @@ type linkCache struct {
 }
 
 // links lists the spans that share span i's "link" attribute (a kernel
-// and the runtime call that launched it, in an imported trace): lane,
-// name, start and duration of each.
+// and the runtime call that launched it, in an imported trace) or its
+// "ext" (an operator and its runtime calls): lane, name, start and
+// duration of each.
 func (m *Model) links(r *runstate.Run, i int) []string {
 	sp := &r.Spans
 	if m.linked.sel == i && m.linked.n == sp.Len() {
@@ -153,16 +154,21 @@ func (m *Model) links(r *runstate.Run, i int) []string {
 	m.linked = linkCache{sel: i, n: sp.Len()}
 	var a struct {
 		Link *int64 `json:"link"`
+		Ext  *int64 `json:"ext"`
 	}
-	if json.Unmarshal(sp.Attrs(i), &a) != nil || a.Link == nil {
+	if json.Unmarshal(sp.Attrs(i), &a) != nil || (a.Link == nil && a.Ext == nil) {
 		return nil
 	}
-	key := []byte(`"link":` + strconv.FormatInt(*a.Link, 10))
+	var keys [][]byte
+	if a.Link != nil {
+		keys = append(keys, []byte(`"link":`+strconv.FormatInt(*a.Link, 10)))
+	}
+	if a.Ext != nil {
+		keys = append(keys, []byte(`"ext":`+strconv.FormatInt(*a.Ext, 10)))
+	}
 	found := 0
 	for j := 0; j < sp.Len(); j++ {
-		raw := sp.Attrs(j)
-		k := bytes.Index(raw, key)
-		if j == i || k < 0 || k+len(key) >= len(raw) || (raw[k+len(key)] != ',' && raw[k+len(key)] != '}') {
+		if j == i || !hasAny(sp.Attrs(j), keys) {
 			continue
 		}
 		found++
@@ -175,4 +181,16 @@ func (m *Model) links(r *runstate.Run, i int) []string {
 		m.linked.lines = append(m.linked.lines, "linked: "+strconv.Itoa(found-maxLinks)+" more")
 	}
 	return m.linked.lines
+}
+
+// hasAny reports whether raw holds one of the keys as a whole value
+// ("link":5 is not "link":51).
+func hasAny(raw []byte, keys [][]byte) bool {
+	for _, key := range keys {
+		k := bytes.Index(raw, key)
+		if k >= 0 && k+len(key) < len(raw) && (raw[k+len(key)] == ',' || raw[k+len(key)] == '}') {
+			return true
+		}
+	}
+	return false
 }

@@ -22,7 +22,7 @@ func TestDetailsLinks(t *testing.T) {
 		span("gemm", "gpu0/s7", 4*ms, 10*ms),
 		span("cudaLaunchKernel", "runtime/1", 20*ms, 2*ms),
 	}
-	evs[1].Attrs = json.RawMessage(`{"kind":"runtime","link":5}`)
+	evs[1].Attrs = json.RawMessage(`{"kind":"runtime","link":5,"ext":-3}`)
 	evs[2].Attrs = json.RawMessage(`{"kind":"kernel","link":5,"launch_ns":2000000}`)
 	evs[3].Attrs = json.RawMessage(`{"kind":"runtime","link":51}`)
 	for i := range evs {
@@ -33,6 +33,11 @@ func TestDetailsLinks(t *testing.T) {
 	d := ansi.Strip(strings.Join(m.Details(r, 100), "\n"))
 	if !strings.Contains(d, "linked: runtime/1 cudaLaunchKernel  start 0ms  duration 2ms") || strings.Count(d, "linked:") != 1 {
 		t.Errorf("details:\n%s", d)
+	}
+	r.Add(&profile.Event{T: profile.TypeSpan, Name: "aten::mm", Lane: "cpu/1", Start: 0, Dur: 3 * ms, Attrs: json.RawMessage(`{"kind":"cpu_op","ext":-3}`)})
+	m.sel = 3 // the operator: its runtime call shares its ext
+	if d := ansi.Strip(strings.Join(m.Details(r, 100), "\n")); !strings.Contains(d, "linked: runtime/1 cudaLaunchKernel") {
+		t.Errorf("operator details:\n%s", d)
 	}
 	m.sel = 2
 	if d := ansi.Strip(strings.Join(m.Details(r, 100), "\n")); strings.Contains(d, "linked:") {
