@@ -41,6 +41,9 @@ type TraceFile struct {
 	Skipped int    `json:"skipped"`
 	Kernels int    `json:"kernels"`
 	Steps   int    `json:"steps"`
+	// Dropped counts events left out of a full index table (see
+	// kineto.MaxIndexed): their links or batches may be missing.
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // scanTrace makes the first pass over a trace.
@@ -89,7 +92,12 @@ func (st *Store) ImportTraces(files []string, opts TraceImportOptions) (*Session
 		ranks[r] = f
 		ixs[i] = ix
 	}
-	s, err := st.Create(SessionMeta{Name: opts.Name})
+	// the host is the trace's (its first device), not the importing machine
+	host := traceHost(ixs[0])
+	if host == nil {
+		host = &profile.Host{}
+	}
+	s, err := st.Create(SessionMeta{Name: opts.Name, Host: host})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -161,7 +169,7 @@ func (s *Session) writeTraceRank(path string, ix *kineto.Index, rank, world int,
 
 func traceFile(path string, rank int, ix *kineto.Index, kst kineto.Stats) TraceFile {
 	return TraceFile{Path: path, Rank: rank, Events: ix.Events, Spans: kst.Spans, Mem: kst.Mem,
-		Samples: kst.Samples, Skipped: kst.Skipped, Kernels: ix.Kernels, Steps: len(ix.Steps)}
+		Samples: kst.Samples, Skipped: kst.Skipped, Kernels: ix.Kernels, Steps: len(ix.Steps), Dropped: ix.Dropped}
 }
 
 // traceHost describes the trace's devices (nil without any).

@@ -141,7 +141,6 @@ func TestAttachTraces(t *testing.T) {
 	}
 }
 
-
 // TestCompareGPU: a run with kernels gets the GPU rows in compare, and
 // its breakdown in the JSON; the hand-checked figures are in
 // profile/gpubreak.

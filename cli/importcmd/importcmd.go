@@ -151,6 +151,9 @@ func traceRun(opts *TraceOptions) error {
 	for _, f := range res.Files {
 		fmt.Fprintf(opts.IO.Out, "%s: rank %d, %d events: %d spans, %d steps, %d kernels and copies, %d memory points\n",
 			f.Path, f.Rank, f.Events, f.Spans, f.Steps, f.Kernels, f.Mem+f.Samples)
+		if f.Dropped > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "%s: %d events beyond the index's limits: some links and batches are missing\n", f.Path, f.Dropped)
+		}
 	}
 	fmt.Fprintf(opts.IO.Out, "session %s, run %s\n", res.Session, res.Run)
 	return nil
