@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -249,7 +251,30 @@ func TestMillionEvents(t *testing.T) {
 		t.Fatalf("%d spans, %v", spans, err)
 	}
 	// the trace is ~80 MB of JSON; the conversion holds a few MB
-	if grown := int64(peak) - int64(base); grown > 64<<20 {
+	grown := int64(peak) - int64(base)
+	if grown > 64<<20 {
 		t.Errorf("heap grew by %d MB converting 10^6 events", grown>>20)
+	}
+	t.Logf("heap grew by at most %.1f MB over 10^6 events", float64(grown)/(1<<20))
+}
+
+// TestTruncatedGzip: a compressed trace cut short names its file.
+func TestTruncatedGzip(t *testing.T) {
+	b, err := os.ReadFile("testdata/cpu_torch113.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "cut.json.gz")
+	if err := os.WriteFile(p, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err = Scan(r)
+	if err == nil || !strings.Contains(err.Error(), "trace "+p+": byte ") || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Errorf("cut gzip: %v", err)
 	}
 }
