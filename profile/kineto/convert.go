@@ -158,9 +158,13 @@ func (c *converter) span(ev *Raw) error {
 		}
 	}
 	e.Batch = c.batchAt(at)
-	n, isStep := stepNumber(ev.Name)
+	n, named := stepNumber(ev.Name)
+	isStep := named && k != KindGPUAnnotation // the GPU's copy of a step is no batch of its own
+	if named {
+		e.Name = "ProfilerStep"
+	}
 	if isStep {
-		e.Name, e.Batch = "ProfilerStep", n
+		e.Batch = n
 	}
 	if c.opts.Stages {
 		if st := stageOf(ev, k); st != "" {

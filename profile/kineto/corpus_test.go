@@ -168,6 +168,14 @@ func TestMalformed(t *testing.T) {
 				}
 				return ""
 			}},
+		{"steps annotated on the GPU too", `[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":0,"dur":100},` +
+			`{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#2","pid":0,"tid":7,"ts":50,"dur":100,"args":{"device":0}}]`, "",
+			func(ix *Index, evs []profile.Event) string {
+				if len(ix.Steps) != 1 || len(spansNamed(evs, profile.StageTrain)) != 1 || evs[len(evs)-1].Lane != "gpu0/annot" {
+					return fmt.Sprint(ix.Steps, evs)
+				}
+				return ""
+			}},
 		{"a bare array of one", `[` + x + `]`, "",
 			func(_ *Index, evs []profile.Event) string {
 				return map[bool]string{false: fmt.Sprint(evs)}[len(evs) == 1]

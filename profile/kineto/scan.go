@@ -122,7 +122,8 @@ func (ix *Index) add(ev *Raw) {
 			}
 		}
 	}
-	if n, ok := stepNumber(ev.Name); ok {
+	host := kindOf(ev) == KindAnnotation || kindOf(ev) == KindCPU
+	if n, ok := stepNumber(ev.Name); ok && host { // not the GPU's copy of the range
 		if len(ix.Steps) >= MaxIndexed {
 			ix.Dropped++
 		} else {
