@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -300,8 +301,9 @@ func firstEvent(path string) (profile.Event, error) {
 }
 
 // rewriteBeforeEnd rewrites a journal atomically: its lines, then what
-// add writes, then its run_end line (the last one, if any), so that the
-// run_end stays last. Memory stays bounded by a line.
+// add writes, then its run_end lines (in their order), so that the
+// run_end stays last. Memory stays bounded by a line (and the run_end
+// lines, of which a journal has one or two).
 func rewriteBeforeEnd(path string, add func(*batchWriter) error) error {
 	src, err := OpenRegular(path)
 	if err != nil {
@@ -312,12 +314,12 @@ func rewriteBeforeEnd(path string, add func(*batchWriter) error) error {
 		bw := bufio.NewWriterSize(dst, 1<<16)
 		sc := bufio.NewScanner(src)
 		sc.Buffer(make([]byte, 0, 1<<16), MaxEventSize+1)
-		var end []byte
+		var ends [][]byte
 		var e profile.Event
 		for sc.Scan() {
 			line := sc.Bytes()
 			if profile.DecodeEvent(line, &e) == nil && e.T == profile.TypeRunEnd {
-				end = append(end[:0], line...)
+				ends = append(ends, slices.Clone(line))
 				continue
 			}
 			bw.Write(line)
@@ -342,7 +344,7 @@ func rewriteBeforeEnd(path string, add func(*batchWriter) error) error {
 		if err := w.flush(); err != nil {
 			return err
 		}
-		if end != nil {
+		for _, end := range ends {
 			bw.Write(end)
 			bw.WriteByte('\n')
 		}
