@@ -56,6 +56,7 @@ func TestMalformed(t *testing.T) {
 		{"ts past int64", `[{"ph":"X","name":"a","ts":99999999999999999999,"dur":1}]`, "ts 9999", nil},
 		{"dur negative", `[{"ph":"X","name":"a","ts":1,"dur":-4}]`, "dur -4", nil},
 		{"dur huge", `[{"ph":"X","name":"a","ts":1,"dur":"1e200"}]`, "dur", nil},
+		{"base huge", `{"baseTimeNanoseconds":9223372036854775807,"traceEvents":[` + x + `]}`, "baseTimeNanoseconds", nil},
 		{"base not a number", `{"traceEvents":[` + x + `],"baseTimeNanoseconds":"soon"}`, "baseTimeNanoseconds", nil},
 		{"nested too deep in an unknown key", `{"other":` + deep + `,"traceEvents":[]}`, "nested too deeply", nil},
 		{"nested too deep in args", `[{"ph":"X","name":"a","ts":1,"dur":1,"args":{"x":` + deep + `}}]`, "event 0", nil},

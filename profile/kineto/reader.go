@@ -190,8 +190,8 @@ func (r *Reader) key() (done bool, err error) {
 			return false, r.errorf("baseTimeNanoseconds: %w", eofIsUnexpected(err))
 		}
 		v, ok := parseInt(string(n))
-		if !ok {
-			return false, r.errorf("baseTimeNanoseconds %q is not an integer", string(n))
+		if !ok || v > maxMicros*1000 || v < -maxMicros*1000 {
+			return false, r.errorf("baseTimeNanoseconds %q is not an integer that fits", string(n))
 		}
 		r.Meta.Base, r.Meta.HasBase = v, true
 		return false, nil
