@@ -7,9 +7,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
-// rawEvent is a trace event as decoded, its flexible fields kept raw.
+// rawEvent is a trace event as decoded, its flexible fields kept raw
+// (filled by UnmarshalJSON in scanjson.go; the tags name the keys).
 type rawEvent struct {
 	Ph   json.RawMessage `json:"ph"`
 	Cat  json.RawMessage `json:"cat"`
@@ -83,6 +85,9 @@ func rawText(b json.RawMessage) string {
 		return ""
 	}
 	if b[0] == '"' {
+		if n := len(b); n >= 2 && b[n-1] == '"' && bytes.IndexByte(b[1:n-1], '\\') < 0 && bytes.IndexByte(b[1:n-1], '"') < 0 && utf8.Valid(b[1:n-1]) {
+			return string(b[1 : n-1]) // no escapes: the text as it is
+		}
 		var s string
 		if json.Unmarshal(b, &s) != nil {
 			return ""

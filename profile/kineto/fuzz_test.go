@@ -1,8 +1,11 @@
 package kineto
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzConvert feeds arbitrary bytes to both passes: an error or events,
@@ -24,6 +27,33 @@ func FuzzConvert(f *testing.F) {
 		for _, e := range evs {
 			if e.T == "span" && e.Dur < 0 {
 				t.Fatalf("negative duration %+v (index %+v)", e, ix.Meta)
+			}
+		}
+	})
+}
+
+// FuzzFields checks the plain walk over an event's bytes against
+// encoding/json: the same value for every key, on any valid object
+// (keys with escapes or invalid UTF-8 aside: the walk keeps them raw).
+func FuzzFields(f *testing.F) {
+	f.Add([]byte(x))
+	f.Add([]byte(`{"ph":"X","args":{"External id":3,"grid":[1,{"a":"]"}]},"name":"a\"b","ts":1.5e3}`))
+	f.Add([]byte(` { "ph" : "X" , "ph" : [ ] , "dur" : null } `))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m map[string]json.RawMessage
+		if !json.Valid(data) || !utf8.Valid(data) || bytes.IndexByte(data, '\\') >= 0 || json.Unmarshal(data, &m) != nil {
+			return
+		}
+		got := map[string]json.RawMessage{}
+		if err := eachField(data, func(k, v []byte) { got[string(k)] = v }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(m) {
+			t.Fatalf("%d keys, encoding/json %d: %q", len(got), len(m), data)
+		}
+		for k, v := range m {
+			if !bytes.Equal(got[k], v) {
+				t.Fatalf("key %q: %q, encoding/json %q", k, got[k], v)
 			}
 		}
 	})
