@@ -126,7 +126,8 @@ func SummarizeReader(r io.Reader) (JournalSummary, error) {
 // SummarizeJournal aggregates the journal at path in one streaming pass:
 // events are decoded one at a time into the same storage and folded into a
 // profile.Aggregator, so memory does not grow with the journal (but for 8
-// bytes per mem event, kept for the percentile). Malformed and torn lines
+// bytes per mem event, kept for the percentile, and what the GPU
+// breakdown keeps: see profile/gpubreak). Malformed and torn lines
 // are skipped and counted in Read, as ReadJournal does; only failing to
 // read the file is an error.
 func SummarizeJournal(path string) (JournalSummary, error) {

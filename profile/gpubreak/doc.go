@@ -17,8 +17,9 @@
 // start to the latest end of its GPU spans and its train span on lane
 // compute; idle is the window less the union of everything the GPU did.
 //
-// Memory: the spans' intervals are kept per step until Result (16 bytes
-// a span) and the kernel names once each.
+// Memory: the GPU spans' intervals are kept per step until Result (16
+// bytes a span; Result merges them into their unions), the kernel names
+// once each, and the extent of each step's train span (up to 2^20 steps).
 //
 // This package imports only profile of gnnscope.
 package gpubreak

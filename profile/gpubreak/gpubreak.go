@@ -48,6 +48,11 @@ type Breakdown struct {
 
 type stepKey struct{ epoch, batch int }
 
+// maxTrains bounds the train extents kept (a run of that many batches
+// and more keeps the first): 32 bytes and a map entry each, the only
+// memory a run without GPU spans costs.
+const maxTrains = 1 << 20
+
 // span is a GPU interval.
 type span struct{ s, e int64 }
 
@@ -61,6 +66,7 @@ type stepAcc struct {
 // Builder accumulates events into a Breakdown.
 type Builder struct {
 	steps   map[stepKey]*stepAcc
+	trains  map[stepKey]span // the train spans' extents, by step
 	kernels map[string]*Kernel
 	short   int
 	known   int
@@ -69,7 +75,7 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{steps: map[stepKey]*stepAcc{}, kernels: map[string]*Kernel{}}
+	return &Builder{steps: map[stepKey]*stepAcc{}, trains: map[stepKey]span{}, kernels: map[string]*Kernel{}}
 }
 
 // Kinds of GPU work.
@@ -109,12 +115,23 @@ func (b *Builder) Add(e *profile.Event) {
 		return
 	}
 	key := stepKey{e.Epoch, e.Batch}
+	end := e.Start + e.Dur
+	if train {
+		w, ok := b.trains[key]
+		if !ok && len(b.trains) >= maxTrains {
+			return
+		}
+		if !ok {
+			w = span{e.Start, end}
+		}
+		b.trains[key] = span{min(w.s, e.Start), max(w.e, end)}
+		return
+	}
 	a := b.steps[key]
 	if a == nil {
 		a = &stepAcc{}
 		b.steps[key] = a
 	}
-	end := e.Start + e.Dur
 	if !a.has {
 		a.lo, a.hi, a.has = e.Start, end, true
 	}
@@ -181,7 +198,11 @@ func (b *Builder) Result(top int) *Breakdown {
 		}
 		a.comp, a.copy = union(a.comp), union(a.copy)
 		comp, cp := a.comp, a.copy
-		st := Step{Epoch: k.epoch, Batch: k.batch, Window: a.hi - a.lo, Compute: length(comp), Copy: length(cp),
+		lo, hi := a.lo, a.hi
+		if w, ok := b.trains[k]; ok {
+			lo, hi = min(lo, w.s), max(hi, w.e)
+		}
+		st := Step{Epoch: k.epoch, Batch: k.batch, Window: hi - lo, Compute: length(comp), Copy: length(cp),
 			Overlap: intersect(comp, cp), Kernels: a.nComp, Copies: a.nCopy}
 		st.Idle = st.Window - (st.Compute + st.Copy - st.Overlap)
 		out.Steps = append(out.Steps, st)
