@@ -89,6 +89,9 @@ func (ix *Index) add(ev *Raw) {
 		}
 		ix.MinTs, ix.MaxTs = min(ix.MinTs, ev.Ts), max(ix.MaxTs, end)
 	case "s", "f", "t":
+		if ev.Cat == "fwdbwd" { // forward op to backward op: no launch
+			return
+		}
 		if len(ix.flows) >= MaxIndexed {
 			ix.Dropped++
 			return
