@@ -41,6 +41,8 @@ var vocabularies = []vocabulary{
 var vocabularyExceptions = map[string][]string{
 	"profile/event.go":                {"oom"},                      // TypeOOM, the event type
 	"profile/decode.go":               {"error", "host", "cpu"},     // JSON keys
+	"profile/kineto/scanjson.go":      {"device"},                   // a Kineto trace's "device" key
+	"profile/kineto/convert.go":       {"device"},                   // the same key
 	"profile/usage.go":                {"cpu"},                      // usage's "cpu" key
 	"analysis/category.go":            {"unknown"},                  // a category out of range
 	"analysis/advice.go":              {"cuda", "uva", "device"},    // the journal's config, read as JSON: analysis may not import gnn

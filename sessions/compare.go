@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/gpubreak"
 )
 
 // CompareOptions tune Compare.
@@ -169,6 +170,10 @@ type RunFigures struct {
 	// HostBusy says why the run's timing is unreliable (see HostBusy),
 	// empty when nothing says so.
 	HostBusy string `json:"host_busy,omitempty"`
+
+	// GPU is the GPU's own breakdown (nil for a run without device-side
+	// spans; see profile/gpubreak).
+	GPU *gpubreak.Breakdown `json:"gpu,omitempty"`
 
 	epochTimes []float64 // epoch wall times, in epoch order
 
@@ -333,6 +338,7 @@ func figures(ref RunRef) (RunFigures, []string) {
 func (f *RunFigures) fill(js *JournalSummary) {
 	sum := &js.Summary
 	f.Events, f.Malformed, f.Torn = sum.Events, js.Read.Malformed, js.Read.Torn
+	f.GPU = js.GPU
 	if js.Start != nil && js.Start.Variant != "" {
 		f.Variant = js.Start.Variant
 	}

@@ -87,11 +87,20 @@ func cacheEpochRates(eps []CacheEpoch, most int) string {
 }
 
 // figureRows returns the figures the comparison shows: figureRows, then
-// the cache's when a run has cache events.
+// the cache's when a run has cache events, the GPU's when a run has
+// device-side spans.
 func (c *Comparison) figureRows() []figureRow {
-	if !c.HasCache() {
+	cache, gpu := c.HasCache(), c.HasGPU()
+	if !cache && !gpu {
 		return figureRows
 	}
-	out := make([]figureRow, 0, len(figureRows)+len(cacheRows))
-	return append(append(out, figureRows...), cacheRows...)
+	out := make([]figureRow, 0, len(figureRows)+len(cacheRows)+len(gpuRows))
+	out = append(out, figureRows...)
+	if cache {
+		out = append(out, cacheRows...)
+	}
+	if gpu {
+		out = append(out, gpuRows...)
+	}
+	return out
 }

@@ -49,5 +49,11 @@
 // umask); WriteFileAtomic never makes a file more open than the umask
 // allows.
 //
-// This package imports only profile of gnnscope.
+// torch.profiler traces (profile/kineto) become a session of one run with
+// Store.ImportTraces, or join a finished run with Session.AttachTraces,
+// which rewrites the run's journal with the trace's events before its
+// run_end (atomically; a run that is still running is refused unless
+// the caller holds its lock).
+//
+// This package imports only profile (and its subpackages) of gnnscope.
 package sessions

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/profile/gpubreak"
 )
 
 // JournalSummary is what one pass over a journal gathers without holding
@@ -25,7 +26,12 @@ type JournalSummary struct {
 	Mem MemFigures
 	// Read is what reading the file met (lines, malformed, torn).
 	Read ReadStats
+	// GPU is the GPU's own breakdown (nil without device-side spans).
+	GPU *gpubreak.Breakdown
 }
+
+// GPUTop is how many kernels a summary's GPU breakdown lists.
+const GPUTop = 10
 
 // MemFigures summarizes a run's mem events.
 type MemFigures struct {
@@ -61,16 +67,18 @@ type journalAcc struct {
 	peakSum  float64
 	mem      MemFigures
 	hasStart bool
+	gpu      *gpubreak.Builder
 }
 
 func newJournalAcc() *journalAcc {
-	return &journalAcc{agg: profile.NewAggregator(), one: make([]profile.Event, 1)}
+	return &journalAcc{agg: profile.NewAggregator(), one: make([]profile.Event, 1), gpu: gpubreak.NewBuilder()}
 }
 
 // add folds the event in acc.one[0] into the summary.
 func (acc *journalAcc) add() {
 	e := &acc.one[0]
 	acc.agg.AddAll(acc.one)
+	acc.gpu.Add(e)
 	switch e.T {
 	case profile.TypeMem:
 		acc.mem.Events++
@@ -96,7 +104,7 @@ func (acc *journalAcc) add() {
 }
 
 func (acc *journalAcc) result(st ReadStats) JournalSummary {
-	js := JournalSummary{Summary: acc.agg.Summary(), Start: acc.start, End: acc.end, Mem: acc.mem, Read: st}
+	js := JournalSummary{Summary: acc.agg.Summary(), Start: acc.start, End: acc.end, Mem: acc.mem, Read: st, GPU: acc.gpu.Result(GPUTop)}
 	if n := len(acc.peaks); n > 0 {
 		js.Mem.PeakP99 = Percentile(acc.peaks, 99)
 		js.Mem.PeakMean = int64(acc.peakSum / float64(n))
@@ -118,7 +126,8 @@ func SummarizeReader(r io.Reader) (JournalSummary, error) {
 // SummarizeJournal aggregates the journal at path in one streaming pass:
 // events are decoded one at a time into the same storage and folded into a
 // profile.Aggregator, so memory does not grow with the journal (but for 8
-// bytes per mem event, kept for the percentile). Malformed and torn lines
+// bytes per mem event, kept for the percentile, and what the GPU
+// breakdown keeps: see profile/gpubreak). Malformed and torn lines
 // are skipped and counted in Read, as ReadJournal does; only failing to
 // read the file is an error.
 func SummarizeJournal(path string) (JournalSummary, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/explain"
 	"github.com/gnnscope/gnnscope/cli/export"
 	"github.com/gnnscope/gnnscope/cli/gpucheck"
+	"github.com/gnnscope/gnnscope/cli/importcmd"
 	"github.com/gnnscope/gnnscope/cli/partition"
 	"github.com/gnnscope/gnnscope/cli/replay"
 	"github.com/gnnscope/gnnscope/cli/run"
@@ -54,6 +55,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		datasets.NewCmdDatasets(f, nil),
 		explain.NewCmdExplain(f, nil),
 		export.NewCmdExport(f),
+		importcmd.NewCmdImport(f),
 		gpucheck.NewCmdGPUCheck(f, nil),
 		partition.NewCmdPartition(f, nil),
 		replay.NewCmdReplay(f, nil),

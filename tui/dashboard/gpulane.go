@@ -1,12 +1,14 @@
 package dashboard
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 
+	"github.com/gnnscope/gnnscope/profile/gpubreak"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/runstate"
@@ -23,8 +25,53 @@ type gpuLane struct {
 	lines []string
 }
 
-// view draws the lane in w columns (cached while no sample came).
+// height returns the lines of the lane: the samples' two, and one for
+// the GPU's own breakdown when the run has device-side spans.
+func (l *gpuLane) height(r *runstate.Run) int {
+	h := 0
+	if r.GPUs.Len() > 0 {
+		h = gpuLaneHeight
+	}
+	if r.GPUWork.Breakdown() != nil {
+		h++
+	}
+	return h
+}
+
+// view draws the lane in w columns: the samples' sparklines (cached
+// while no sample came), then the breakdown's line.
 func (l *gpuLane) view(m *Model, r *runstate.Run, w int) []string {
+	lines := l.samples(m, r, w)
+	if b := r.GPUWork.Breakdown(); b != nil {
+		lines = append(slices.Clip(lines), breakdownLine(m, b, w))
+	}
+	return lines
+}
+
+// breakdownLine sums up the GPU's own breakdown over the steps: shares
+// of the steps' GPU windows and the kernel that took the most time.
+func breakdownLine(m *Model, b *gpubreak.Breakdown, w int) string {
+	st := m.c.Styles
+	t := b.Total
+	pct := func(v int64) string {
+		if t.Window <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(100*float64(v)/float64(t.Window), 'f', 0, 64) + "%"
+	}
+	s := draw.PenOf(st.Muted).Paint("GPU steps ") + "idle " + pct(t.Idle) + "  computing " + pct(t.Compute) +
+		"  copying " + pct(t.Copy) + "  both " + pct(t.Overlap)
+	if b.Launched > 0 {
+		s += "  short kernels " + strconv.Itoa(b.Short) + "/" + strconv.Itoa(b.Launched)
+	}
+	if len(b.Top) > 0 {
+		s += "  top " + b.Top[0].Name
+	}
+	return draw.Cut(s, w, st.Glyphs.Ellipsis)
+}
+
+// samples draws the samples' sparklines (none without samples).
+func (l *gpuLane) samples(m *Model, r *runstate.Run, w int) []string {
 	g := &r.GPUs
 	n := g.Len()
 	if n == 0 {

@@ -164,10 +164,7 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		}
 		sh = min(stalechart.Height(r, w), max(share, 2))
 	}
-	gh := 0
-	if r.GPUs.Len() > 0 {
-		gh = gpuLaneHeight
-	}
+	gh := p.gpu.height(r)
 	charts := rest - tl - sh - gh
 	if charts < 6 { // too short for memory and metrics: timeline only
 		tl, sh, gh, charts = rest, 0, 0, 0

@@ -290,6 +290,8 @@ type Run struct {
 	// bounded (MaxGPUSamples).
 	GPU  profile.Event
 	GPUs GPUSeries
+	// GPUWork is the GPU's own breakdown (kernels and copies per step).
+	GPUWork GPUWork
 
 	// Now is the time of the latest event on the run's clock
 	// (sessions.EventTime): how far the run has got.
@@ -311,6 +313,13 @@ func NewRun(name string) *Run {
 // from a run under its version.
 func (r *Run) Version() uint64 { return r.version }
 
+// addSpan digests a span: the spans' arrays and the GPU's breakdown.
+func (r *Run) addSpan(e *profile.Event) {
+	r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
+	r.Spans.setAttrs(e.Attrs)
+	r.GPUWork.add(e)
+}
+
 // Add digests one event: a method per event type.
 func (r *Run) Add(e *profile.Event) {
 	r.version++
@@ -319,8 +328,7 @@ func (r *Run) Add(e *profile.Event) {
 	r.agg.Add(*e)
 	switch e.T {
 	case profile.TypeSpan:
-		r.Spans.add(e.Start, e.Dur, r.Stages.ID(e.Name), r.Lanes.ID(e.Lane), e.Epoch, e.Batch)
-		r.Spans.setAttrs(e.Attrs)
+		r.addSpan(e)
 	case profile.TypeMem:
 		r.addMem(e)
 	case profile.TypeOOM, profile.TypeGuard:

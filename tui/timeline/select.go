@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -99,6 +100,9 @@ func (m *Model) Details(r *runstate.Run, w int) []string {
 	for _, l := range draw.Wrap(attrs, w) {
 		out = append(out, st.Muted.Render(l))
 	}
+	for _, l := range m.links(r, i) {
+		out = append(out, draw.Cut(l, w, st.Glyphs.Ellipsis))
+	}
 	hint := "enter or click again: close"
 	return append(out, st.Muted.Render(draw.Cut(hint, w, st.Glyphs.Ellipsis)))
 }
@@ -126,4 +130,67 @@ func formatAttrs(raw json.RawMessage) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// maxLinks bounds the linked spans Details lists.
+const maxLinks = 4
+
+// linkCache keeps the linked spans of the selected span until the
+// selection or the run's spans change.
+type linkCache struct {
+	sel, n int
+	lines  []string
+}
+
+// links lists the spans that share span i's "link" attribute (a kernel
+// and the runtime call that launched it, in an imported trace) or its
+// "ext" (an operator and its runtime calls): lane, name, start and
+// duration of each.
+func (m *Model) links(r *runstate.Run, i int) []string {
+	sp := &r.Spans
+	if m.linked.sel == i && m.linked.n == sp.Len() {
+		return m.linked.lines
+	}
+	m.linked = linkCache{sel: i, n: sp.Len()}
+	var a struct {
+		Link *int64 `json:"link"`
+		Ext  *int64 `json:"ext"`
+	}
+	if json.Unmarshal(sp.Attrs(i), &a) != nil || (a.Link == nil && a.Ext == nil) {
+		return nil
+	}
+	var keys [][]byte
+	if a.Link != nil {
+		keys = append(keys, []byte(`"link":`+strconv.FormatInt(*a.Link, 10)))
+	}
+	if a.Ext != nil {
+		keys = append(keys, []byte(`"ext":`+strconv.FormatInt(*a.Ext, 10)))
+	}
+	found := 0
+	for j := 0; j < sp.Len(); j++ {
+		if j == i || !hasAny(sp.Attrs(j), keys) {
+			continue
+		}
+		found++
+		if found <= maxLinks {
+			m.linked.lines = append(m.linked.lines, "linked: "+r.Lanes.Name(sp.Lane[j])+" "+r.Stages.Name(sp.Stage[j])+
+				"  start "+stamp(sp.Start[j], 1)+"  duration "+spanLen(sp.Dur[j], m.ascii))
+		}
+	}
+	if found > maxLinks {
+		m.linked.lines = append(m.linked.lines, "linked: "+strconv.Itoa(found-maxLinks)+" more")
+	}
+	return m.linked.lines
+}
+
+// hasAny reports whether raw holds one of the keys as a whole value
+// ("link":5 is not "link":51).
+func hasAny(raw []byte, keys [][]byte) bool {
+	for _, key := range keys {
+		k := bytes.Index(raw, key)
+		if k >= 0 && k+len(key) < len(raw) && (raw[k+len(key)] == ',' || raw[k+len(key)] == '}') {
+			return true
+		}
+	}
+	return false
 }

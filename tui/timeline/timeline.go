@@ -52,12 +52,15 @@ type Model struct {
 	ep    epochs  // per-epoch sums, kept up to date as spans come
 	geo   geometry
 	mixed map[[2]string]draw.Pen // pens of markers: a stage's on another's color
+
+	linked linkCache // the selected span's links (select.go)
 }
 
 // New returns a timeline drawing with c's styles and options.
 func New(c *common.Common) *Model {
 	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, pens: map[string]draw.Pen{}, mixed: map[[2]string]draw.Pen{}}
 	m.view = view{win: defaultWindow, follow: true, sel: -1, count: -1}
+	m.linked.sel = -1
 	return m
 }
 
