@@ -111,3 +111,10 @@ func WaterfallParts(s *sessions.Session) ([]whatif.PartConfig, error) {
 	}
 	return out, err
 }
+
+// WaterfallOptions returns the comparison options that add each
+// session's speedup waterfall: the optimized variant's, split into the
+// parts WaterfallParts names.
+func WaterfallOptions() *sessions.WaterfallOptions {
+	return &sessions.WaterfallOptions{Optimized: string(Optimized), Parts: WaterfallParts}
+}

@@ -3,6 +3,7 @@ package whatif
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/gnnscope/gnnscope/profile"
 )
@@ -93,4 +94,34 @@ func (s Session) Waterfall(base, optimized string, parts []PartConfig, hitRate f
 		specs = append(specs, spec)
 	}
 	return SessionWaterfall(s[base], s[optimized], specs)
+}
+
+// AssumedHitRate is the feature cache's hit rate a prediction assumes
+// where no run of the session had a cache to measure one.
+const AssumedHitRate = 0.5
+
+// Source says where a bar's figure comes from: measured (with its paired
+// repeats), predicted, the remainder (the interaction) or neither.
+func (b Bar) Source() string {
+	switch {
+	case b.Unknown:
+		return "not measured, not predicted (in the interaction)"
+	case b.Predicted:
+		return "predicted"
+	case b.Name == "interaction" && !b.Total:
+		return "remainder"
+	case b.Repeats == 1:
+		return "measured (1 repeat)"
+	case b.Repeats > 1:
+		return fmt.Sprintf("measured (%d paired repeats)", b.Repeats)
+	}
+	return "measured"
+}
+
+// Interval returns a step's interval as "[lo, hi]", "" without one.
+func (s Step) Interval() string {
+	if s.Lo <= 0 && s.Hi <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", s.Lo, s.Hi)
 }

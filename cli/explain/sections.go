@@ -3,8 +3,6 @@ package explain
 import (
 	"fmt"
 	"strings"
-
-	"github.com/gnnscope/gnnscope/analysis/whatif"
 )
 
 // The what-if table and the speedup waterfall (whatif.go computes them)
@@ -71,33 +69,9 @@ func (p *printer) waterfall(s *WaterfallSection) {
 	p.item("interval: measured, the 95 % bootstrap over paired repeats; predicted, the smallest and largest prediction over the baseline's repeats")
 	t := &table{header: []string{"step", "speedup", "interval", "log", "cumulative", "source"}, right: []bool{false, true, false, true, false, false}}
 	for _, b := range s.Bars {
-		t.add(b.Name, times(b.Speedup), interval(b.Step), fmt.Sprintf("%+.3f", b.Log), fmt.Sprintf("%.3f → %.3f", b.From, b.To), source(b))
+		t.add(b.Name, times(b.Speedup), b.Interval(), fmt.Sprintf("%+.3f", b.Log), fmt.Sprintf("%.3f → %.3f", b.From, b.To), b.Source())
 	}
 	p.table(t, "    ")
-}
-
-// source says where a waterfall bar comes from.
-func source(b whatif.Bar) string {
-	switch {
-	case b.Unknown:
-		return "not measured, not predicted (in the interaction)"
-	case b.Predicted:
-		return "predicted"
-	case b.Name == "interaction":
-		return "remainder"
-	case b.Repeats == 1:
-		return "measured (1 repeat)"
-	case b.Repeats > 1:
-		return fmt.Sprintf("measured (%d paired repeats)", b.Repeats)
-	}
-	return "measured"
-}
-
-func interval(s whatif.Step) string {
-	if s.Lo <= 0 && s.Hi <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("[%.3f, %.3f]", s.Lo, s.Hi)
 }
 
 func times(v float64) string {

@@ -12,10 +12,6 @@ import (
 	"github.com/gnnscope/gnnscope/runner"
 )
 
-// assumedHitRate is the feature cache's hit rate the what-if table
-// assumes for a run when no run of its session had a cache.
-const assumedHitRate = 0.5
-
 // optimizedVariant is the variant the waterfall splits.
 const optimizedVariant = string(runner.Optimized)
 
@@ -80,7 +76,7 @@ func newEstimates(ex *Explained) *estimates {
 			e.models[t.Run] = whatif.NewModel(t)
 		}
 	}
-	e.hitRate, e.hitFrom = assumedHitRate, "assumed"
+	e.hitRate, e.hitFrom = whatif.AssumedHitRate, "assumed"
 	if h, ok := e.session.HitRate(optimizedVariant); ok {
 		e.hitRate, e.hitFrom = h, "measured"
 	}
