@@ -66,10 +66,22 @@ advice judges the same time. Time to accuracy clocks each run from its
 first touch of data (the first span after setup), evaluation included,
 to the first evaluation at or above the target (--tta-target, else 99 %
 of the best validation accuracy the baseline reached, the median over
-its repeats); a run that never reaches it is not ranked. The what-if
-table and the waterfall follow, "not estimated" where no model gave
-them. The advice lists the rules that fired, with the figure that fired
-them and the flags to try, never what the run already does.`,
+its repeats); a run that never reaches it is not ranked.
+
+The what-if table replays each run's recorded batches under another
+schedule (a stage free, sampler workers with prefetch, evaluation
+overlapped, a feature cache at the session's measured hit rate, else an
+assumed 50 %) on the cores its host had. Every variant the session
+measured is predicted from the baseline's runs and set beside its
+measurement, unless it differs from the baseline in what the model does
+not replay (then it says so). The waterfall splits the optimized
+variant's speedup over the baseline among its optimizations: measured
+where the session ran one alone (run --ablation), else predicted and
+marked so, with the interaction as the remainder; in log-speedup the
+parts and the interaction add up to the total. The advice lists the
+rules that fired, with the figure that fired them, the flags to try and
+what the what-if model predicts each would gain, never what the run
+already does.`,
 		Example: `  gnnscope explain last
   gnnscope explain 20261122-153045-ab12/baseline --epochs
   gnnscope explain last --tta-target 0.80 --format md`,
