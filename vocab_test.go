@@ -50,6 +50,8 @@ var vocabularyExceptions = map[string][]string{
 	"analysis/verdict.go":             {"none"},                     // a verdict's kind
 	"analysis/whatif/trace.go":        {"cpu"},                      // the journal's config, read as JSON
 	"cli/explain/format.go":           {"none"},                     // no epoch was evaluated
+	"cli/explain/sections.go":         {"error"},                    // a column: the prediction's error
+	"tui/compare/waterfall.go":        {"unknown"},                  // a part no run measured or predicted
 	"cli/replay/replay.go":            {"error", "host"},            // the printed events' keys
 	"cli/bench/bench.go":              {"unknown"},                  // a CPU model nobody named
 	"cli/bench/cache.go":              {"degree", "frequency"},      // the hit-rate curves (with the oracle's)

@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/gnnscope/gnnscope/analysis/whatif"
 	"github.com/gnnscope/gnnscope/gnn/train"
+	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // ablationPart ties an optimization of the optimized variant to the
@@ -78,4 +81,40 @@ func AblationVariants(exp Experiment, p VariantParams) ([]Variant, error) {
 	opt, _ := LookupBuiltin(string(Optimized))
 	out := append([]Variant{base.Variant(p)}, parts...)
 	return append(out, opt.Variant(p)), nil
+}
+
+// WaterfallParts returns the optimizations of a session's optimized
+// variant in waterfall order (AblationParts of the experiment the
+// session recorded), each with the config of the variant that applies it
+// alone, for the speedup waterfall (whatif.Session.Waterfall). It is an
+// error for a session without a recorded experiment.
+func WaterfallParts(s *sessions.Session) ([]whatif.PartConfig, error) {
+	var exp Experiment
+	if len(s.Meta.Spec) == 0 {
+		return nil, fmt.Errorf("session %s has no experiment (not made by gnnscope run)", s.ID())
+	}
+	if err := json.Unmarshal(s.Meta.Spec, &exp); err != nil {
+		return nil, fmt.Errorf("session %s: experiment: %w", s.ID(), err)
+	}
+	vs, err := AblationParts(exp, VariantParamsFor(exp.Train))
+	out := make([]whatif.PartConfig, 0, len(vs))
+	for _, v := range vs {
+		cfg, aerr := v.Apply(exp.Train)
+		if aerr != nil {
+			continue // AblationParts reported it
+		}
+		raw, merr := json.Marshal(cfg)
+		if merr != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.Name, merr)
+		}
+		out = append(out, whatif.PartConfig{Name: v.Name, Config: raw})
+	}
+	return out, err
+}
+
+// WaterfallOptions returns the comparison options that add each
+// session's speedup waterfall: the optimized variant's, split into the
+// parts WaterfallParts names.
+func WaterfallOptions() *sessions.WaterfallOptions {
+	return &sessions.WaterfallOptions{Optimized: string(Optimized), Parts: WaterfallParts}
 }

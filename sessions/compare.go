@@ -18,6 +18,9 @@ type CompareOptions struct {
 	// SESSION/RUN (prefixes allowed) among the compared runs. Empty: the
 	// first run whose variant is "baseline", else the first run.
 	Baseline string
+	// Waterfall, when set, adds each compared session's speedup
+	// waterfall (compare_waterfall.go).
+	Waterfall *WaterfallOptions
 }
 
 // Comparison is runs of one or several sessions side by side: their
@@ -30,6 +33,9 @@ type Comparison struct {
 	// the compared runs, in the order they first appear.
 	ConfigKeys []string     `json:"config_keys"`
 	Runs       []RunFigures `json:"runs"`
+	// Waterfalls are the sessions' speedup waterfalls (with
+	// CompareOptions.Waterfall).
+	Waterfalls []SessionWaterfall `json:"waterfalls,omitempty"`
 }
 
 // RunFigures are one run's figures in a Comparison. Times are seconds,
@@ -222,6 +228,9 @@ func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
 		c.Baseline = c.Runs[base].Label
 	}
 	c.speedups(base)
+	if opts.Waterfall != nil {
+		c.waterfalls(refs, opts.Waterfall)
+	}
 	return c, nil
 }
 

@@ -344,6 +344,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 			b.WriteString("- " + mdText(n) + "\n")
 		}
 	}
+	c.waterfallMarkdown(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -379,7 +380,7 @@ func (c *Comparison) csvColumns() []string {
 // integers. Unknown figures are empty.
 func (c *Comparison) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(c.csvColumns()); err != nil {
+	if err := cw.Write(append(c.csvColumns(), c.waterfallColumns()...)); err != nil {
 		return err
 	}
 	figures := c.figureRows()
@@ -394,9 +395,13 @@ func (c *Comparison) CSV(w io.Writer) error {
 				rec = append(rec, fr.cell(r, false))
 			}
 		}
+		rec = append(rec, make([]string, len(c.waterfallColumns()))...)
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
+	}
+	if err := c.waterfallCSV(cw, len(c.csvColumns())); err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()
@@ -441,6 +446,7 @@ func (c *Comparison) LaTeX(w io.Writer) error {
 		line(r)
 	}
 	b.WriteString("\\hline\n\\end{tabular}\n")
+	c.waterfallLaTeX(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -169,7 +169,7 @@ func compareRuns(store *sessions.Store, args []string, baseline string) (*sessio
 		}
 		baseline = b[0].Label()
 	}
-	c, err := runner.CompareRuns(refs, sessions.CompareOptions{Baseline: baseline})
+	c, err := runner.CompareRuns(refs, sessions.CompareOptions{Baseline: baseline, Waterfall: runner.WaterfallOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}

@@ -81,8 +81,13 @@ func TestCompareAndExportRealSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-		if err != nil || len(recs) != 3 || recs[1][1] != "baseline" || recs[2][1] != "optimized" || len(recs[0]) != len(recs[1]) {
+		if err != nil || len(recs) < 5 || recs[1][1] != "baseline" || recs[2][1] != "optimized" || len(recs[0]) != len(recs[1]) {
 			t.Fatalf("csv %v: %q", err, recs)
+		}
+		// the waterfall's bars follow the runs in the same table
+		step := slices.Index(recs[0], "waterfall_step")
+		if last := recs[len(recs)-1]; step < 0 || last[1] != "" || last[step] != "total" || recs[1][step] != "" {
+			t.Errorf("waterfall records %q", recs[3:])
 		}
 	})
 

@@ -75,3 +75,58 @@ func TestExplainEngineRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainAblationWaterfall trains synth-tiny with run --ablation (the
+// baseline, each optimization of the optimized variant alone, and all
+// together) and explains the session: the waterfall's parts are the
+// ablation's, all measured, and with the interaction they add up to the
+// measured total speedup in log terms.
+func TestExplainAblationWaterfall(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("GNNSCOPE_HOME", home)
+	if _, stderr, err := clitest.Run(t, "run", "--data", "synth-tiny", "--model", "sage", "--hidden", "16", "--epochs", "2", "--threads", "1",
+		"--ablation", "--wait", "-q"); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	s := clitest.OnlySession(t, home)
+	out, stderr, err := clitest.Run(t, "explain", s.ID(), "--format", "json")
+	if err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr)
+	}
+	var d struct {
+		Waterfall struct {
+			Waterfall *struct {
+				Total struct{ Log, Speedup float64 }
+				Parts []struct {
+					Name               string
+					Log                float64
+					Predicted, Unknown bool
+				}
+				Interaction struct{ Log float64 }
+			}
+			Why string `json:"not_estimated"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	w := d.Waterfall.Waterfall
+	if w == nil {
+		t.Fatalf("no waterfall: %s", d.Waterfall.Why)
+	}
+	runs, err := s.OrderedRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := w.Interaction.Log
+	for _, p := range w.Parts {
+		if p.Predicted || p.Unknown || !slices.Contains(runs, p.Name) {
+			t.Errorf("part %+v: not measured by a run of %v", p, runs)
+		}
+		sum += p.Log
+	}
+	t.Logf("parts %+v, interaction %.4f, total %.4f", w.Parts, w.Interaction.Log, w.Total.Log)
+	if len(w.Parts) == 0 || w.Total.Speedup <= 0 || math.Abs(sum-w.Total.Log) > 1e-9 {
+		t.Errorf("parts %+v and interaction %.6f add up to %.6f, total %.6f", w.Parts, w.Interaction.Log, sum, w.Total.Log)
+	}
+}

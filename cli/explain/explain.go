@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gnnscope/gnnscope/analysis"
+	"github.com/gnnscope/gnnscope/analysis/whatif"
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -64,10 +66,22 @@ advice judges the same time. Time to accuracy clocks each run from its
 first touch of data (the first span after setup), evaluation included,
 to the first evaluation at or above the target (--tta-target, else 99 %
 of the best validation accuracy the baseline reached, the median over
-its repeats); a run that never reaches it is not ranked. The what-if
-table and the waterfall follow, "not estimated" where no model gave
-them. The advice lists the rules that fired, with the figure that fired
-them and the flags to try, never what the run already does.`,
+its repeats); a run that never reaches it is not ranked.
+
+The what-if table replays each run's recorded batches under another
+schedule (a stage free, sampler workers with prefetch, evaluation
+overlapped, a feature cache at the session's measured hit rate, else an
+assumed 50 %) on the cores its host had. Every variant the session
+measured is predicted from the baseline's runs and set beside its
+measurement, unless it differs from the baseline in what the model does
+not replay (then it says so). The waterfall splits the optimized
+variant's speedup over the baseline among its optimizations: measured
+where the session ran one alone (run --ablation), else predicted and
+marked so, with the interaction as the remainder; in log-speedup the
+parts and the interaction add up to the total. The advice lists the
+rules that fired, with the figure that fired them, the flags to try and
+what the what-if model predicts each would gain, never what the run
+already does.`,
 		Example: `  gnnscope explain last
   gnnscope explain 20261122-153045-ab12/baseline --epochs
   gnnscope explain last --tta-target 0.80 --format md`,
@@ -111,11 +125,13 @@ func explainRun(opts *ExplainOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := analysis.Explain(ex.Runs, analysis.Options{Baseline: ex.Baseline, Target: opts.TTATarget})
+	est := newEstimates(ex)
+	rep, err := analysis.Explain(ex.Runs, analysis.Options{Baseline: ex.Baseline, Target: opts.TTATarget, Gain: est.gain})
 	if err != nil {
 		return err
 	}
-	doc := &Document{Session: ex.Session, Skipped: ex.Skipped, Report: rep, Only: ex.Only}
+	doc := &Document{Session: ex.Session, Skipped: ex.Skipped, Report: rep, Only: ex.Only,
+		WhatIf: est.whatIf(), Waterfall: est.waterfall()}
 	return cmdutil.WriteOutput(opts.IO.Out, opts.Output, opts.Force, func(w io.Writer) error {
 		return doc.Write(w, opts.Format, opts.Epochs)
 	})
@@ -123,11 +139,19 @@ func explainRun(opts *ExplainOptions) error {
 
 // Explained is what Load read: the runs analysed, in launch order.
 type Explained struct {
-	Session  string
-	Runs     []*analysis.Run
-	Baseline string   // the run time to accuracy is measured against
-	Only     string   // the run asked for (SESSION/RUN), "" for a session
-	Skipped  []string // runs without a journal, with the reason
+	Session string
+	Runs    []*analysis.Run
+	// Traces are the runs' what-if records, one per run of Runs.
+	Traces []*whatif.Trace
+	// Variants are the session's variants in launch order; Parts the
+	// optimizations of its optimized variant for the waterfall, and
+	// PartsFrom where they come from.
+	Variants  []string
+	Parts     []whatif.PartConfig
+	PartsFrom string
+	Baseline  string   // the run time to accuracy is measured against
+	Only      string   // the run asked for (SESSION/RUN), "" for a session
+	Skipped   []string // runs without a journal, with the reason
 }
 
 // Load resolves SESSION or SESSION/RUN and analyses the runs' journals.
@@ -145,6 +169,9 @@ func Load(store *sessions.Store, ref, baseline string) (*Explained, error) {
 		}
 	}
 	ex := &Explained{Session: s.ID(), Baseline: baseline}
+	for _, v := range s.Meta.Variants {
+		ex.Variants = append(ex.Variants, v.Name)
+	}
 	if _, run := sessions.ParseRunRef(ref); run != "" {
 		ex.Only = refs[0].Run
 		if baseline == "" {
@@ -156,7 +183,7 @@ func Load(store *sessions.Store, ref, baseline string) (*Explained, error) {
 		}
 	}
 	for _, r := range refs {
-		run, err := analyse(s, r.Run)
+		run, tr, err := analyse(s, r.Run)
 		if errors.Is(err, fs.ErrNotExist) && r.Run == ex.Only {
 			return nil, fmt.Errorf("run %s: no journal (not started)", r.Run)
 		}
@@ -168,7 +195,9 @@ func Load(store *sessions.Store, ref, baseline string) (*Explained, error) {
 			return nil, err
 		}
 		ex.Runs = append(ex.Runs, run)
+		ex.Traces = append(ex.Traces, tr)
 	}
+	ex.Parts, ex.PartsFrom = waterfallParts(s, ex)
 	if len(ex.Runs) == 0 {
 		return nil, fmt.Errorf("%s: no run has a journal yet", ref)
 	}
@@ -195,11 +224,12 @@ func baselineRun(s *sessions.Session) string {
 	return ""
 }
 
-// analyse streams one run's journals (every rank's) through the analysis.
-func analyse(s *sessions.Session, run string) (*analysis.Run, error) {
-	b := analysis.NewRunBuilder()
-	if _, err := s.ScanRun(run, func(e *profile.Event) error { b.Add(e); return nil }); err != nil {
-		return nil, fmt.Errorf("run %s: %w", run, err)
+// analyse streams one run's journals (every rank's) through the analysis
+// and the what-if records in one pass.
+func analyse(s *sessions.Session, run string) (*analysis.Run, *whatif.Trace, error) {
+	b, wb := analysis.NewRunBuilder(), whatif.NewBuilder()
+	if _, err := s.ScanRun(run, func(e *profile.Event) error { b.Add(e); wb.Add(e); return nil }); err != nil {
+		return nil, nil, fmt.Errorf("run %s: %w", run, err)
 	}
 	r := b.Run()
 	r.Name = run // the session's name for it, whatever its run_start says
@@ -208,5 +238,28 @@ func analyse(s *sessions.Session, run string) (*analysis.Run, error) {
 			r.Status = st.Status
 		}
 	}
-	return r, nil
+	tr := wb.Trace()
+	tr.Run = run
+	if tr.Variant == "" {
+		tr.Variant = r.Variant
+	}
+	if tr.Status == "" {
+		tr.Status = r.Status
+	}
+	tr.Repeat = sessions.RepeatNumber(run, tr.Variant)
+	return r, tr, nil
+}
+
+// waterfallParts returns the optimizations of the session's optimized
+// variant (runner.WaterfallParts), else, for a session that recorded no
+// experiment, every other variant it ran; and where they come from.
+func waterfallParts(s *sessions.Session, ex *Explained) ([]whatif.PartConfig, string) {
+	if parts, err := runner.WaterfallParts(s); err == nil {
+		return parts, "the optimizations of the optimized variant"
+	}
+	ws := whatif.Session{}
+	for _, t := range ex.Traces {
+		ws.Add(t)
+	}
+	return ws.PartsOf(ex.Variants, profile.VariantBaseline, optimizedVariant), "the session's other variants (it recorded no experiment)"
 }

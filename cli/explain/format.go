@@ -18,10 +18,10 @@ type Document struct {
 	Only    string           `json:"run,omitempty"` // the run asked for, if one
 	Report  *analysis.Report `json:"report"`
 	Skipped []string         `json:"skipped,omitempty"`
-	// WhatIf and Waterfall are filled by the what-if model (null: not
-	// estimated).
-	WhatIf    any `json:"what_if"`
-	Waterfall any `json:"waterfall"`
+	// WhatIf and Waterfall are the what-if model's (sections.go);
+	// Waterfall is null when one run is explained.
+	WhatIf    *WhatIf           `json:"what_if"`
+	Waterfall *WaterfallSection `json:"waterfall"`
 }
 
 // Write writes the document in format (text, md or json); epochs adds
@@ -230,8 +230,8 @@ func (p *printer) advice(r *analysis.RunReport) {
 		p.itemAt(2, a.Text)
 		for _, t := range a.Try {
 			gain := "not estimated"
-			if t.Gain != nil {
-				gain = fmt.Sprintf("predicted epoch %s s, %.2fx", secs(t.Gain.EpochS), t.Gain.Speedup)
+			if g := t.Gain; g != nil {
+				gain = fmt.Sprintf("predicted: epoch %s s → %s s, %.2f× (%s)", secs(g.EpochS*g.Speedup), secs(g.EpochS), g.Speedup, g.Model)
 			}
 			p.itemAt(2, fmt.Sprintf("try %s: %s", t.Flag, gain))
 		}

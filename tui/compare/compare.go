@@ -73,7 +73,7 @@ func (m *Model) Init() tea.Cmd { return m.compute() }
 func (m *Model) compute() tea.Cmd {
 	refs, id := m.refs, m.id
 	return func() tea.Msg {
-		c, err := runner.CompareRuns(refs, sessions.CompareOptions{})
+		c, err := runner.CompareRuns(refs, sessions.CompareOptions{Waterfall: runner.WaterfallOptions()})
 		if err != nil {
 			err = fmt.Errorf("compare: %w", err)
 		}
@@ -418,6 +418,7 @@ func (m *Model) below() []string {
 	if m.cmp != nil {
 		out = append(out, m.notes()...)
 	}
+	out = append(out, m.waterfalls()...)
 	if m.export.IsOpen() {
 		out = append(out, "")
 		out = append(out, strings.Split(m.export.View(), "\n")...)
