@@ -165,7 +165,7 @@ func Write(req Request) ([]string, error) {
 			return nil, errors.New("export: no runs to compare")
 		}
 		var err error
-		if c, err = runner.CompareRuns(req.Refs, sessions.CompareOptions{}); err != nil {
+		if c, err = runner.CompareRuns(req.Refs, sessions.CompareOptions{Waterfall: runner.WaterfallOptions()}); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 	}
