@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -29,6 +30,14 @@ type Comparison struct {
 	// the compared runs, in the order they first appear.
 	ConfigKeys []string     `json:"config_keys"`
 	Runs       []RunFigures `json:"runs"`
+	// TTA is time to accuracy over the runs: the target (99 % of the
+	// baseline's best validation accuracy) and when each run reached it;
+	// nil when no run recorded a validation accuracy.
+	TTA *analysis.TTA `json:"time_to_accuracy,omitempty"`
+	// Waterfall is the speedup waterfall (the total speedup attributed to
+	// each optimization), written by the what-if model; absent while it
+	// is not estimated.
+	Waterfall json.RawMessage `json:"waterfall,omitempty"`
 }
 
 // RunFigures are one run's figures in a Comparison. Times are seconds,
@@ -170,6 +179,15 @@ type RunFigures struct {
 	// empty when nothing says so.
 	HostBusy string `json:"host_busy,omitempty"`
 
+	// Ledger is the run's stage ledger and verdict (nil without spans);
+	// ValAcc the validation accuracy after each evaluated epoch, timed
+	// from the first touch of data; TTA its time to accuracy (see
+	// Comparison.TTA; not repeated in JSON).
+	Ledger   *RunLedger          `json:"ledger,omitempty"`
+	AccCurve []analysis.AccPoint `json:"val_acc_curve,omitempty"`
+	TTA      *analysis.RunTTA    `json:"-"`
+	analysed *analysis.Run
+
 	epochTimes []float64 // epoch wall times, in epoch order
 
 	Events    int64 `json:"events"`              // journal events read
@@ -217,6 +235,7 @@ func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
 		c.Baseline = c.Runs[base].Label
 	}
 	c.speedups(base)
+	c.timeToAccuracy(base)
 	return c, nil
 }
 
@@ -298,10 +317,11 @@ func figures(ref RunRef) (RunFigures, []string) {
 	}
 	var config json.RawMessage
 	if st.Size > 0 {
-		js, err := s.SummarizeRun(ref.Run)
+		js, an, err := s.summarizeAnalysed(ref.Run)
 		switch {
 		case err == nil:
 			f.fill(&js)
+			f.analysed, f.Ledger, f.AccCurve = an, ledgerOf(an), an.Curve
 			if js.Start != nil {
 				config = js.Start.Config
 			}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -87,11 +88,18 @@ func cacheEpochRates(eps []CacheEpoch, most int) string {
 }
 
 // figureRows returns the figures the comparison shows: figureRows, then
-// the cache's when a run has cache events.
+// the cache's when a run has cache events, the stage ledger's when a run
+// has one, and time to accuracy when a run recorded validation accuracy.
 func (c *Comparison) figureRows() []figureRow {
-	if !c.HasCache() {
-		return figureRows
+	out := slices.Clone(figureRows)
+	if c.HasCache() {
+		out = append(out, cacheRows...)
 	}
-	out := make([]figureRow, 0, len(figureRows)+len(cacheRows))
-	return append(append(out, figureRows...), cacheRows...)
+	if c.HasLedger() {
+		out = append(out, ledgerRows()...)
+	}
+	if c.TTA != nil {
+		out = append(out, ttaRows...)
+	}
+	return out
 }
