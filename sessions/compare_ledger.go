@@ -118,7 +118,7 @@ func ledgerCell(cat analysis.Category) func(*RunFigures, bool) string {
 }
 
 // VerdictShort is a verdict in a table cell: "sample 61 %", or
-// "mixed: train 45 %, eval 40 %".
+// "mixed train/eval 45/40 %".
 func VerdictShort(l *RunLedger) string {
 	if l == nil {
 		return ""
@@ -128,7 +128,7 @@ func VerdictShort(l *RunLedger) string {
 	case analysis.VerdictBound:
 		return l.Bound + " " + p(l.BoundShare)
 	case analysis.VerdictMixed:
-		return fmt.Sprintf("mixed: %s %s, %s %s", l.Bound, p(l.BoundShare), l.Second, p(l.SecondShare))
+		return fmt.Sprintf("mixed %s/%s %.0f/%.0f %%", l.Bound, l.Second, 100*l.BoundShare, 100*l.SecondShare)
 	}
 	return l.VerdictKind
 }
