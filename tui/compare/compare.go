@@ -422,8 +422,8 @@ func (m *Model) bodyRows() int {
 }
 
 // below is what goes under the table, one line each: the notes, the
-// time-to-accuracy chart when it fits (the waterfall goes beside it),
-// then the export dialog when it is open. A pane added to the screen
+// charts when they fit (panes: time to accuracy, and the waterfall beside
+// it), then the export dialog when it is open. A pane added to the screen
 // goes here; the table's rows give way to it (bodyRows).
 func (m *Model) below() []string {
 	var out, dialog []string
@@ -437,8 +437,8 @@ func (m *Model) below() []string {
 	if m.cmp != nil && len(m.cmp.ConfigKeys) > 0 {
 		head++
 	}
-	if h := m.ttaHeight(head + len(out) + len(dialog)); h > 0 {
-		out = append(out, m.ttaView(m.width, h)...)
+	if h := m.panesHeight(head + len(out) + len(dialog)); h > 0 {
+		out = append(out, m.panesView(m.width, h)...)
 	}
 	return append(out, dialog...)
 }

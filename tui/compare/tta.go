@@ -16,11 +16,28 @@ var ttaMarkers = []rune{'*', '+', 'o', 'x', '#', '@'}
 // ttaMinTable is how many table rows the chart leaves at least.
 const ttaMinTable = 8
 
-// ttaHeight returns the lines the time-to-accuracy chart takes under the
-// table (0: none): a third of the screen, 6 to 16 lines, when a run
-// recorded validation accuracy and the table keeps ttaMinTable rows.
-func (m *Model) ttaHeight(others int) int {
-	if m.cmp == nil || m.cmp.TTA == nil {
+// pane draws one chart under the table in w×h.
+type pane func(w, h int) []string
+
+// panes are the charts under the table, side by side: time to accuracy
+// when a run recorded validation accuracy. The speedup waterfall goes
+// here too once the what-if model fills Comparison.Waterfall.
+func (m *Model) panes() []pane {
+	if m.cmp == nil {
+		return nil
+	}
+	var out []pane
+	if m.cmp.TTA != nil {
+		out = append(out, m.ttaView)
+	}
+	return out
+}
+
+// panesHeight returns the lines the charts take under the table (0:
+// none): a third of the screen, 6 to 16 lines, when there is a chart and
+// the table keeps ttaMinTable rows beside the others lines.
+func (m *Model) panesHeight(others int) int {
+	if len(m.panes()) == 0 {
 		return 0
 	}
 	h := min(max(m.height/3, 6), 16)
@@ -28,6 +45,25 @@ func (m *Model) ttaHeight(others int) int {
 		return 0
 	}
 	return h
+}
+
+// panesView draws the charts side by side in w×h, a column each.
+func (m *Model) panesView(w, h int) []string {
+	ps := m.panes()
+	if len(ps) == 1 {
+		return ps[0](w, h)
+	}
+	widths := make([]int, len(ps))
+	blocks := make([][]string, len(ps))
+	cw := (w - (len(ps) - 1)) / len(ps)
+	for i, p := range ps {
+		widths[i] = cw
+		if i == len(ps)-1 {
+			widths[i] = w - (len(ps)-1)*(cw+1)
+		}
+		blocks[i] = p(widths[i], h)
+	}
+	return draw.Columns(h, " ", widths, blocks...)
 }
 
 // ttaView draws the validation accuracy of the compared runs over wall
