@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gnnscope/gnnscope/cli/internal/clitest"
+	"github.com/gnnscope/gnnscope/gnn/device/backend"
 )
 
 // verdictOf launches one run with args (through the runner and its
@@ -88,4 +89,28 @@ func TestVerdictLoaderBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBound(t, "sample", "--cmd", "slow="+systemPython+" "+script)
+}
+
+// TestVerdictSamplingBound plants serial sampling of large fanouts
+// beside training on a GPU (the baseline samples on the training
+// goroutine). It needs a binary built with the cuda tag and a GPU: on
+// the CPU backend the engine's training costs about twice the sampling
+// per sampled edge (its aggregation and the sampler both walk the
+// edges), so a CPU run with large fanouts is compute-bound, as its
+// verdict says.
+func TestVerdictSamplingBound(t *testing.T) {
+	if !backend.CUDABuilt {
+		t.Skip("needs the cuda build and a GPU: on the CPU the planted run is compute-bound")
+	}
+	if testing.Short() {
+		t.Skip("generates synth-small")
+	}
+	_, closeDev, err := backend.Open("cuda", backend.Options{})
+	if err != nil {
+		t.Skipf("no GPU here: %v", err)
+	}
+	closeDev()
+	wantBound(t, "sample", "--data", "synth-small", "--model", "sage", "--hidden", "64", "--fanout", "25,25",
+		"--batch-size", "1024", "--split", "frac", "--train-frac", "0.1", "--epochs", "2", "--eval-every", "2",
+		"--device", "cuda", "--variants", "baseline")
 }
