@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/tui/common"
@@ -71,7 +73,7 @@ func tries(ad analysis.Advice) string {
 }
 
 // verdictStyle stresses a run bound by one stage.
-func verdictStyle(st *common.Styles, v analysis.Verdict) interface{ Render(...string) string } {
+func verdictStyle(st *common.Styles, v analysis.Verdict) lipgloss.Style {
 	if v.Kind == analysis.VerdictBound {
 		return st.Title
 	}
