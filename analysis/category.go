@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -17,7 +18,9 @@ import (
 //   - otherwise, while the trainer waits (wait, mem.wait) or runs nothing,
 //     what runs on the other lanes: sampling and transfer (gpu.transfer
 //     included) share the instant by the number of lanes running each,
-//     else eval, else other;
+//     else eval, else other; a data-loading worker's lane (loader/N)
+//     counts as sampling whatever its spans are named, as a sampler
+//     worker's does;
 //   - otherwise idle.
 type Category int
 
@@ -91,6 +94,21 @@ func classOf(name string) class {
 		return clsDevice
 	}
 	return clsOther
+}
+
+// loaderLanePrefix starts the lanes of a data loader's worker processes
+// (loader/0, loader/1, ...), which the Python client records.
+const loaderLanePrefix = "loader/"
+
+// laneClass returns the class of a span named name on lane: a loader
+// worker's spans that name no standard stage (fetch, collate, ...) are
+// its data loading, the sampling of an external run.
+func laneClass(name, lane string) class {
+	cls := classOf(name)
+	if cls == clsOther && strings.HasPrefix(lane, loaderLanePrefix) && !slices.Contains(profile.StageNames(), name) {
+		return clsSample
+	}
+	return cls
 }
 
 // isDevice reports whether a span named name is device-side (gpu.*):

@@ -212,7 +212,7 @@ func (t *track) add(e *profile.Event, lane string) {
 			return
 		}
 	}
-	cls := classOf(e.Name)
+	cls := laneClass(e.Name, lane)
 	trainer := lane == profile.LaneCompute
 	if !t.hasSpan {
 		t.hasSpan, t.minStart, t.maxEnd = true, start, end

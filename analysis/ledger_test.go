@@ -237,3 +237,24 @@ func TestLedgerKeepsSmallEpochs(t *testing.T) {
 	}
 	checkLedgerSums(t, &l)
 }
+
+// A PyTorch DataLoader's workers record on loader/N lanes: their spans
+// are the run's data loading, whatever they are named, and load hidden
+// under training or exposed while the main process waits.
+func TestLedgerLoaderLanes(t *testing.T) {
+	c, l0 := profile.LaneCompute, "loader/0"
+	evs := []profile.Event{
+		sp("collate", l0, 1, 0, 0, 10),
+		sp(profile.StageWait, c, 1, 0, 0, 10),
+		sp("fetch", l0, 1, 1, 10, 20),
+	}
+	evs = append(evs, trainSpans(c, 1, 0, 10, 20)...)
+	evs = append(evs, sp(profile.StageSetup, l0, 1, 1, 20, 25)) // a named stage keeps its class
+	evs = append(evs, sp(profile.StageWait, c, 1, 1, 20, 25))
+	l := ledgerOf(evs)
+	w := &l.Whole
+	if !near(w.Busy[Sample], 0.020) || !near(w.Exposed[Sample], 0.010) || !near(w.Exposed[Train], 0.010) || !near(w.Exposed[Other], 0.005) {
+		t.Errorf("busy %v exposed %v", w.Busy, w.Exposed)
+	}
+	checkLedgerSums(t, &l)
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/gpubreak"
 )
@@ -36,6 +37,10 @@ type Comparison struct {
 	// Waterfalls are the sessions' speedup waterfalls (with
 	// CompareOptions.Waterfall).
 	Waterfalls []SessionWaterfall `json:"waterfalls,omitempty"`
+	// TTA is time to accuracy over the runs: the target (99 % of the
+	// baseline's best validation accuracy) and when each run reached it;
+	// nil when no run recorded a validation accuracy.
+	TTA *analysis.TTA `json:"time_to_accuracy,omitempty"`
 }
 
 // RunFigures are one run's figures in a Comparison. Times are seconds,
@@ -181,6 +186,15 @@ type RunFigures struct {
 	// spans; see profile/gpubreak).
 	GPU *gpubreak.Breakdown `json:"gpu,omitempty"`
 
+	// Ledger is the run's stage ledger and verdict (nil without spans);
+	// ValAcc the validation accuracy after each evaluated epoch, timed
+	// from the first touch of data; TTA its time to accuracy (see
+	// Comparison.TTA; not repeated in JSON).
+	Ledger   *RunLedger          `json:"ledger,omitempty"`
+	AccCurve []analysis.AccPoint `json:"val_acc_curve,omitempty"`
+	TTA      *analysis.RunTTA    `json:"-"`
+	analysed *analysis.Run
+
 	epochTimes []float64 // epoch wall times, in epoch order
 
 	Events    int64 `json:"events"`              // journal events read
@@ -231,6 +245,7 @@ func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
 	if opts.Waterfall != nil {
 		c.waterfalls(refs, opts.Waterfall)
 	}
+	c.timeToAccuracy(base)
 	return c, nil
 }
 
@@ -312,10 +327,11 @@ func figures(ref RunRef) (RunFigures, []string) {
 	}
 	var config json.RawMessage
 	if st.Size > 0 {
-		js, err := s.SummarizeRun(ref.Run)
+		js, an, err := s.summarizeAnalysed(ref.Run)
 		switch {
 		case err == nil:
 			f.fill(&js)
+			f.analysed, f.Ledger, f.AccCurve = an, ledgerOf(an), an.Curve
 			if js.Start != nil {
 				config = js.Start.Config
 			}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -88,19 +89,21 @@ func cacheEpochRates(eps []CacheEpoch, most int) string {
 
 // figureRows returns the figures the comparison shows: figureRows, then
 // the cache's when a run has cache events, the GPU's when a run has
-// device-side spans.
+// device-side spans, the stage ledger's when a run has one, and time to
+// accuracy when a run recorded validation accuracy.
 func (c *Comparison) figureRows() []figureRow {
-	cache, gpu := c.HasCache(), c.HasGPU()
-	if !cache && !gpu {
-		return figureRows
-	}
-	out := make([]figureRow, 0, len(figureRows)+len(cacheRows)+len(gpuRows))
-	out = append(out, figureRows...)
-	if cache {
+	out := slices.Clone(figureRows)
+	if c.HasCache() {
 		out = append(out, cacheRows...)
 	}
-	if gpu {
+	if c.HasGPU() {
 		out = append(out, gpuRows...)
+	}
+	if c.HasLedger() {
+		out = append(out, ledgerRows()...)
+	}
+	if c.TTA != nil {
+		out = append(out, ttaRows...)
 	}
 	return out
 }

@@ -268,6 +268,12 @@ func (c *Comparison) notes() []string {
 	if c.Baseline != "" {
 		out = append(out, SpeedupNote(c.Baseline, c.Runs))
 	}
+	if c.HasLedger() {
+		out = append(out, LedgerNote)
+	}
+	if c.TTA != nil {
+		out = append(out, TTANote(c.TTA))
+	}
 	for _, r := range c.Runs {
 		if r.Ranks > 1 {
 			out = append(out, fmt.Sprintf("%s: %d ranks; epoch times of the slowest rank, straggler = slowest rank's training time over the median rank's", r.Label, r.Ranks))

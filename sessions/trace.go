@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -92,11 +93,13 @@ func traceRun(tr *profile.Trace, ref RunRef, refIdx int, st *TraceStats) ([]trac
 		}
 		r := tr.NewRun(name, "", ref.Session.ID())
 		var wall time.Time
+		var exposed analysis.ExposedBuilder
 		rs, err := ScanJournal(f, func(e *profile.Event) error {
 			if e.T == profile.TypeRunStart && wall.IsZero() {
 				wall, _ = e.WallTime()
 			}
 			r.Add(e)
+			exposed.Add(e)
 			return nil
 		})
 		f.Close()
@@ -104,6 +107,7 @@ func traceRun(tr *profile.Trace, ref RunRef, refIdx int, st *TraceStats) ([]trac
 			return nil, fmt.Errorf("trace of run %s: %s: %w", ref.Label(), j.Path, err)
 		}
 		st.Spans += r.Spans()
+		addExposed(r, &exposed)
 		st.Malformed += rs.Malformed
 		procs = append(procs, traceProc{run: r, ref: refIdx, wall: wall})
 	}
@@ -144,4 +148,18 @@ func listNames(names []string) string {
 		return fmt.Sprintf("%s, %s, %s and %d more", names[0], names[1], names[2], len(names)-3)
 	}
 	return strings.Join(names, ", ")
+}
+
+// ExposedLane is the trace's lane of the stage ledger: a span per
+// stretch of wall time during which one stage was exposed (the trainer
+// ran it or waited on it), named "exposed STAGE" (see analysis.Category).
+const ExposedLane = "exposed"
+
+// addExposed adds a journal's exposed intervals to its trace process on
+// ExposedLane. They are not counted among the trace's spans (TraceStats).
+func addExposed(r *profile.TraceRun, b *analysis.ExposedBuilder) {
+	for _, iv := range b.Intervals() {
+		r.Add(&profile.Event{T: profile.TypeSpan, Name: "exposed " + iv.Cat.String(), Lane: ExposedLane,
+			Epoch: -1, Batch: -1, Start: iv.Start, Dur: iv.End - iv.Start})
+	}
 }

@@ -25,6 +25,8 @@ type KeyMap struct {
 	SmoothMore key.Binding
 	SmoothLess key.Binding
 	LogScale   key.Binding
+	// the compare screen's charts
+	NextChart key.Binding
 	// the dashboard's timeline
 	PanLeft, PanRight, LaneUp, LaneDown key.Binding
 	CursorLeft, CursorRight             key.Binding
@@ -74,6 +76,7 @@ func DefaultKeyMap() KeyMap {
 		SmoothMore:  b("s", "smooth curves more (EMA)", "s"),
 		SmoothLess:  b("S", "smooth curves less", "S"),
 		LogScale:    b("y", "log scale for the loss charts", "y"),
+		NextChart:   b("w", "compare: the next chart, when they do not fit side by side", "w"),
 		PanLeft:     b("←/h", "pan earlier", "left", "h"),
 		PanRight:    b("→/l", "pan later", "right", "l"),
 		LaneUp:      b("↑/k", "cursor a lane up", "up", "k"),
@@ -98,7 +101,7 @@ func (k KeyMap) All() []Section {
 		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward}},
 		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight, k.CursorLeft, k.CursorRight, k.LaneUp, k.LaneDown,
 			k.Details, k.EpochDigits, k.FirstEpoch, k.LastEpoch, k.Bars, k.Mouse}},
-		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale}},
+		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale, k.NextChart}},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/gnnscope/gnnscope/tui/common"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/exporter"
+	"github.com/gnnscope/gnnscope/tui/plot"
 )
 
 // RefreshInterval is how often the table is recomputed while a compared
@@ -51,6 +52,8 @@ type Model struct {
 	height int
 	row    int // first table row shown (below the header)
 	col    int // first run column shown
+	smooth int // the time-to-accuracy chart's smoothing: an index in plot.Smoothing
+	chart  int // the chart shown under the table when they do not fit side by side
 	export exporter.Slot
 }
 
@@ -183,6 +186,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.col--
 	case key.Matches(msg, k.Right):
 		m.col++
+	case key.Matches(msg, k.SmoothMore):
+		m.smooth = min(m.smooth+1, len(plot.Smoothing)-1)
+	case key.Matches(msg, k.SmoothLess):
+		m.smooth = max(m.smooth-1, 0)
+	case key.Matches(msg, k.NextChart):
+		m.chart++
 	case key.Matches(msg, k.Refresh):
 		if !m.busy {
 			m.busy = true
@@ -216,7 +225,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		return nil
 	}
 	k := m.c.Keys
-	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Export, k.Open, k.Refresh, k.Back, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Export, k.Open, k.Refresh, k.SmoothMore, k.NextChart, k.Back, k.Help, k.Quit}
 }
 
 // figure is one row of the table.
@@ -292,6 +301,12 @@ var figures = []figure{
 	{"host", func(r *sessions.RunFigures) string {
 		if r.HostBusy != "" {
 			return "busy"
+		}
+		return "-"
+	}},
+	{"bound by", func(r *sessions.RunFigures) string {
+		if v := sessions.VerdictShort(r.Ledger); v != "" {
+			return v
 		}
 		return "-"
 	}},
@@ -410,20 +425,26 @@ func (m *Model) bodyRows() int {
 	return max(m.height-extra, 1)
 }
 
-// below is what goes under the table, one line each: the notes, then
-// the export dialog when it is open. A pane added to the screen goes
-// here; the table's rows give way to it (bodyRows).
+// below is what goes under the table, one line each: the notes, the
+// charts when they fit (panes: time to accuracy, and the waterfall beside
+// it), then the export dialog when it is open. A pane added to the screen
+// goes here; the table's rows give way to it (bodyRows).
 func (m *Model) below() []string {
-	var out []string
+	var out, dialog []string
 	if m.cmp != nil {
 		out = append(out, m.notes()...)
 	}
-	out = append(out, m.waterfalls()...)
 	if m.export.IsOpen() {
-		out = append(out, "")
-		out = append(out, strings.Split(m.export.View(), "\n")...)
+		dialog = append([]string{""}, strings.Split(m.export.View(), "\n")...)
 	}
-	return out
+	head := 2 // the table's header and rule
+	if m.cmp != nil && len(m.cmp.ConfigKeys) > 0 {
+		head++
+	}
+	if h := m.panesHeight(head + len(out) + len(dialog)); h > 0 {
+		out = append(out, m.panesView(m.width, h)...)
+	}
+	return append(out, dialog...)
 }
 
 // columnWidths returns the width of the labels and of each run's column

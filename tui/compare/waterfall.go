@@ -11,11 +11,6 @@ import (
 	"github.com/gnnscope/gnnscope/tui/draw"
 )
 
-// waterfallMinHeight is the screen height from which the comparison
-// draws its sessions' speedup waterfalls under the table: below it the
-// table keeps the rows.
-const waterfallMinHeight = 24
-
 // waterfallChart draws a session's speedup waterfall (sessions.Compare's,
 // computed by the what-if package) as horizontal bars on a log scale,
 // one line a step: each part from the cumulative speedup before it to
@@ -99,15 +94,11 @@ func waterfallSource(c *common.Common, b whatif.Bar) string {
 	return c.Styles.Muted.Render("measured")
 }
 
-// waterfalls returns the chart lines of every compared session's
-// waterfall, when the screen is tall enough (waterfallMinHeight).
-func (m *Model) waterfalls() []string {
-	if m.cmp == nil || m.height < waterfallMinHeight {
-		return nil
-	}
+// waterfallView draws every compared session's waterfall in w×h.
+func (m *Model) waterfallView(w, h int) []string {
 	var out []string
 	for i := range m.cmp.Waterfalls {
-		out = append(out, waterfallChart(m.c, &m.cmp.Waterfalls[i], m.width)...)
+		out = append(out, waterfallChart(m.c, &m.cmp.Waterfalls[i], w)...)
 	}
-	return out
+	return out[:min(len(out), h)]
 }

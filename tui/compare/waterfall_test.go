@@ -37,8 +37,8 @@ func TestGoldenCompareWaterfall(t *testing.T) {
 		}
 	}
 	// a short screen keeps its rows for the table
-	hs := newHarness(t, st, 80, 22, "20260102-030400-aaaa")
+	hs := newHarness(t, st, 80, 18, "20260102-030400-aaaa")
 	if strings.Contains(ansi.Strip(hs.m.View()), "waterfall:") {
-		t.Error("the waterfall took the rows of a 22-line screen")
+		t.Error("the waterfall took the rows of an 18-line screen")
 	}
 }

@@ -112,8 +112,8 @@ func TestGPULane(t *testing.T) {
 	lines := strings.Split(v, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, "GPU util ") {
-			// under the timeline's legend, over the memory chart
-			if !strings.Contains(strings.Join(lines[:i], "\n"), "Timeline") || !strings.HasPrefix(lines[i+2], "Memory") {
+			// under the timeline's legend, over the answers and the memory chart
+			if !strings.Contains(strings.Join(lines[:i], "\n"), "Timeline") || !strings.HasPrefix(lines[i+2], "Answers") {
 				t.Errorf("lane misplaced:\n%s", v)
 			}
 			if !strings.ContainsAny(l, "▁▂▃▄▅▆▇█") || !strings.HasSuffix(strings.TrimSpace(l), "%") {

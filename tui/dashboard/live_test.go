@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -105,6 +106,10 @@ func TestLive(t *testing.T) {
 	if !strings.Contains(v, "running") || !strings.Contains(v, "1500 events") {
 		t.Errorf("live frame:\n%s", v)
 	}
+	// the answers of both runs, the running one's from what it wrote so far
+	if n := strings.Count(ansi.Strip(v), "Answers exposed"); n != 2 || !strings.Contains(ansi.Strip(v), "bound by") && !strings.Contains(ansi.Strip(v), "mixed") {
+		t.Errorf("live frame with %d answers panes:\n%s", n, v)
+	}
 	if cmd := m.Init(); cmd == nil {
 		t.Fatal("no tick")
 	}
@@ -134,6 +139,11 @@ func TestLive(t *testing.T) {
 	if strings.Contains(v, "running") || !strings.Contains(v, "2/2") {
 		t.Errorf("finished frame:\n%s", v)
 	}
+	m.set.Lock()
+	if a := m.set.Runs()[1].Answers(); a == nil || a.Events != n || a.Run.Status == "" {
+		t.Errorf("answers of the ended run: %+v", a)
+	}
+	m.set.Unlock()
 	if cmd := m.Update(tickMsg{id: m.id}); cmd != nil {
 		t.Error("the tick goes on after every run ended and was drawn")
 	}

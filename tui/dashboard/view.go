@@ -123,8 +123,9 @@ func (m *Model) render() string {
 }
 
 // panelView draws one run in w×h: a title line, the timeline, the
-// staleness chart when the run has histories, memory (with the cache's
-// hit rate when the run has a feature cache), and loss and accuracy.
+// staleness chart when the run has histories, the answers (ledger bar,
+// verdict, advice), memory (with the cache's hit rate when the run has a
+// feature cache), and loss and accuracy.
 func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 	p := m.panels[i]
 	st := m.c.Styles
@@ -165,9 +166,14 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		sh = min(stalechart.Height(r, w), max(share, 2))
 	}
 	gh := p.gpu.height(r)
-	charts := rest - tl - sh - gh
-	if charts < 6 { // too short for memory and metrics: timeline only
-		tl, sh, gh, charts = rest, 0, 0, 0
+	// the answers: at most a fifth, at least 3 lines when they fit
+	ans := answersView(m.c.Styles, r.Answers(), w, min(answersHeight, max(rest/5, 3)))
+	charts := rest - tl - sh - gh - len(ans)
+	if charts < 6 { // too short for memory and metrics: timeline and answers
+		tl, sh, gh, charts = rest-len(ans), 0, 0, 0
+		if tl < 3 {
+			tl, ans = rest, nil
+		}
 	}
 	p.timeline.SetSize(w, tl)
 	p.tlY, p.tlW, p.tlH = len(out), w, tl
@@ -180,6 +186,7 @@ func (m *Model) panelView(i int, r *runstate.Run, w, h int) []string {
 		p.stale.SetSize(w, sh)
 		out = append(out, strings.Split(p.stale.View(r), "\n")...)
 	}
+	out = append(out, ans...)
 	if charts == 0 {
 		return out
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -300,13 +301,15 @@ type Run struct {
 	Events int64
 
 	agg        *profile.Aggregator
+	ans        answers // the analysis, fed as events come (Answers)
 	version    uint64
 	epochsDone map[int32]bool // epochs with an epoch-level loss metric
 }
 
 // NewRun returns an empty run named name.
 func NewRun(name string) *Run {
-	return &Run{Name: name, agg: profile.NewAggregator(), metric: map[string]*Series{}, epochsDone: map[int32]bool{}}
+	return &Run{Name: name, agg: profile.NewAggregator(), ans: answers{b: analysis.NewRunBuilder()},
+		metric: map[string]*Series{}, epochsDone: map[int32]bool{}}
 }
 
 // Version changes whenever an event is added; views cache what they drew
@@ -326,6 +329,7 @@ func (r *Run) Add(e *profile.Event) {
 	r.Events++
 	r.Now = sessions.EventTime(e, r.Now)
 	r.agg.Add(*e)
+	r.ans.b.Add(e)
 	switch e.T {
 	case profile.TypeSpan:
 		r.addSpan(e)
