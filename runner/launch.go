@@ -307,7 +307,7 @@ func writeLaunch(s *sessions.Session, st launchState) error {
 	if err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
-	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o600, func(w io.Writer) error {
+	err = sessions.WriteStoreFile(filepath.Join(s.Dir(), launchFile), 0o600, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})
@@ -378,7 +378,7 @@ func failNotStarted(s *sessions.Session, runs []string, err error) {
 // them exclusively, so a run is either started or marked, never both.
 func markNotStarted(s *sessions.Session, run, status string, cause error) (bool, error) {
 	path := s.JournalPath(run)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := sessions.OpenRegularFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return false, nil

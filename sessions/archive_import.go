@@ -221,7 +221,7 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if err != nil {
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
 	}
-	err = WriteFileAtomic(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
+	err = WriteStoreFile(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
 		_, err := w.Write(append(ib, '\n'))
 		return err
 	})

@@ -25,6 +25,7 @@ const MaxMetaSize = 64 << 20
 // Store is a root folder holding sessions.
 type Store struct {
 	root string
+	warn *warnings
 }
 
 // DefaultRoot returns the store root: $GNNSCOPE_HOME if set, else
@@ -63,7 +64,7 @@ func Open(root string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", root, err)
 	}
-	return &Store{root: root}, nil
+	return &Store{root: root, warn: &warnings{}}, nil
 }
 
 // Root returns the store's root folder.
@@ -186,6 +187,9 @@ func (st *Store) Get(id string) (*Session, error) {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	dir := filepath.Join(st.root, "sessions", id)
+	if st.warn != nil {
+		st.checkExposure(id, dir)
+	}
 	b, err := ReadRegular(filepath.Join(dir, metaFile), MaxMetaSize)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)

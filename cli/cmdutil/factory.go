@@ -18,5 +18,12 @@ type Factory struct {
 // New returns the factory of the gnnscope binary: the process's streams
 // and the store on disk.
 func New() *Factory {
-	return &Factory{IOStreams: iostreams.System(), OpenStore: sessions.Open}
+	ios := iostreams.System()
+	return &Factory{IOStreams: ios, OpenStore: func(root string) (*sessions.Store, error) {
+		st, err := sessions.Open(root)
+		if err == nil {
+			st.SetWarn(ios.ErrOut) // session folders open to others
+		}
+		return st, err
+	}}
 }

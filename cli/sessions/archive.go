@@ -3,6 +3,7 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -101,10 +102,15 @@ func exportRun(opts *ExportOptions) error {
 		if out == "" {
 			out = s.ID() + ".tar.gz"
 		}
-		if err := cmdutil.CheckOutput(out, opts.Force); err != nil {
+		err := cmdutil.WriteFile(out, opts.Force, 0o600, func(w io.Writer) error {
+			var err error
+			rep, err = s.Export(w, eopts)
 			return err
+		})
+		if err != nil && !strings.HasPrefix(err.Error(), "export session") {
+			err = fmt.Errorf("export session %s to %s: %w", s.ID(), out, err)
 		}
-		if rep, err = s.ExportFile(out, eopts); err != nil {
+		if err != nil {
 			return err
 		}
 	}
