@@ -59,13 +59,16 @@ type ImportOptions struct {
 
 // ImportReport says what Import did.
 type ImportReport struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name,omitempty"`
-	Dir      string   `json:"dir"`
-	Files    int      `json:"files"`
-	Bytes    int64    `json:"bytes"`
-	Replaced bool     `json:"replaced"` // an existing session was replaced
-	Manifest Manifest `json:"manifest"`
+	ID       string `json:"id"`
+	Name     string `json:"name,omitempty"`
+	Dir      string `json:"dir"`
+	Files    int    `json:"files"`
+	Bytes    int64  `json:"bytes"`
+	Replaced bool   `json:"replaced"` // an existing session was replaced
+	// RenamedFrom is the archive's session id when it is not one the
+	// store makes (CheckID): the session got a new id (ID).
+	RenamedFrom string   `json:"renamed_from,omitempty"`
+	Manifest    Manifest `json:"manifest"`
 }
 
 // ImportInfo is the record an imported session keeps in its folder.
@@ -184,6 +187,14 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	}
 	id := man.ID
 	rep.ID, rep.Name, rep.Manifest = id, man.Name, man
+	if CheckID(id) != nil { // an id the store does not make: a new one
+		at := man.Exported
+		if at.IsZero() {
+			at = time.Now()
+		}
+		id = NewID(at)
+		rep.ID, rep.RenamedFrom = id, man.ID
+	}
 	sessionsDir := filepath.Join(st.root, "sessions")
 	dest := filepath.Join(sessionsDir, id)
 	rep.Dir = dest
@@ -208,8 +219,11 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if err := x.entries(&rep); err != nil {
 		return nil, rep, err
 	}
-	if err := checkMeta(tmp, id); err != nil {
+	if err := checkMeta(tmp, man.ID); err != nil {
 		return nil, rep, err
+	}
+	if err := renameMeta(tmp, id); err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, storeErr(st.root, metaFile, err))
 	}
 	if opts.Check != nil {
 		if err := opts.Check(tmp); err != nil {
@@ -236,6 +250,24 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
 	}
 	return s, rep, nil
+}
+
+// renameMeta sets the id of the extracted session.json in dir to id
+// when it says another (a session renamed on import).
+func renameMeta(dir, id string) error {
+	s := &Session{dir: dir}
+	b, err := ReadRegular(filepath.Join(dir, metaFile), MaxMetaSize)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &s.Meta); err != nil {
+		return err
+	}
+	if s.Meta.ID == id {
+		return nil
+	}
+	s.Meta.ID = id
+	return s.Save()
 }
 
 // badArchive is an error of Import that wraps ErrBadArchive; format's %w

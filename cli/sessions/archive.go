@@ -144,6 +144,8 @@ type ImportOptions struct {
 	File  string
 	Force bool
 	JSON  bool
+	// MaxSize, if set, replaces the size limit (a size: 2GiB).
+	MaxSize string
 }
 
 // NewCmdImport returns `gnnscope sessions import`. With runF, the command
@@ -176,7 +178,12 @@ store", not that the archive is at fault.
 An existing session with the same id is not replaced unless --force (and
 never while it is running). Runs of the imported session read their status
 from their journals; one without an end (it was still running when it was
-exported, or it crashed) reads as crashed.`,
+exported, or it crashed) reads as crashed. A session whose id is not of
+the form gnnscope makes (yyyymmdd-hhmmss-xxxx) gets a new id, and the
+import says so: "last" and the like never name an imported session.
+
+--max-size SIZE replaces the size limit, for an archive you trust (a
+session whose trainer printed a large log).`,
 		Example: `  gnnscope sessions import cora-sage.tar.gz
   gnnscope sessions import --store /data/gnnscope cora-sage.tar.gz
   ssh gpu-box gnnscope sessions export last -o - | gnnscope sessions import -`,
@@ -192,6 +199,7 @@ exported, or it crashed) reads as crashed.`,
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing session with the same id")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was imported as JSON")
+	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "", "let the files add up to `SIZE` (e.g. 2GiB) whatever the archive's size: for an archive you trust")
 	return cmd
 }
 
@@ -211,6 +219,13 @@ func importRun(opts *ImportOptions) error {
 		}
 		return nil
 	}, Check: runner.CheckImport}
+	if opts.MaxSize != "" {
+		n, err := units.ParseSize(opts.MaxSize)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--max-size %q: a size such as 2GiB", opts.MaxSize)
+		}
+		iopts.MaxTotalBytes, iopts.MaxFileBytes, iopts.MaxExpansion = n, n, -1
+	}
 	var s *sessions.Session
 	var rep sessions.ImportReport
 	if file == "-" {
@@ -225,7 +240,13 @@ func importRun(opts *ImportOptions) error {
 		if errors.Is(err, os.ErrExist) && !force {
 			return fmt.Errorf("%w; pass --force to replace it", err)
 		}
+		if errors.Is(err, sessions.ErrArchiveTooLarge) && opts.MaxSize == "" {
+			return fmt.Errorf("%w (if you trust the archive: --max-size SIZE)", err)
+		}
 		return err
+	}
+	if rep.RenamedFrom != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "the archive's session id %q is not one gnnscope makes: imported as %s\n", rep.RenamedFrom, rep.ID)
 	}
 	states, serr := runner.RunStates(s)
 	if opts.JSON {
