@@ -12,6 +12,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/cli/trainflags"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -36,6 +37,8 @@ type RunOptions struct {
 	Cmds    []string
 	NoAuto  bool
 	Repeats int
+	// LogMax is --log-max: the cap of each run's log, a size.
+	LogMax string
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -77,6 +80,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat; default name "+runner.DefaultExternalName+")")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
+	fl.StringVar(&opts.LogMax, "log-max", "", "cap each run's log at `SIZE`, its head and tail kept (default: the spec's log_max, else 64MiB)")
 	return cmd
 }
 
@@ -111,6 +115,13 @@ func runRun(opts *RunOptions) error {
 	}
 	if opts.Train.Changed["repeats"] {
 		exp.Repeats = opts.Repeats // over the spec's repeats
+	}
+	if opts.LogMax != "" {
+		n, err := units.ParseSize(opts.LogMax)
+		if err != nil || n < runner.MinLogMax {
+			return fmt.Errorf("--log-max %q: a size of at least %s, such as 64MiB", opts.LogMax, units.Bytes(runner.MinLogMax))
+		}
+		exp.LogMax = n // over the spec's log_max
 	}
 	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Warn: opts.IO.ErrOut})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -85,6 +86,7 @@ func exportRun(opts *ExportOptions) error {
 	if runner.Active(states) && !opts.Force {
 		return fmt.Errorf("session %s is still running: its journals are being written (export with --force to take them as they are, or cancel it: gnnscope run --cancel %s)", s.ID(), s.ID())
 	}
+	warnLargeLogs(opts.IO.ErrOut, s)
 	eopts := sessions.ExportOptions{AllowRunning: opts.Force}
 	var rep sessions.ExportReport
 	if out == "-" {
@@ -133,6 +135,22 @@ func exportRun(opts *ExportOptions) error {
 	}
 	fmt.Fprintf(errw, "exported session %s (%d files, %s) to %s\n", s.ID(), rep.Files, units.Bytes(rep.Bytes), dest)
 	return nil
+}
+
+// warnLargeLogs says which logs of the session are over the default log
+// cap (runner.DefaultLogMax): the archive carries them, and an import
+// may refuse it as too large for its size unless --max-size.
+func warnLargeLogs(w io.Writer, s *sessions.Session) {
+	logs, _ := filepath.Glob(filepath.Join(s.RunsDir(), "*.log"))
+	logs = append(logs, filepath.Join(s.Dir(), "sequencer.log"))
+	for _, p := range logs {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= runner.DefaultLogMax {
+			continue
+		}
+		rel, _ := filepath.Rel(s.Dir(), p)
+		fmt.Fprintf(w, "warning: %s is %s: the archive carries it whole, and logs compress so well that an import may refuse the archive as too large (sessions import --max-size lets it in)\n", rel, units.Bytes(fi.Size()))
+	}
 }
 
 // ImportOptions are the inputs of `gnnscope sessions import`.
