@@ -86,7 +86,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 
 func runRun(opts *RunOptions) error {
 	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats"} {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "log-max"} {
 			if opts.Train.Changed[name] {
 				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
 			}
@@ -160,7 +160,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "log-max"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.
