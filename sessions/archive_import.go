@@ -147,26 +147,7 @@ func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportRepor
 // run_end reads as crashed (its writer is not on this machine).
 func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport, error) {
 	var rep ImportReport
-	if opts.MaxFiles <= 0 {
-		opts.MaxFiles = DefaultMaxFiles
-	}
-	if opts.MaxFileBytes <= 0 {
-		opts.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opts.MaxTotalBytes <= 0 {
-		opts.MaxTotalBytes = DefaultMaxTotalBytes
-	}
-	if opts.MinTotalBytes <= 0 {
-		opts.MinTotalBytes = DefaultMinTotalBytes
-	}
-	if opts.MaxExpansion == 0 {
-		opts.MaxExpansion = DefaultMaxExpansion
-	}
-	if opts.create == nil {
-		opts.create = func(p string) (io.WriteCloser, error) {
-			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		}
-	}
+	opts = opts.withDefaults()
 	cr := &countingReader{r: r}
 	lim := newImportLimit(opts, cr)
 	zr, err := gzip.NewReader(cr)
@@ -185,16 +166,7 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if !lim.allows(listed) {
 		return nil, rep, lim.exceeded()
 	}
-	id := man.ID
-	rep.ID, rep.Name, rep.Manifest = id, man.Name, man
-	if CheckID(id) != nil { // an id the store does not make: a new one
-		at := man.Exported
-		if at.IsZero() {
-			at = time.Now()
-		}
-		id = NewID(at)
-		rep.ID, rep.RenamedFrom = id, man.ID
-	}
+	id := importID(man, &rep)
 	sessionsDir := filepath.Join(st.root, "sessions")
 	dest := filepath.Join(sessionsDir, id)
 	rep.Dir = dest
@@ -250,24 +222,6 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 		return nil, rep, fmt.Errorf("import session %s: %w", id, err)
 	}
 	return s, rep, nil
-}
-
-// renameMeta sets the id of the extracted session.json in dir to id
-// when it says another (a session renamed on import).
-func renameMeta(dir, id string) error {
-	s := &Session{dir: dir}
-	b, err := ReadRegular(filepath.Join(dir, metaFile), MaxMetaSize)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &s.Meta); err != nil {
-		return err
-	}
-	if s.Meta.ID == id {
-		return nil
-	}
-	s.Meta.ID = id
-	return s.Save()
 }
 
 // badArchive is an error of Import that wraps ErrBadArchive; format's %w
