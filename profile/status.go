@@ -36,6 +36,9 @@ const (
 	StatusWaiting Status = "waiting"
 	// StatusReplaying: a recorded run being replayed.
 	StatusReplaying Status = "replaying"
+	// StatusBroken: a folder of the store that is no whole session (an
+	// interrupted launch or removal, or a name the store does not make).
+	StatusBroken Status = "broken"
 )
 
 // Statuses lists every status, those of run_end first.
@@ -43,7 +46,7 @@ func Statuses() []Status {
 	return []Status{
 		StatusOK, StatusOOM, StatusFailed, StatusCrashed, StatusCanceled,
 		StatusRunning, StatusPending, StatusNotStarted, StatusUnknown,
-		StatusEmpty, StatusError, StatusWaiting, StatusReplaying,
+		StatusEmpty, StatusError, StatusWaiting, StatusReplaying, StatusBroken,
 	}
 }
 

@@ -71,6 +71,20 @@ type Experiment struct {
 	// Repeats runs every variant this many times, interleaved ABBA-style
 	// (0 and 1: once); LaunchOptions.Repeats, when set, takes precedence.
 	Repeats int `json:"repeats,omitempty"`
+	// LogMax caps each run's log (runs/<run>.log) at this many bytes,
+	// its head and tail kept (see CapLog); 0 means DefaultLogMax.
+	LogMax int64 `json:"log_max,omitempty"`
+}
+
+// MinLogMax is the smallest log cap an experiment may set.
+const MinLogMax = 64 << 10
+
+// LogCap returns the cap of the experiment's run logs (see LogMax).
+func (e Experiment) LogCap() int64 {
+	if e.LogMax <= 0 {
+		return DefaultLogMax
+	}
+	return max(e.LogMax, MinLogMax)
 }
 
 // NewExperiment returns an experiment on data with the default split and

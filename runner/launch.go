@@ -121,21 +121,22 @@ func Launch(store *sessions.Store, exp Experiment, variants []Variant, opts Laun
 			return nil, fmt.Errorf("launch: find the gnnscope executable: %w", err)
 		}
 	}
-	s, err := createSession(store, exp, resolved)
-	if err != nil {
-		return nil, err
-	}
-	if slices.ContainsFunc(resolved, func(r Resolved) bool { return r.External != nil }) {
-		if err := python.Extract(filepath.Join(s.Dir(), pyclientDir)); err != nil {
-			return s, fmt.Errorf("launch: %w", err)
-		}
-	}
 	st := launchState{Mode: ModeSequential, Runs: runs, Variants: runVariants, Launcher: thisProc(os.Getpid()), Started: time.Now()}
 	if opts.Parallel {
 		st.Mode = ModeParallel
 	}
-	if err := writeLaunch(s, st); err != nil {
-		return s, err
+	// The session appears in the store with its session.json, its
+	// launch.json and the Python client, or not at all.
+	s, err := createSession(store, exp, resolved, func(s *sessions.Session) error {
+		if slices.ContainsFunc(resolved, func(r Resolved) bool { return r.External != nil }) {
+			if err := python.Extract(filepath.Join(s.Dir(), pyclientDir)); err != nil {
+				return fmt.Errorf("launch: %w", err)
+			}
+		}
+		return writeLaunch(s, st)
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Workers are found by their command line when their pid files are
 	// missing (Cancel): give them the store's absolute path.
@@ -258,8 +259,9 @@ func repeatRuns(resolved []Resolved, repeats int) ([]string, map[string]string, 
 }
 
 // createSession creates the session: session.json with the experiment and
-// every resolved variant.
-func createSession(store *sessions.Store, exp Experiment, resolved []Resolved) (*sessions.Session, error) {
+// every resolved variant, and the files prepare writes (see
+// sessions.Store.CreateWith).
+func createSession(store *sessions.Store, exp Experiment, resolved []Resolved, prepare func(*sessions.Session) error) (*sessions.Session, error) {
 	if exp.Name == "" {
 		exp.Name = sessionName(exp, resolved)
 	}
@@ -281,7 +283,7 @@ func createSession(store *sessions.Store, exp Experiment, resolved []Resolved) (
 		}
 		meta.Variants = append(meta.Variants, sessions.Variant{Name: r.Name, Spec: b})
 	}
-	return store.Create(meta)
+	return store.CreateWith(meta, prepare)
 }
 
 // sessionName names a session whose experiment has no name: the model and
@@ -303,7 +305,7 @@ func writeLaunch(s *sessions.Session, st launchState) error {
 	if err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
-	err = sessions.WriteFileAtomic(filepath.Join(s.Dir(), launchFile), 0o600, func(w io.Writer) error {
+	err = sessions.WriteStoreFile(filepath.Join(s.Dir(), launchFile), 0o600, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})
@@ -374,7 +376,7 @@ func failNotStarted(s *sessions.Session, runs []string, err error) {
 // them exclusively, so a run is either started or marked, never both.
 func markNotStarted(s *sessions.Session, run string, status profile.Status, cause error) (bool, error) {
 	path := s.JournalPath(run)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := sessions.OpenRegularFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return false, nil

@@ -196,7 +196,7 @@ func TestRunEndNotWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := createSession(st, exp, resolved)
+	s, err := createSession(st, exp, resolved, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

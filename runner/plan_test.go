@@ -30,7 +30,7 @@ func TestWorkerRecordsPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := createSession(st, exp, resolved)
+	s, err := createSession(st, exp, resolved, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

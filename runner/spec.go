@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/gnnscope/gnnscope/profile/units"
 )
 
 // Spec is an experiment and its variants as read from a spec file.
@@ -34,6 +36,7 @@ type specFile struct {
 	Variants map[string]map[string]any `toml:"variants"`
 	Repeats  *int64                    `toml:"repeats"`
 	Ablation bool                      `toml:"ablation"`
+	LogMax   string                    `toml:"log_max"`
 }
 
 // decodeErrRE matches the decoder's type errors.
@@ -52,7 +55,7 @@ type specSplit struct {
 }
 
 // specTopKeys are the keys and tables a spec may have at its top level.
-var specTopKeys = []string{"name", "data", "no_cache", "repeats", "ablation", "split", "train", "variants"}
+var specTopKeys = []string{"name", "data", "no_cache", "repeats", "ablation", "log_max", "split", "train", "variants"}
 
 // LoadSpec reads and checks a spec file (see ParseSpec).
 func LoadSpec(path string) (*Spec, error) {
@@ -132,6 +135,13 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 			return nil, fmt.Errorf("%s: repeats must be between 1 and %d, got %d", where(name, src, toml.Key{"repeats"}), MaxRuns, *f.Repeats)
 		}
 		exp.Repeats = int(*f.Repeats)
+	}
+	if f.LogMax != "" {
+		n, err := units.ParseSize(f.LogMax)
+		if err != nil || n < MinLogMax {
+			return nil, fmt.Errorf("%s: log_max must be a size of at least %s, such as \"64MiB\", got %q", where(name, src, toml.Key{"log_max"}), units.Bytes(MinLogMax), f.LogMax)
+		}
+		exp.LogMax = n
 	}
 	spec := &Spec{Experiment: exp, Ablation: f.Ablation}
 	if f.Ablation && len(variantKeys(md)) > 0 {

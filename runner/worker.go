@@ -208,7 +208,7 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 // (sessions.LockFile), the sign that the run is alive, until it is
 // closed; a lock that cannot be taken is a warning on log.
 func claimRun(s *sessions.Session, run string, log io.Writer) (*os.File, error) {
-	f, err := os.OpenFile(s.JournalPath(run), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := sessions.OpenRegularFile(s.JournalPath(run), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("run %s of session %s already has a journal (it was started or canceled before)", run, s.ID())

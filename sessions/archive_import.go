@@ -61,13 +61,16 @@ type ImportOptions struct {
 
 // ImportReport says what Import did.
 type ImportReport struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name,omitempty"`
-	Dir      string   `json:"dir"`
-	Files    int      `json:"files"`
-	Bytes    int64    `json:"bytes"`
-	Replaced bool     `json:"replaced"` // an existing session was replaced
-	Manifest Manifest `json:"manifest"`
+	ID       string `json:"id"`
+	Name     string `json:"name,omitempty"`
+	Dir      string `json:"dir"`
+	Files    int    `json:"files"`
+	Bytes    int64  `json:"bytes"`
+	Replaced bool   `json:"replaced"` // an existing session was replaced
+	// RenamedFrom is the archive's session id when it is not one the
+	// store makes (CheckID): the session got a new id (ID).
+	RenamedFrom string   `json:"renamed_from,omitempty"`
+	Manifest    Manifest `json:"manifest"`
 }
 
 // ImportInfo is the record an imported session keeps in its folder.
@@ -146,7 +149,7 @@ func (st *Store) ImportFile(p string, opts ImportOptions) (*Session, ImportRepor
 // run_end reads as crashed (its writer is not on this machine).
 func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport, error) {
 	var rep ImportReport
-	opts.setDefaults()
+	opts = opts.withDefaults()
 	cr := &countingReader{r: r}
 	lim := newImportLimit(opts, cr)
 	zr, err := gzip.NewReader(cr)
@@ -165,8 +168,7 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if !lim.allows(listed) {
 		return nil, rep, lim.exceeded()
 	}
-	id := man.ID
-	rep.ID, rep.Name, rep.Manifest = id, man.Name, man
+	id := importID(man, &rep)
 	sessionsDir := filepath.Join(st.root, "sessions")
 	dest := filepath.Join(sessionsDir, id)
 	rep.Dir = dest
@@ -191,8 +193,11 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	if err := x.entries(&rep); err != nil {
 		return nil, rep, err
 	}
-	if err := checkMeta(tmp, id); err != nil {
+	if err := checkMeta(tmp, man.ID); err != nil {
 		return nil, rep, err
+	}
+	if err := renameMeta(tmp, id); err != nil {
+		return nil, rep, fmt.Errorf("import session %s: %w", id, storeErr(st.root, metaFile, err))
 	}
 	if opts.Check != nil {
 		if err := opts.Check(tmp); err != nil {
@@ -212,30 +217,6 @@ func (st *Store) Import(r io.Reader, opts ImportOptions) (*Session, ImportReport
 	return s, rep, nil
 }
 
-// setDefaults fills in the limits left zero, and the file creation.
-func (opts *ImportOptions) setDefaults() {
-	if opts.MaxFiles <= 0 {
-		opts.MaxFiles = DefaultMaxFiles
-	}
-	if opts.MaxFileBytes <= 0 {
-		opts.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opts.MaxTotalBytes <= 0 {
-		opts.MaxTotalBytes = DefaultMaxTotalBytes
-	}
-	if opts.MinTotalBytes <= 0 {
-		opts.MinTotalBytes = DefaultMinTotalBytes
-	}
-	if opts.MaxExpansion == 0 {
-		opts.MaxExpansion = DefaultMaxExpansion
-	}
-	if opts.create == nil {
-		opts.create = func(p string) (io.WriteCloser, error) {
-			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		}
-	}
-}
-
 // writeImportInfo records in the extracted session folder tmp where the
 // session came from (Session.ImportInfo).
 func (st *Store) writeImportInfo(tmp string, man Manifest) error {
@@ -244,7 +225,7 @@ func (st *Store) writeImportInfo(tmp string, man Manifest) error {
 	if err != nil {
 		return err
 	}
-	err = WriteFileAtomic(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
+	err = WriteStoreFile(filepath.Join(tmp, importFile), 0o600, func(w io.Writer) error {
 		_, err := w.Write(append(ib, '\n'))
 		return err
 	})

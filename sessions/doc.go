@@ -7,6 +7,14 @@
 //	sessions/<id>/runs/<run>.jsonl  the run's journal: profile events, JSON Lines
 //	sessions/<id>/runs/<run>.pid    the writer's pid (JSON padded to PidFileSize; see WritePid)
 //	sessions/<id>/runs/<run>.rank<R>.jsonl  rank R > 0 of a distributed run
+//	sessions/.new-<id>-<rand>/      a session being created (CreateWith), renamed to <id> whole
+//	sessions/.rm-<id>-<rand>/       a session being deleted (Delete), renamed aside first
+//
+// A folder that is no whole session (no session.json, an old hidden
+// creation or removal folder) is listed with StatusBroken and its reason,
+// and Delete removes it by its name. "last" is the session created last,
+// by session.json's created; only ids of the form NewID makes (CheckID)
+// match a reference, and Import gives an archive of another id a new one.
 //
 // A distributed run (torchrun, DDP) is one run whose ranks write a journal
 // each: rank 0 the run's own, rank R the run's .rank<R> journal, which is
@@ -45,6 +53,13 @@
 //
 // Journals, pid files and session.json are opened only if they are regular
 // files (OpenRegular): a FIFO in their place is refused, never waited on.
+// Every write inside the store follows no symbolic link: the file is
+// opened (OpenRegularFile) or created and renamed (WriteStoreFile)
+// relative to a handle on its folder opened with O_NOFOLLOW, so a link
+// planted at a file or in place of runs/ is refused (ErrSymlink). A pid
+// file that holds no pid (ErrBadPidFile) leaves its run unknown rather
+// than failing the session. Files the user names (exports) go through
+// CreateOutput: a regular file or nothing, claimed with O_EXCL.
 // Everything in a store is private: folders 0700, files 0600 (less the
 // umask); WriteFileAtomic never makes a file more open than the umask
 // allows.

@@ -23,7 +23,7 @@ import (
 // umask allows. The store's own files use 0600; a file the user writes to
 // a path of their choice (an export) uses 0666, so the umask decides.
 func WriteFileAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp", perm)
+	f, err := createTemp(filepath.Dir(path), fmt.Sprintf("%sp%d-", tempPrefix(path), os.Getpid()), perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -61,12 +61,32 @@ func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 	}
 }
 
-// writeFileAtomic writes data to path with WriteFileAtomic, mode 0600.
+// writeFileAtomic writes data to path, a file of the store, with
+// WriteStoreFile, mode 0600.
 func writeFileAtomic(path string, data []byte) error {
-	return WriteFileAtomic(path, 0o600, func(w io.Writer) error {
+	return WriteStoreFile(path, 0o600, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// replaceable checks that the existing file at path (fi, from Lstat) is
+// a regular file, or a link to one.
+func replaceable(path string, fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: a symbolic link to nothing readable: %w", path, ErrNotRegular)
+		case !target.Mode().IsRegular():
+			return fmt.Errorf("%s: a symbolic link to %s: %w", path, fileKind(target.Mode()), ErrNotRegular)
+		}
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return notRegular(path, fi.Mode())
+	}
+	return nil
 }
 
 // ErrOutputExists is returned by PrepareOutput for a file that exists
@@ -75,8 +95,11 @@ var ErrOutputExists = errors.New("exists")
 
 // PrepareOutput readies path for a file the user asked for (an export):
 // it refuses a path that exists unless overwrite is set (an error
-// wrapping ErrOutputExists; a folder is refused either way) and creates
-// the folders above it that are missing (mode 0777 less the umask).
+// wrapping ErrOutputExists) and creates the folders above it that are
+// missing (mode 0777 less the umask). Only a regular file may be
+// replaced: a folder, a device, a FIFO, a socket, or a link to one of
+// them (or to nothing) is refused whatever overwrite says, so that
+// `-o /dev/null --force` never replaces a device with a file.
 func PrepareOutput(path string, overwrite bool) error {
 	if strings.TrimSpace(path) == "" {
 		return errors.New("no file given")
@@ -84,6 +107,9 @@ func PrepareOutput(path string, overwrite bool) error {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a folder", path)
+		}
+		if err := replaceable(path, fi); err != nil {
+			return err
 		}
 		if !overwrite {
 			return fmt.Errorf("%s: %w", path, ErrOutputExists)

@@ -3,7 +3,9 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -124,10 +126,14 @@ func (s *Session) RecordExit(run string, pid int, status profile.Status, runErr,
 	return nil
 }
 
-// overwrite writes b over the start of the regular file at path (created
-// if missing) and cuts it to len(b).
+// overwrite writes b over the start of the regular file at path and cuts
+// it to len(b). A missing file is written atomically instead (a new file
+// needs new space: on a full disk, no empty pid file is left behind).
 func overwrite(path string, b []byte) error {
-	f, err := openRegular(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := openRegular(path, os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		return writeFileAtomic(path, b)
+	}
 	if err != nil {
 		return err
 	}
@@ -157,6 +163,12 @@ func (pf PidFile) exitText() string {
 	return text
 }
 
+// ErrBadPidFile is wrapped by the errors of ReadPidFile for a pid file
+// that holds no pid: empty or torn (a full disk as the run started). Its
+// process is then unknown; readers check it another way (the journal's
+// lock) rather than fail.
+var ErrBadPidFile = errors.New("no pid in it (empty or torn)")
+
 // ReadPidFile reads a pid file written by WritePidFile (a plain decimal
 // pid is accepted too). It refuses a file that is not regular or is over
 // MaxPidFileSize bytes, naming it.
@@ -176,10 +188,10 @@ func parsePidFile(path string, b []byte) (PidFile, error) {
 	if n, err := strconv.Atoi(text); err == nil {
 		pf.Pid = n
 	} else if err := json.Unmarshal([]byte(text), &pf); err != nil {
-		return PidFile{}, fmt.Errorf("pid file %s: %w", path, err)
+		return PidFile{}, fmt.Errorf("pid file %s: %w: %w", path, ErrBadPidFile, err)
 	}
 	if pf.Pid <= 0 || pf.Pid > maxPid {
-		return PidFile{}, fmt.Errorf("pid file %s: bad pid %d", path, pf.Pid)
+		return PidFile{}, fmt.Errorf("pid file %s: %w: bad pid %d", path, ErrBadPidFile, pf.Pid)
 	}
 	return pf, nil
 }

@@ -25,7 +25,9 @@ func OpenRegular(path string) (*os.File, error) {
 // OpenRegularFile opens path with flag (os.O_WRONLY|os.O_APPEND|
 // os.O_CREATE, say) and perm, when it creates the file, like os.OpenFile,
 // but without blocking on a FIFO and refusing anything but a regular file
-// (see OpenRegular).
+// (see OpenRegular). It is how the store's files are written: an open
+// for writing follows no symbolic link, neither at path nor in place of
+// the folder that holds it (ErrSymlink).
 func OpenRegularFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	return openRegular(path, flag, perm)
 }
@@ -33,6 +35,9 @@ func OpenRegularFile(path string, flag int, perm fs.FileMode) (*os.File, error) 
 // openRegular opens path with flag (and perm, when it creates the file)
 // and refuses it unless it is a regular file (see OpenRegular).
 func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	if flag&writeFlags != 0 {
+		return openNoFollow(path, flag, perm)
+	}
 	f, err := os.OpenFile(path, flag|nonblockFlag, perm)
 	if err != nil {
 		// A FIFO without a reader cannot be opened for writing without

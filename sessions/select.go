@@ -31,13 +31,16 @@ var ErrNoMatch = errors.New("no match")
 var ErrAmbiguous = errors.New("ambiguous")
 
 // MatchSession opens the session whose id is ref or, failing that, the
-// only one whose id starts with ref; "last" or "latest" (when no session
-// has such an id) is the newest session.
+// only one whose id starts with ref; "last" or "latest" is the newest
+// session by creation time (session.json's created), never a folder of
+// that name. Only folders named as the store names sessions (CheckID)
+// match.
 func (st *Store) MatchSession(ref string) (*Session, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("session: empty id: %w", ErrNoMatch)
 	}
-	if ValidName(ref) == nil {
+	newest := ref == "last" || ref == "latest"
+	if !newest && CheckID(ref) == nil {
 		if _, err := os.Stat(filepath.Join(st.root, "sessions", ref, metaFile)); err == nil {
 			return st.Get(ref)
 		}
@@ -46,15 +49,17 @@ func (st *Store) MatchSession(ref string) (*Session, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("session %q: %w", ref, err)
 	}
-	newest := ref == "last" || ref == "latest"
 	var ids []string
 	for _, ent := range ents {
-		if ent.IsDir() && ValidName(ent.Name()) == nil && (newest || strings.HasPrefix(ent.Name(), ref)) {
+		if ent.IsDir() && CheckID(ent.Name()) == nil && (newest || strings.HasPrefix(ent.Name(), ref)) {
 			ids = append(ids, ent.Name())
 		}
 	}
-	if newest && len(ids) > 0 {
-		return st.Get(slices.Max(ids)) // ids sort by creation time
+	if newest {
+		if s := st.newest(ids); s != nil {
+			return s, nil
+		}
+		return nil, fmt.Errorf("session %q: no session in %s: %w", ref, st.root, ErrNoMatch)
 	}
 	switch len(ids) {
 	case 0:
@@ -64,6 +69,23 @@ func (st *Store) MatchSession(ref string) (*Session, error) {
 	}
 	slices.Sort(ids)
 	return nil, fmt.Errorf("session %q: the prefix matches %d sessions (%s): %w", ref, len(ids), listSome(ids), ErrAmbiguous)
+}
+
+// newest returns the session of ids created last (session.json's created;
+// the larger id on a tie), nil if none reads.
+func (st *Store) newest(ids []string) *Session {
+	var best *Session
+	for _, id := range ids {
+		s, err := st.Get(id)
+		if err != nil {
+			continue // broken: no session.json
+		}
+		if best == nil || s.Meta.Created.After(best.Meta.Created) ||
+			s.Meta.Created.Equal(best.Meta.Created) && id > best.ID() {
+			best = s
+		}
+	}
+	return best
 }
 
 // listSome joins up to 6 names.

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
-// fuzzStore makes a store whose session ids share prefixes, one of them
-// named "last", and whose sessions have runs that share prefixes too:
+// fuzzStore makes a store whose session ids share prefixes and sort in
+// the reverse order of their creation, with a folder named "last"
+// created last (no session id), and whose sessions have runs that share prefixes too:
 // declared variants, a journal of a run that is not a variant, and a
 // distributed run with a rank journal.
 func fuzzStore(f *testing.F) (*Store, []string, []string) {
@@ -18,10 +20,11 @@ func fuzzStore(f *testing.F) (*Store, []string, []string) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	ids := []string{"20261122-153045-ab12", "20261122-153045-ab13", "20261123-000000-0000", "last"}
+	ids := []string{"20261123-000000-0000", "20261122-153045-ab13", "20261122-153045-ab12", "last"}
 	variants := []Variant{{Name: "baseline"}, {Name: "base-2"}, {Name: "optimized"}}
-	for _, id := range ids {
-		s, err := st.Create(SessionMeta{ID: id, Variants: variants})
+	at := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for i, id := range ids {
+		s, err := st.Create(SessionMeta{ID: id, Variants: variants, Created: at.Add(time.Duration(i) * time.Hour)})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -57,7 +60,8 @@ func pick(names []string, ref string) (string, error) {
 
 // FuzzSelectRun: a SESSION[/RUN] argument splits at its first slash, and
 // resolves as the model above says (with "last" and "latest" for the
-// newest session when no session has that id): to a session of the store
+// newest session by creation time, never the folder named "last"): to a
+// session of the store
 // and runs of that session only, or to an error wrapping ErrNoMatch or
 // ErrAmbiguous. Run:
 // go test -run x -fuzz FuzzSelectRun -fuzztime 20s ./sessions/
@@ -74,9 +78,13 @@ func FuzzSelectRun(f *testing.F) {
 		if strings.Contains(sid, "/") || (run == "" && sid != trimmed && sid+"/" != trimmed) || (run != "" && sid+"/"+run != trimmed) {
 			t.Fatalf("ParseRunRef(%q) = %q, %q", arg, sid, run)
 		}
-		wantID, wantErr := pick(ids, sid)
-		if wantErr != nil && (sid == "last" || sid == "latest") {
-			wantID, wantErr = slices.Max(ids), nil
+		// a folder named "last" is no session id: never matched;
+		// "last" is the newest session by creation time, whatever names
+		// the folders have
+		valid := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return CheckID(id) != nil })
+		wantID, wantErr := pick(valid, sid)
+		if sid == "last" || sid == "latest" {
+			wantID, wantErr = valid[len(valid)-1], nil // created last
 		}
 		s, err := st.MatchSession(sid)
 		if (err == nil) != (wantErr == nil) || (err != nil && !errors.Is(err, wantErr)) {

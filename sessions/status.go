@@ -34,7 +34,9 @@ func (r RunState) Finished() bool {
 // if there is no pid file or it names a process on another host. A writer
 // that could not end its journal (a full disk) but recorded its exit in
 // the pid file (Session.RecordExit) gets the status it recorded, with an
-// error saying the journal is incomplete. In a session imported from an
+// error saying the journal is incomplete. A pid file that holds no pid
+// (empty or torn) leaves the run "unknown", or "crashed" when its journal
+// exists and no process holds its lock. In a session imported from an
 // archive (which has no pid files), a run without run_end is "crashed".
 func RunStatus(s *Session, run string) (profile.Status, error) {
 	st, err := s.RunState(run)
@@ -93,10 +95,23 @@ func (s *Session) RunState(run string) (RunState, error) {
 		if s.imported() { // written on another machine: no run_end will come
 			st.Status, st.Error = profile.StatusCrashed, "no run_end in the imported journal"
 		}
+	case unreadablePid(perr):
+		// the pid file tells nothing: ask the journal's lock
+		st.Status, st.Error = profile.StatusUnknown, fmt.Sprintf("%v; the process is unknown, check it", perr)
+		if locked, known := Locked(st.Journal); hasJournal && known && !locked {
+			st.Status, st.Error = profile.StatusCrashed, fmt.Sprintf("%v; no process holds the journal", perr)
+		}
 	default:
 		return st, fmt.Errorf("run %s: %w", run, perr)
 	}
 	return st, nil
+}
+
+// unreadablePid reports whether a pid file's error says only that it
+// tells no process (empty, torn, too large, not a regular file): the run's
+// state is then read without it.
+func unreadablePid(err error) bool {
+	return errors.Is(err, ErrBadPidFile) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotRegular)
 }
 
 // lastEvent decodes the journal's last complete line that decodes (nil if

@@ -25,6 +25,7 @@ const MaxMetaSize = 64 << 20
 // Store is a root folder holding sessions.
 type Store struct {
 	root string
+	warn *warnings
 }
 
 // DefaultRoot returns the store root: $GNNSCOPE_HOME if set, else
@@ -63,7 +64,7 @@ func Open(root string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", root, err)
 	}
-	return &Store{root: root}, nil
+	return &Store{root: root, warn: &warnings{}}, nil
 }
 
 // Root returns the store's root folder.
@@ -133,8 +134,19 @@ func NewID(t time.Time) string {
 
 // Create makes a new session folder and writes its session.json. An empty
 // ID gets a new one (NewID), a zero Created the current time, a nil Host
-// this machine's (profile.LocalHost).
+// this machine's (profile.LocalHost). See CreateWith.
 func (st *Store) Create(meta SessionMeta) (*Session, error) {
+	return st.CreateWith(meta, nil)
+}
+
+// CreateWith is Create with prepare, which writes the session's other
+// first files (nil: none). The session is built in a hidden folder of the
+// store (session.json, runs/, then prepare's files), then renamed to its
+// id: a session appears in the store whole or not at all, and a creation
+// that is interrupted leaves a hidden folder that the list shows as broken
+// once it is old (see StatusBroken). During prepare, s.Dir() is the hidden
+// folder; afterwards it is the session's.
+func (st *Store) CreateWith(meta SessionMeta, prepare func(s *Session) error) (*Session, error) {
 	if meta.Created.IsZero() {
 		meta.Created = time.Now()
 	}
@@ -148,27 +160,36 @@ func (st *Store) Create(meta SessionMeta) (*Session, error) {
 		if err := ValidName(meta.ID); err != nil {
 			return nil, fmt.Errorf("create session: %w", err)
 		}
+	} else {
+		meta.ID = NewID(meta.Created)
 	}
-	for attempt := 0; ; attempt++ {
-		if !given {
-			meta.ID = NewID(meta.Created)
-		}
-		dir := filepath.Join(st.root, "sessions", meta.ID)
-		err := os.Mkdir(dir, 0o700)
-		if err == nil {
-			s := &Session{Meta: meta, dir: dir}
-			if err := os.Mkdir(s.RunsDir(), 0o700); err != nil {
-				return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
-			}
-			if err := s.Save(); err != nil {
-				return nil, err
-			}
+	root := filepath.Join(st.root, "sessions")
+	tmp := filepath.Join(root, hiddenName(newPrefix, meta.ID))
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
+	}
+	s := &Session{Meta: meta, dir: tmp}
+	err := os.Mkdir(s.RunsDir(), 0o700)
+	if err == nil {
+		err = s.Save()
+	}
+	if err == nil && prepare != nil {
+		err = prepare(s)
+	}
+	for attempt := 0; err == nil; attempt++ {
+		dir := filepath.Join(root, s.Meta.ID)
+		if err = renameNoReplace(tmp, dir); err == nil {
+			s.dir = dir
 			return s, nil
 		}
 		if !errors.Is(err, os.ErrExist) || given || attempt >= 20 {
-			return nil, fmt.Errorf("create session %s: %w", meta.ID, err)
+			break
 		}
+		s.Meta.ID = NewID(s.Meta.Created) // taken: draw another
+		err = s.Save()
 	}
+	os.RemoveAll(tmp)
+	return nil, fmt.Errorf("create session %s: %w", s.Meta.ID, err)
 }
 
 // Save writes the session's Meta to session.json atomically.
@@ -186,6 +207,9 @@ func (st *Store) Get(id string) (*Session, error) {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	dir := filepath.Join(st.root, "sessions", id)
+	if st.warn != nil {
+		st.checkExposure(id, dir)
+	}
 	b, err := ReadRegular(filepath.Join(dir, metaFile), MaxMetaSize)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
@@ -220,11 +244,15 @@ type SessionInfo struct {
 	// Err is set when the session could not be read; the other fields
 	// are then partial.
 	Err string `json:"error,omitempty"`
+	// Broken says why the folder is no whole session (see StatusBroken;
+	// its status in the list); Err says it too.
+	Broken string `json:"broken,omitempty"`
 }
 
 // List returns every session of the store, oldest first (ids sort by time),
 // with the state of each run. A session that cannot be read is listed with
-// Err set rather than failing the whole list.
+// Err set rather than failing the whole list; a folder that is no whole
+// session (StatusBroken) with Broken set to the reason.
 func (st *Store) List() ([]SessionInfo, error) {
 	root := filepath.Join(st.root, "sessions")
 	ents, err := os.ReadDir(root)
@@ -233,11 +261,19 @@ func (st *Store) List() ([]SessionInfo, error) {
 	}
 	var out []SessionInfo
 	for _, ent := range ents {
-		if !ent.IsDir() || ValidName(ent.Name()) != nil {
+		if !ent.IsDir() {
 			continue
 		}
 		info := SessionInfo{Dir: filepath.Join(root, ent.Name())}
 		info.ID = ent.Name()
+		if why := brokenReason(info.Dir, ent.Name()); why != "" {
+			info.Broken, info.Err = why, why
+			out = append(out, info)
+			continue
+		}
+		if ValidName(ent.Name()) != nil {
+			continue
+		}
 		s, err := st.Get(ent.Name())
 		if err != nil {
 			info.Err = err.Error()
@@ -259,8 +295,18 @@ func (st *Store) List() ([]SessionInfo, error) {
 // Delete removes a session folder. It refuses while a process holds the
 // session (Session.Hold: a run's writer or the sequencer, with or without
 // its pid file) or a run is running, and holds the session itself while it
-// deletes, so no process starts working in it meanwhile.
+// deletes, so no process starts working in it meanwhile. The folder is
+// first renamed out of the list, then removed, so a removal that is
+// killed never leaves a session without its session.json. A broken
+// folder (see StatusBroken) is removed by its name.
 func (st *Store) Delete(id string) error {
+	if leftoverName(id) {
+		dir := filepath.Join(st.root, "sessions", id)
+		if st.Broken(id) == "" {
+			return fmt.Errorf("delete %s: not a leftover of the store (a launch may be under way)", id)
+		}
+		return os.RemoveAll(dir)
+	}
 	s, err := st.Get(id)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && ValidName(id) == nil {
@@ -271,7 +317,7 @@ func (st *Store) Delete(id string) error {
 				return err
 			}
 			defer lock.Close()
-			return os.RemoveAll(dir)
+			return removeAside(dir, id)
 		}
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -292,7 +338,7 @@ func (st *Store) Delete(id string) error {
 			return fmt.Errorf("delete session %s: run %s is still running", id, r.Run)
 		}
 	}
-	if err := os.RemoveAll(s.dir); err != nil {
+	if err := removeAside(s.dir, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -46,7 +48,8 @@ func Run(ctx context.Context, opts Options) error {
 		opts.NoColor = true
 	}
 	c := common.New(store, common.Options{NoColor: opts.NoColor, ASCII: opts.ASCII})
-	m := New(c, launch.Runner(store))
+	var pending launch.Pending
+	m := New(c, pending.Wrap(launch.Runner(store)))
 	m.WatchSessions()
 	if opts.Session != "" {
 		m.OpenFirst(common.OpenDashboardMsg{Session: opts.Session, Replay: opts.Replay})
@@ -63,6 +66,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	_, err = tea.NewProgram(m, popts...).Run()
 	m.Close()
+	out := opts.Output
+	if out == nil {
+		out = os.Stdout
+	}
+	finishLaunches(out, &pending)
 	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return fmt.Errorf("workbench: %w", err)
 	}
@@ -73,10 +81,6 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 	if n > 0 {
-		out := opts.Output
-		if out == nil {
-			out = os.Stdout
-		}
 		what, it := "session is", "it"
 		if n > 1 {
 			what, it = "sessions are", "them"
@@ -84,4 +88,25 @@ func Run(ctx context.Context, opts Options) error {
 		fmt.Fprintf(out, "%d %s still running in the background; run gnnscope again to follow %s.\n", n, what, it)
 	}
 	return nil
+}
+
+// launchWait bounds the wait on quit for launches under way.
+const launchWait = 30 * time.Second
+
+// finishLaunches lets the launches under way when the workbench quit
+// complete (at most launchWait) and says how each ended: a launch is not
+// cut off in its middle by the program's exit.
+func finishLaunches(out io.Writer, pending *launch.Pending) {
+	_, still := pending.Wait(0) // what ended before the quit was shown
+	if len(still) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "waiting for %d launch(es) to complete: %s\n", len(still), strings.Join(still, ", "))
+	outcomes, still := pending.Wait(launchWait)
+	for _, o := range outcomes {
+		fmt.Fprintln(out, o)
+	}
+	for _, what := range still {
+		fmt.Fprintf(out, "the launch of %s did not complete within %s; it was cut off (gnnscope sessions lists what it left as broken)\n", what, launchWait)
+	}
 }

@@ -18,5 +18,13 @@ type Factory struct {
 // New returns the factory of the gnnscope binary: the process's streams
 // and the store on disk.
 func New() *Factory {
-	return &Factory{IOStreams: iostreams.System(), OpenStore: sessions.Open}
+	f := &Factory{IOStreams: iostreams.System()}
+	f.OpenStore = func(root string) (*sessions.Store, error) {
+		st, err := sessions.Open(root)
+		if err == nil {
+			st.SetWarn(f.IOStreams.ErrOut) // session folders open to others
+		}
+		return st, err
+	}
+	return f
 }

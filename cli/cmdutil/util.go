@@ -88,16 +88,14 @@ func GetSession(store *sessions.Store, ref string) (*sessions.Session, error) {
 
 // WriteOutput runs write on stdout when path is "" or "-", else on a
 // temporary file renamed to path once complete (so a failed write leaves
-// no half file). An existing file is refused unless force is set (see
-// CheckOutput); missing folders are created.
+// no half file). An existing file is refused unless force is set, and
+// anything but a regular file even then (see WriteFile); missing folders
+// are created.
 func WriteOutput(stdout io.Writer, path string, force bool, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return write(stdout)
 	}
-	if err := CheckOutput(path, force); err != nil {
-		return err
-	}
-	return sessions.WriteFileAtomic(path, 0o666, write)
+	return WriteFile(path, force, 0o666, write)
 }
 
 // CheckOutput readies the output file path (-o) of a command before it

@@ -169,3 +169,12 @@ func TestRunAblation(t *testing.T) {
 		t.Errorf("--ablation with --variants: %v", err)
 	}
 }
+
+// --log-max is run's own flag: it goes with --cmd alone.
+func TestLogMaxGoesWithCmd(t *testing.T) {
+	opts := &RunOptions{Cmds: []string{"true"}, LogMax: "1MiB", Repeats: 1}
+	opts.Train.Changed = map[string]bool{"log-max": true}
+	if _, vs, err := selectVariants(opts); err != nil || len(vs) != 1 {
+		t.Errorf("--cmd with --log-max: %v, %v", vs, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
 	"github.com/gnnscope/gnnscope/cli/trainflags"
+	"github.com/gnnscope/gnnscope/profile/units"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -38,6 +39,8 @@ type RunOptions struct {
 	// Ablation runs the baseline, each optimization of the optimized
 	// variant alone and optimized (runner.AblationVariants).
 	Ablation bool
+	// LogMax is --log-max: the cap of each run's log, a size.
+	LogMax string
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -81,12 +84,13 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	fl.BoolVar(&opts.Ablation, "ablation", false, "run the baseline, each optimization of optimized alone, and optimized (the speedup waterfall's runs)")
+	fl.StringVar(&opts.LogMax, "log-max", "", "cap each run's log at `SIZE`, its head and tail kept (default: the spec's log_max, else 64MiB)")
 	return cmd
 }
 
 func runRun(opts *RunOptions) error {
 	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation"} {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation", "log-max"} {
 			if opts.Train.Changed[name] {
 				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
 			}
@@ -115,6 +119,13 @@ func runRun(opts *RunOptions) error {
 	}
 	if opts.Train.Changed["repeats"] {
 		exp.Repeats = opts.Repeats // over the spec's repeats
+	}
+	if opts.LogMax != "" {
+		n, err := units.ParseSize(opts.LogMax)
+		if err != nil || n < runner.MinLogMax {
+			return fmt.Errorf("--log-max %q: a size of at least %s, such as 64MiB", opts.LogMax, units.Bytes(runner.MinLogMax))
+		}
+		exp.LogMax = n // over the spec's log_max
 	}
 	s, err := runner.Launch(store, exp, variants, runner.LaunchOptions{Parallel: opts.Parallel, Warn: opts.IO.ErrOut})
 	if err != nil {
@@ -153,7 +164,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation", "log-max"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.

@@ -3,7 +3,9 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,6 +86,7 @@ func exportRun(opts *ExportOptions) error {
 	if runner.Active(states) && !opts.Force {
 		return fmt.Errorf("session %s is still running: its journals are being written (export with --force to take them as they are, or cancel it: gnnscope run --cancel %s)", s.ID(), s.ID())
 	}
+	warnLargeLogs(opts.IO.ErrOut, s)
 	eopts := sessions.ExportOptions{AllowRunning: opts.Force}
 	var rep sessions.ExportReport
 	if out == "-" {
@@ -101,10 +104,15 @@ func exportRun(opts *ExportOptions) error {
 		if out == "" {
 			out = s.ID() + ".tar.gz"
 		}
-		if err := cmdutil.CheckOutput(out, opts.Force); err != nil {
+		err := cmdutil.WriteFile(out, opts.Force, 0o600, func(w io.Writer) error {
+			var err error
+			rep, err = s.Export(w, eopts)
 			return err
+		})
+		if err != nil && !strings.HasPrefix(err.Error(), "export session") {
+			err = fmt.Errorf("export session %s to %s: %w", s.ID(), out, err)
 		}
-		if rep, err = s.ExportFile(out, eopts); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -129,6 +137,22 @@ func exportRun(opts *ExportOptions) error {
 	return nil
 }
 
+// warnLargeLogs says which logs of the session are over the default log
+// cap (runner.DefaultLogMax): the archive carries them, and an import
+// may refuse it as too large for its size unless --max-size.
+func warnLargeLogs(w io.Writer, s *sessions.Session) {
+	logs, _ := filepath.Glob(filepath.Join(s.RunsDir(), "*.log"))
+	logs = append(logs, filepath.Join(s.Dir(), "sequencer.log"))
+	for _, p := range logs {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= runner.DefaultLogMax {
+			continue
+		}
+		rel, _ := filepath.Rel(s.Dir(), p)
+		fmt.Fprintf(w, "warning: %s is %s: the archive carries it whole, and logs compress so well that an import may refuse the archive as too large (sessions import --max-size lets it in)\n", rel, units.Bytes(fi.Size()))
+	}
+}
+
 // ImportOptions are the inputs of `gnnscope sessions import`.
 type ImportOptions struct {
 	IO        *iostreams.IOStreams
@@ -138,6 +162,8 @@ type ImportOptions struct {
 	File  string
 	Force bool
 	JSON  bool
+	// MaxSize, if set, replaces the size limit (a size: 2GiB).
+	MaxSize string
 }
 
 // NewCmdImport returns `gnnscope sessions import`. With runF, the command
@@ -170,7 +196,12 @@ store", not that the archive is at fault.
 An existing session with the same id is not replaced unless --force (and
 never while it is running). Runs of the imported session read their status
 from their journals; one without an end (it was still running when it was
-exported, or it crashed) reads as crashed.`,
+exported, or it crashed) reads as crashed. A session whose id is not of
+the form gnnscope makes (yyyymmdd-hhmmss-xxxx) gets a new id, and the
+import says so: "last" and the like never name an imported session.
+
+--max-size SIZE replaces the size limit, for an archive you trust (a
+session whose trainer printed a large log).`,
 		Example: `  gnnscope sessions import cora-sage.tar.gz
   gnnscope sessions import --store /data/gnnscope cora-sage.tar.gz
   ssh gpu-box gnnscope sessions export last -o - | gnnscope sessions import -`,
@@ -186,6 +217,7 @@ exported, or it crashed) reads as crashed.`,
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing session with the same id")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was imported as JSON")
+	cmd.Flags().StringVar(&opts.MaxSize, "max-size", "", "let the files add up to `SIZE` (e.g. 2GiB) whatever the archive's size: for an archive you trust")
 	return cmd
 }
 
@@ -205,6 +237,13 @@ func importRun(opts *ImportOptions) error {
 		}
 		return nil
 	}, Check: runner.CheckImport}
+	if opts.MaxSize != "" {
+		n, err := units.ParseSize(opts.MaxSize)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--max-size %q: a size such as 2GiB", opts.MaxSize)
+		}
+		iopts.MaxTotalBytes, iopts.MaxFileBytes, iopts.MaxExpansion = n, n, -1
+	}
 	var s *sessions.Session
 	var rep sessions.ImportReport
 	if file == "-" {
@@ -219,7 +258,13 @@ func importRun(opts *ImportOptions) error {
 		if errors.Is(err, os.ErrExist) && !force {
 			return fmt.Errorf("%w; pass --force to replace it", err)
 		}
+		if errors.Is(err, sessions.ErrArchiveTooLarge) && opts.MaxSize == "" {
+			return fmt.Errorf("%w (if you trust the archive: --max-size SIZE)", err)
+		}
 		return err
+	}
+	if rep.RenamedFrom != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "the archive's session id %q is not one gnnscope makes: imported as %s\n", rep.RenamedFrom, rep.ID)
 	}
 	states, serr := runner.RunStates(s)
 	if opts.JSON {

@@ -79,3 +79,10 @@ func TestNewCmdImportFlags(t *testing.T) {
 		t.Errorf("import of two files: %v", err)
 	}
 }
+
+func TestNewCmdImportMaxSize(t *testing.T) {
+	opts, err := parseSub(t, NewCmdImport, "--max-size", "2GiB", "x.tgz")
+	if err != nil || opts.MaxSize != "2GiB" || opts.File != "x.tgz" {
+		t.Errorf("import --max-size: %+v, %v", opts, err)
+	}
+}

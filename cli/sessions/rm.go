@@ -39,7 +39,10 @@ func NewCmdRm(f *cmdutil.Factory, runF func(*RmOptions) error) *cobra.Command {
 A session with a running run, or runs still waiting to start, is refused:
 cancel it first with 'gnnscope run --cancel ID'. On a terminal rm asks for
 confirmation unless --yes; without a terminal it refuses unless --yes.
-Nothing is deleted if any session given is refused.`,
+Nothing is deleted if any session given is refused. A session's folder is
+renamed out of the store first, then deleted. A broken folder (listed as
+broken: a launch or a removal that was interrupted) is deleted by the
+name the list shows. "last" is always the newest session.`,
 		Example: `  gnnscope sessions rm 20261122-153045-ab12
   gnnscope sessions rm 20261122-153045 20261122-160212 --yes`,
 		Args: cobra.MinimumNArgs(1),
@@ -63,6 +66,10 @@ func rmRun(opts *RmOptions) error {
 	}
 	var ids []string
 	for _, ref := range opts.Sessions {
+		if ref != "last" && ref != "latest" && store.Broken(ref) != "" {
+			ids = append(ids, ref) // a broken folder, by its name
+			continue
+		}
 		id, err := cmdutil.ResolveSession(store, ref)
 		if err != nil {
 			return err

@@ -155,6 +155,10 @@ func describeSession(store *sessions.Store, info sessions.SessionInfo) Entry {
 	for _, v := range info.Variants {
 		e.Variants = append(e.Variants, v.Name)
 	}
+	if info.Broken != "" {
+		e.Status = sessions.StatusBroken // sessions rm ID removes it
+		return e
+	}
 	s, err := store.Get(info.ID)
 	if err != nil {
 		e.Status, e.Error = profile.StatusError, err.Error()

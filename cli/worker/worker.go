@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -80,6 +82,29 @@ func workerRun(opts *WorkerOptions) error {
 		}
 		return err
 	}
+	stopCap := capLog(ctx, store, opts.Session, opts.Run)
+	defer stopCap()
 	_, err = runner.RunWorker(ctx, store, opts.Session, opts.Run, log)
 	return err
+}
+
+// logCapInterval is how often a worker caps its run's log.
+const logCapInterval = 500 * time.Millisecond
+
+// capLog caps the run's log (runs/<run>.log, where this worker's output
+// and an external trainer's go) at the experiment's LogCap while the
+// worker runs; stop ends it, with a last cut.
+func capLog(ctx context.Context, store *sessions.Store, id, run string) (stop func()) {
+	if sessions.ValidName(run) != nil {
+		return func() {}
+	}
+	s, err := store.Get(id)
+	if err != nil {
+		return func() {}
+	}
+	exp, _, err := runner.LoadSession(s)
+	if err != nil {
+		exp = runner.Experiment{}
+	}
+	return runner.WatchLog(context.WithoutCancel(ctx), filepath.Join(s.RunsDir(), run+".log"), exp.LogCap(), logCapInterval)
 }

@@ -118,7 +118,8 @@ func (l Launcher) Cmd(exp runner.Experiment, variants []runner.Variant, spec []b
 		msg := common.LaunchedMsg{Session: s.ID(), Dir: s.Dir()}
 		if len(bytes.TrimSpace(spec)) > 0 {
 			p := filepath.Join(s.Dir(), SpecFile)
-			if err := os.WriteFile(p, spec, 0o600); err != nil {
+			err := sessions.WriteStoreFile(p, 0o600, func(w io.Writer) error { _, err := w.Write(spec); return err })
+			if err != nil {
 				msg.Err = fmt.Errorf("session %s launched, but its spec was not saved: %w", s.ID(), err)
 			}
 		}
