@@ -36,6 +36,9 @@ type RunOptions struct {
 	Cmds    []string
 	NoAuto  bool
 	Repeats int
+	// TorchProfile is --torch-profile: training steps of each external
+	// run to capture with torch.profiler (0 = none).
+	TorchProfile int
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -76,13 +79,14 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
 	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat; default name "+runner.DefaultExternalName+")")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
+	fl.IntVar(&opts.TorchProfile, "torch-profile", 0, "external runs: capture `STEPS` training steps with torch.profiler after a few warm-up steps (the trace goes to runs/NAME.torch.json)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	return cmd
 }
 
 func runRun(opts *RunOptions) error {
 	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats"} {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "torch-profile", "repeats"} {
 			if opts.Train.Changed[name] {
 				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
 			}
@@ -149,7 +153,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "torch-profile", "repeats"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.
@@ -166,10 +170,14 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 			return runner.Experiment{}, nil, err
 		}
 		v.External.NoAuto = opts.NoAuto
+		v.External.TorchProfile = opts.TorchProfile
 		cmds = append(cmds, v)
 	}
 	if opts.NoAuto && len(cmds) == 0 && opts.Spec == "" {
 		return runner.Experiment{}, nil, errors.New("--no-auto goes with --cmd or a spec's commands")
+	}
+	if err := checkTorchProfile(opts, len(cmds) > 0); err != nil {
+		return runner.Experiment{}, nil, err
 	}
 	if len(cmds) > 0 && opts.Spec == "" && len(opts.Variants) == 0 {
 		for name := range opts.Train.Changed {
@@ -183,11 +191,16 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 	if err != nil {
 		return exp, nil, err
 	}
-	if opts.NoAuto {
-		for _, v := range defined {
-			if v.External != nil {
-				v.External.NoAuto = true
-			}
+	for _, v := range defined {
+		if v.External == nil {
+			continue
+		}
+		if opts.NoAuto {
+			v.External.NoAuto = true
+			v.External.TorchProfile = 0
+		}
+		if opts.TorchProfile > 0 && !v.External.NoAuto {
+			v.External.TorchProfile = opts.TorchProfile
 		}
 	}
 	variants, err := runner.SelectVariants(defined, opts.Variants, runner.VariantParamsFor(exp.Train))
@@ -195,6 +208,25 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 		return exp, nil, err
 	}
 	return exp, append(variants, cmds...), nil
+}
+
+// checkTorchProfile checks --torch-profile: a number of steps, for
+// external runs (--cmd or a spec's), with the auto-instrumentation that
+// finds the steps.
+func checkTorchProfile(opts *RunOptions, cmds bool) error {
+	if opts.TorchProfile == 0 {
+		return nil
+	}
+	if err := runner.CheckTorchProfile(opts.TorchProfile); err != nil {
+		return fmt.Errorf("--torch-profile: %w", err)
+	}
+	if opts.NoAuto {
+		return errors.New("--torch-profile needs the auto-instrumentation that --no-auto turns off")
+	}
+	if !cmds && opts.Spec == "" {
+		return errors.New("--torch-profile goes with --cmd or a spec's commands")
+	}
+	return nil
 }
 
 // launchedRuns returns the runs of a launched session in launch order.
@@ -275,14 +307,20 @@ its sizes; the table's notes, compare and the dashboard repeat them.
 External runs profile a trainer of your own: --cmd NAME='COMMAND' (may
 repeat) is one run named NAME; a command without NAME= is named "` + runner.DefaultExternalName + `".
 A spec's [variants.NAME] table with cmd = "COMMAND" does the same, with
-optional env (a table of strings), cwd (relative to where run starts) and
-auto = false. The command is split into words as a shell would quote them,
+optional env (a table of strings), cwd (relative to where run starts),
+auto = false and torch_profile = STEPS. The command is split into words as a shell would quote them,
 but no shell runs it: for pipes, redirections or $VARIABLES use
 sh -c '…'. It runs in a process group of its own with GNNSCOPE_JOURNAL,
 GNNSCOPE_SESSION, GNNSCOPE_RUN, GNNSCOPE_VARIANT and GNNSCOPE_AUTO set, its
 output in NAME.log, and gnnscope's Python client first on PYTHONPATH: a
 PyTorch script records its stages without any change (--no-auto: only
-what it records itself with 'import gnnscope'). Exit 0 ends the run ok,
+what it records itself with 'import gnnscope'), and its DataLoader
+workers' fetch and collate of each batch on lanes loader/0, loader/1, ...
+--torch-profile STEPS (a spec's torch_profile = STEPS; by hand:
+GNNSCOPE_TORCH_PROFILE=STEPS) captures STEPS training steps with
+torch.profiler after 3 warm-up steps and writes the Chrome trace to
+runs/NAME.torch.json, its steps and the offset that puts it on the run's
+clock in the journal (lane profiler). Exit 0 ends the run ok,
 another status failed (the last stderr lines are the error), a signal
 crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
 --cmd alone runs only the commands; with --variants or --spec they run
