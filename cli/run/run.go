@@ -307,20 +307,14 @@ its sizes; the table's notes, compare and the dashboard repeat them.
 External runs profile a trainer of your own: --cmd NAME='COMMAND' (may
 repeat) is one run named NAME; a command without NAME= is named "` + runner.DefaultExternalName + `".
 A spec's [variants.NAME] table with cmd = "COMMAND" does the same, with
-optional env (a table of strings), cwd (relative to where run starts),
-auto = false and torch_profile = STEPS. The command is split into words as a shell would quote them,
+optional env (a table of strings), cwd (relative to where run starts) and
+auto = false. The command is split into words as a shell would quote them,
 but no shell runs it: for pipes, redirections or $VARIABLES use
 sh -c '…'. It runs in a process group of its own with GNNSCOPE_JOURNAL,
 GNNSCOPE_SESSION, GNNSCOPE_RUN, GNNSCOPE_VARIANT and GNNSCOPE_AUTO set, its
 output in NAME.log, and gnnscope's Python client first on PYTHONPATH: a
 PyTorch script records its stages without any change (--no-auto: only
-what it records itself with 'import gnnscope'), and its DataLoader
-workers' fetch and collate of each batch on lanes loader/0, loader/1, ...
---torch-profile STEPS (a spec's torch_profile = STEPS; by hand:
-GNNSCOPE_TORCH_PROFILE=STEPS) captures STEPS training steps with
-torch.profiler after 3 warm-up steps and writes the Chrome trace to
-runs/NAME.torch.json, its steps and the offset that puts it on the run's
-clock in the journal (lane profiler). Exit 0 ends the run ok,
+what it records itself with 'import gnnscope'). Exit 0 ends the run ok,
 another status failed (the last stderr lines are the error), a signal
 crashed, --cancel canceled (SIGINT to the group, SIGTERM 5 s later).
 --cmd alone runs only the commands; with --variants or --spec they run
