@@ -189,7 +189,8 @@ def read_steps(path):
         return None
     out = []
     for ev in doc:
-        if not isinstance(ev, dict) or ev.get("ph") != "X":
+        if not isinstance(ev, dict) or ev.get("ph") != "X" \
+                or ev.get("cat") == "gpu_user_annotation":  # the GPU's copy of a range
             continue
         name = ev.get("name")
         if not isinstance(name, str) or not name.startswith("ProfilerStep#"):

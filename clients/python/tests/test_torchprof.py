@@ -39,6 +39,8 @@ class ParseTest(unittest.TestCase):
                {"name": "aten::mm", "ph": "X", "ts": 31, "dur": 1},
                {"name": "ProfilerStep#1", "ph": "X", "ts": 10, "dur": 20},
                {"name": "ProfilerStep#3", "ph": "i", "ts": 50},
+               {"name": "ProfilerStep#1", "ph": "X", "ts": 12, "dur": 5,
+                "cat": "gpu_user_annotation"},
                {"name": "ProfilerStep#4", "ph": "X", "ts": "bad", "dur": 1}, 7]
         self.assertEqual(_torchprof.read_steps(self.write(evs)),
                          [(10_000, 30_000), (30_500, 40_500)])
