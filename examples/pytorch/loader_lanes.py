@@ -22,8 +22,9 @@ class Samples(Dataset):
     die_at, the worker that fetches that index exits at once the first
     time (a marker file remembers it)."""
 
-    def __init__(self, n, delay=0.0, die_at=-1, marker=""):
+    def __init__(self, n, delay=0.0, die_at=-1, marker="", spin=0.0):
         self.n, self.delay, self.die_at, self.marker = n, delay, die_at, marker
+        self.spin = spin
 
     def __len__(self):
         return self.n
@@ -34,6 +35,10 @@ class Samples(Dataset):
             os._exit(3)
         if self.delay:
             time.sleep(self.delay)
+        if self.spin:  # CPU work, as a real transform would do: a fixed
+            end = time.thread_time() + self.spin  # CPU time, whatever the load
+            while time.thread_time() < end:
+                pass
         x = torch.full((16,), float(i) / self.n)
         return x, i % 2
 
@@ -73,6 +78,7 @@ def main():
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--delay", type=float, default=0.0, help="seconds per sample")
+    p.add_argument("--spin", type=float, default=0.0, help="seconds of CPU work per sample")
     p.add_argument("--compute", type=float, default=0.0, help="seconds per training step")
     p.add_argument("--start", default="", help="fork or spawn (default: the platform's)")
     p.add_argument("--persistent", action="store_true")
@@ -85,12 +91,13 @@ def main():
     a = p.parse_args()
 
     torch.manual_seed(0)
-    ds = Samples(a.samples, a.delay, a.die_at, a.marker)
+    ds = Samples(a.samples, a.delay, a.die_at, a.marker, a.spin)
     dl = loader(a, ds)
     model = Net(a.compute)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(a.epochs):
         seen = 0
+        t0 = time.perf_counter()
         try:
             for x, y in dl:
                 opt.zero_grad()
@@ -104,7 +111,8 @@ def main():
                 raise
             print("worker died after %d batches" % seen, flush=True)
             dl = loader(a, ds)  # a new loader, new workers
-        print("epoch %d batches %d" % (epoch, seen), flush=True)
+        print("epoch %d batches %d seconds %.6f" % (epoch, seen, time.perf_counter() - t0),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,16 @@ prefetching and out-of-order arrival included), and batches that were
 prefetched but never received (an iterator abandoned midway, a worker
 that died) are not recorded: nobody waited for them.
 
+GNNSCOPE_LOADER_LANES=0 leaves the DataLoader alone (the rest of the
+instrumentation stays; scripts/loader-overhead.py measures the cost so).
+
 A WorkIdx behaves as the int it is everywhere torch uses it, so if the
 main process did not read it the program still runs unchanged. Any
 internal error leaves the batch unrecorded and the program untouched.
 """
 
 import functools
+import os
 import sys
 import threading
 import time
@@ -213,6 +217,8 @@ def install(dl, rec):
     to the program."""
     MP = multiprocess_iter(dl)
     if MP is None or getattr(MP.__init__, "_gnnscope", False):
+        return
+    if os.environ.get("GNNSCOPE_LOADER_LANES") == "0":
         return
     orig_init, orig_get, orig_proc = MP.__init__, MP._get_data, MP._process_data
     orig_reset = MP.__dict__.get("_reset")
