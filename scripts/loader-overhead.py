@@ -22,7 +22,11 @@ difference of the medians over the runs is what the instrumentation
 added, given as a share of the samples' CPU work (the epochs' worth of
 work of a loader-bound trainer, whose workers are the bottleneck).
 
+Last, the hooks alone are timed per batch (a stand-in worker loop with
+and without them, the main process's two spans), against a batch's work.
+
     scripts/loader-overhead.py [--repeats 5] [--epochs 4] [--spin 0.0003]
+    scripts/loader-overhead.py --repeats 0     # the per-batch timing only
 """
 
 import argparse
@@ -70,6 +74,60 @@ def one(setting, a, d, k):
     return statistics.median(times[1:]), cpu
 
 
+def _loop(iq, dq, init_fn):
+    """torch's worker loop in miniature (the shape _workers hooks)."""
+    init_fn(0)
+    fetcher = _Fetcher()
+    while True:
+        r = iq.get()
+        if r is None:
+            return
+        idx, index = r
+        dq.put((idx, fetcher.fetch(index)))
+
+
+class _Fetcher:
+    def __init__(self):
+        self.collate_fn = list
+
+    def fetch(self, index):
+        return self.collate_fn(index)
+
+
+def micro(n=20000):
+    """Per-batch cost of the hooks alone, in µs: the worker's (queue
+    wrappers, collate timing, the index carrying the times through a
+    pickle) and the main process's (two spans written)."""
+    import pickle
+    import queue
+    import time
+    sys.path.insert(0, CLIENT)
+    from gnnscope import _client, _workers
+
+    def worker(init):
+        iq, dq = queue.Queue(), queue.Queue()
+        for i in range(n):
+            iq.put((i, [i]))
+        iq.put(None)
+        t = time.perf_counter()
+        _loop(iq, dq, init)
+        while not dq.empty():
+            pickle.loads(pickle.dumps(dq.get(), protocol=pickle.HIGHEST_PROTOCOL))
+        return (time.perf_counter() - t) / n * 1e6
+
+    bare = statistics.median(worker(lambda w: None) for _ in range(5))
+    hooked = statistics.median(worker(_workers.WorkerInit(None)) for _ in range(5))
+    with tempfile.TemporaryDirectory() as d:
+        c = _client.Client(os.path.join(d, "m.jsonl"))
+        t = time.perf_counter()
+        for i in range(n):
+            c.span("fetch", (i, None), (i + 5, None), 1, i, "loader/0", {"samples": 8})
+            c.span("collate", (i + 5, None), (i + 6, None), 1, i, "loader/0")
+        spans = (time.perf_counter() - t) / n * 1e6
+        c.shutdown()
+    return hooked - bare, spans
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--repeats", type=int, default=5)
@@ -79,6 +137,10 @@ def main():
     p.add_argument("--spin", type=float, default=0.0003, help="CPU seconds per sample")
     a = p.parse_args()
     settings = ["plain", "auto", "lanes"]
+    if a.repeats <= 0:
+        w, m = micro()
+        print("hooks alone per batch: worker %.1f µs, main process %.1f µs" % (w, m))
+        return
     got = {s: [] for s in settings}
     cpu = {s: [] for s in settings}
     load0 = os.getloadavg()
@@ -104,6 +166,10 @@ def main():
     print("worker lanes: %+.2f %% CPU of the samples' work (%.2f s): lanes minus auto"
           % (100 * (mc["lanes"] - mc["auto"]) / work, work))
     print("whole client: %+.2f %% CPU: lanes minus plain" % (100 * (mc["lanes"] - mc["plain"]) / work))
+    w, m = micro()
+    batch = a.batch * a.spin * 1e6
+    print("hooks alone per batch: worker %.1f µs, main process %.1f µs; a batch's work %.0f µs"
+          " (%.2f %% and %.2f %%)" % (w, m, batch, 100 * w / batch, 100 * m / batch))
     print("load average before %.2f %.2f %.2f, after %.2f %.2f %.2f; %d CPUs" % (
         load0 + load1 + (os.cpu_count() or 0,)))
 
