@@ -146,5 +146,44 @@ class LoaderPathsTest(unittest.TestCase):
         self.check(evs, [(1, b) for b in range(n)] + [(second, b) for b in range(8)])
 
 
+PHASES = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+X, Y = torch.randn(64, 4), torch.randn(64, 1)
+tr = DataLoader(TensorDataset(X, Y), batch_size=16, num_workers=2)
+va = DataLoader(TensorDataset(X, Y), batch_size=32, num_workers=2)
+m = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+next(iter(tr))  # a peek: received, never trained
+for ep in range(2):
+    for x, y in tr:
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(m(x), y).backward()
+        opt.step()
+    with torch.no_grad():
+        for x, y in va:
+            m(x)
+"""
+
+
+@unittest.skipUnless(util.has_torch(), "torch is not installed")
+class PhasesTest(unittest.TestCase):
+    def test_eval_and_unused_batches(self):
+        d = util.tmpdir(self)
+        script = os.path.join(d, "phases.py")
+        with open(script, "w") as f:
+            f.write(PHASES)
+        j = os.path.join(d, "phases.jsonl")
+        r = util.run(script, j)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        got = [(s["epoch"], s["batch"], s["lane"], s["attrs"].get("phase"))
+               for s in util.spans(util.read_journal(j), "fetch")]
+        want = [(1, 0, "loader/0", "other")]
+        for e in (1, 2):
+            want += [(e, b, "loader/%d" % (b % 2), None) for b in range(4)]
+            want += [(e, b, "loader/%d" % b, "eval") for b in range(2)]
+        self.assertEqual(got, want)
+
+
 if __name__ == "__main__":
     unittest.main()
