@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gnnscope/gnnscope/sessions"
@@ -24,6 +25,10 @@ const (
 	EnvRun     = "GNNSCOPE_RUN"     // run name
 	EnvVariant = "GNNSCOPE_VARIANT" // variant name (the run name without a repeat suffix)
 	EnvAuto    = "GNNSCOPE_AUTO"    // "1": the client instruments torch by itself; "0": explicit API only
+	// EnvTorchProfile asks the client to capture that many training steps
+	// with torch.profiler (after a few warm-up steps) into
+	// runs/<run>.torch.json; set only when External.TorchProfile is.
+	EnvTorchProfile = "GNNSCOPE_TORCH_PROFILE"
 )
 
 // pyclientDir is the session folder's copy of the embedded Python client.
@@ -47,6 +52,24 @@ type External struct {
 	// NoAuto turns the client's auto-instrumentation off: the client is
 	// still on PYTHONPATH for scripts that import gnnscope themselves.
 	NoAuto bool `json:"no_auto,omitempty"`
+	// TorchProfile, when above 0, is the number of training steps the
+	// client captures with torch.profiler (EnvTorchProfile); it needs the
+	// auto-instrumentation, which finds the steps.
+	TorchProfile int `json:"torch_profile,omitempty"`
+}
+
+// MaxTorchProfile is the most training steps a torch.profiler window may
+// hold: each step's operators stay in the trainer's memory until the
+// window ends.
+const MaxTorchProfile = 10000
+
+// CheckTorchProfile checks a number of steps to capture with
+// torch.profiler (0 = none).
+func CheckTorchProfile(steps int) error {
+	if steps < 0 || steps > MaxTorchProfile {
+		return fmt.Errorf("torch profile: %d steps is not between 0 (none) and %d", steps, MaxTorchProfile)
+	}
+	return nil
 }
 
 // NewExternal splits a command line (see SplitCommand).
@@ -254,9 +277,13 @@ func (e *External) config() json.RawMessage {
 // environ returns the command's environment: base (the launcher's) without
 // the variables the runner sets, then Env, then the gnnscope variables and
 // PYTHONPATH with the client folder first (the user's PYTHONPATH, from Env
-// or base, after it).
+// or base, after it), and EnvTorchProfile when TorchProfile is set (over
+// Env's and base's; without it theirs is kept, for scripts run by hand).
 func (e *External) environ(base []string, journal, session, run, variant, pyclient string) []string {
 	ours := []string{EnvJournal, EnvSession, EnvRun, EnvVariant, EnvAuto, "PYTHONPATH"}
+	if e.TorchProfile > 0 {
+		ours = append(ours, EnvTorchProfile)
+	}
 	userPath := ""
 	out := make([]string, 0, len(base)+len(e.Env)+len(ours))
 	for _, kv := range base {
@@ -277,6 +304,9 @@ func (e *External) environ(base []string, journal, session, run, variant, pyclie
 			userPath = e.Env[k]
 			continue
 		}
+		if k == EnvTorchProfile && e.TorchProfile > 0 {
+			continue
+		}
 		out = append(out, k+"="+e.Env[k])
 	}
 	auto := "1"
@@ -287,8 +317,12 @@ func (e *External) environ(base []string, journal, session, run, variant, pyclie
 	if userPath != "" {
 		path += string(os.PathListSeparator) + userPath
 	}
-	return append(out, EnvJournal+"="+journal, EnvSession+"="+session, EnvRun+"="+run,
+	out = append(out, EnvJournal+"="+journal, EnvSession+"="+session, EnvRun+"="+run,
 		EnvVariant+"="+variant, EnvAuto+"="+auto, "PYTHONPATH="+path)
+	if e.TorchProfile > 0 {
+		out = append(out, EnvTorchProfile+"="+strconv.Itoa(e.TorchProfile))
+	}
+	return out
 }
 
 func sortedKeys(m map[string]string) []string {

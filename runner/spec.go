@@ -85,6 +85,7 @@ func LoadSpec(path string) (*Spec, error) {
 //	env = { OMP_NUM_THREADS = "4" } # optional, over the launcher's environment
 //	cwd = "trainers"               # optional, relative to where gnnscope run starts
 //	auto = false                   # optional: no auto-instrumentation (--no-auto)
+//	torch_profile = 10             # optional: capture 10 steps with torch.profiler (--torch-profile)
 //
 // A spec whose variants all run commands needs no data. The base config
 // is the model's defaults (train.Defaults; model "gcn" if [train] names
@@ -186,11 +187,13 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 
 // externalKeys are the keys of a [variants.NAME] table that runs a
 // command.
-var externalKeys = []string{"cmd", "env", "cwd", "auto"}
+var externalKeys = []string{"cmd", "env", "cwd", "auto", "torch_profile"}
 
 // specVariant reads the [variants.NAME] table of a spec: overrides of the
 // config, or, with a cmd key, an external command with its optional env
-// (a table of strings), cwd and auto (a boolean; false = --no-auto).
+// (a table of strings), cwd, auto (a boolean; false = --no-auto) and
+// torch_profile (training steps to capture with torch.profiler, as
+// --torch-profile).
 func specVariant(file string, src []byte, name string, table map[string]any) (Variant, error) {
 	key := toml.Key{"variants", name}
 	at := func(k string) string { return where(file, src, append(append(toml.Key{}, key...), k)) }
@@ -244,6 +247,16 @@ func specVariant(file string, src []byte, name string, table map[string]any) (Va
 			return Variant{}, fmt.Errorf("%s: variant %q: auto must be true or false", at("auto"), name)
 		}
 		ext.NoAuto = !b
+	}
+	if tp, ok := table["torch_profile"]; ok {
+		n, ok := tp.(int64)
+		if !ok || n < 0 || n > MaxTorchProfile {
+			return Variant{}, fmt.Errorf("%s: variant %q: torch_profile must be a number of training steps from 0 to %d", at("torch_profile"), name, MaxTorchProfile)
+		}
+		ext.TorchProfile = int(n)
+	}
+	if ext.NoAuto && ext.TorchProfile > 0 {
+		return Variant{}, fmt.Errorf("%s: variant %q: torch_profile needs the auto-instrumentation (auto = false turns it off)", at("torch_profile"), name)
 	}
 	return Variant{Name: name, External: ext}, nil
 }

@@ -41,6 +41,9 @@ type RunOptions struct {
 	Ablation bool
 	// LogMax is --log-max: the cap of each run's log, a size.
 	LogMax string
+	// TorchProfile is --torch-profile: training steps of each external
+	// run to capture with torch.profiler (0 = none).
+	TorchProfile int
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -82,6 +85,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringVar(&opts.Attach, "attach", "", "wait for the runs of an existing session `ID`, then compare them")
 	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat)")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
+	fl.IntVar(&opts.TorchProfile, "torch-profile", 0, "external runs: capture `STEPS` training steps with torch.profiler after a few warm-up steps (the trace goes to runs/NAME.torch.json)")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	fl.BoolVar(&opts.Ablation, "ablation", false, "run the baseline, each optimization of optimized alone, and optimized (the speedup waterfall's runs)")
 	fl.StringVar(&opts.LogMax, "log-max", "", "cap each run's log at `SIZE`, its head and tail kept (default: the spec's log_max, else 64MiB)")
@@ -90,7 +94,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 
 func runRun(opts *RunOptions) error {
 	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation", "log-max"} {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation", "log-max", "torch-profile"} {
 			if opts.Train.Changed[name] {
 				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
 			}
@@ -164,7 +168,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation", "log-max"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation", "log-max", "torch-profile"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.
@@ -181,10 +185,14 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 			return runner.Experiment{}, nil, err
 		}
 		v.External.NoAuto = opts.NoAuto
+		v.External.TorchProfile = opts.TorchProfile
 		cmds = append(cmds, v)
 	}
 	if opts.NoAuto && len(cmds) == 0 && opts.Spec == "" {
 		return runner.Experiment{}, nil, errors.New("--no-auto goes with --cmd or a spec's commands")
+	}
+	if err := checkTorchProfile(opts, len(cmds) > 0); err != nil {
+		return runner.Experiment{}, nil, err
 	}
 	if opts.Ablation && len(opts.Variants) > 0 {
 		return runner.Experiment{}, nil, errors.New("--ablation picks the variants itself: it goes without --variants")
@@ -208,11 +216,16 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 		}
 		return exp, append(variants, cmds...), nil
 	}
-	if opts.NoAuto {
-		for _, v := range defined {
-			if v.External != nil {
-				v.External.NoAuto = true
-			}
+	for _, v := range defined {
+		if v.External == nil {
+			continue
+		}
+		if opts.NoAuto {
+			v.External.NoAuto = true
+			v.External.TorchProfile = 0
+		}
+		if opts.TorchProfile > 0 && !v.External.NoAuto {
+			v.External.TorchProfile = opts.TorchProfile
 		}
 	}
 	variants, err := runner.SelectVariants(defined, opts.Variants, runner.VariantParamsFor(exp.Train))
@@ -220,6 +233,25 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 		return exp, nil, err
 	}
 	return exp, append(variants, cmds...), nil
+}
+
+// checkTorchProfile checks --torch-profile: a number of steps, for
+// external runs (--cmd or a spec's), with the auto-instrumentation that
+// finds the steps.
+func checkTorchProfile(opts *RunOptions, cmds bool) error {
+	if opts.TorchProfile == 0 {
+		return nil
+	}
+	if err := runner.CheckTorchProfile(opts.TorchProfile); err != nil {
+		return fmt.Errorf("--torch-profile: %w", err)
+	}
+	if opts.NoAuto {
+		return errors.New("--torch-profile needs the auto-instrumentation that --no-auto turns off")
+	}
+	if !cmds && opts.Spec == "" {
+		return errors.New("--torch-profile goes with --cmd or a spec's commands")
+	}
+	return nil
 }
 
 // launchedRuns returns the runs of a launched session in launch order.

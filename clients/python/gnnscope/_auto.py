@@ -24,8 +24,12 @@ install(torch, client) patches, once torch is imported:
 Which DataLoader iterator feeds training is learned from the first forward
 after its first batch. Epochs are counted from the training iterator's
 exhaustion; without a DataLoader (full-batch training) every optimizer step
-is an epoch; gnnscope.epoch() overrides both. Only the main thread is
-recorded; forked processes (DataLoader workers) record nothing.
+is an epoch; gnnscope.epoch() overrides both. Only the main thread of the
+main process records. DataLoader workers (fork or spawn) time each batch's
+fetch and collate and send the times back with the batch (_workers); the
+main process writes them as `fetch` and `collate` spans on lanes
+loader/0 .. loader/N-1 with the batch's epoch and index, once the batch is
+received; batches outside training carry attrs phase eval or other.
 
 Every hook runs guarded: an internal error disables the instrumentation,
 is reported once on stderr with a "gnnscope:" prefix, and never reaches
@@ -36,6 +40,8 @@ import functools
 import itertools
 import os
 
+from . import _torchprof
+from . import _workers
 from ._recorder import Recorder
 
 _gen = itertools.count(1)
@@ -52,9 +58,11 @@ def install(torch, client):
     from torch.utils.data import dataloader as dl
     rec = Recorder(client, getattr(torch.utils.data, "get_worker_info", None))
     _patch_loader(dl._BaseDataLoaderIter, rec)
+    _workers.install(dl, rec)
     _patch_module(torch, rec)
     _patch_tensor(torch, rec)
     _patch_optim(torch, rec)
+    _torchprof.install(torch, client, rec)
     if hasattr(os, "register_at_fork"):
         def child():
             rec.disabled = True
@@ -75,6 +83,7 @@ def patch_iterator(cls, rec):
         if rec.ndepth or rec.off():
             return orig_next(self)
         start = rec.c.mark(False)
+        rec.work = None
         rec.ndepth += 1
         try:
             b = orig_next(self)

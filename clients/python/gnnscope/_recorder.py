@@ -7,16 +7,25 @@ import sys
 import threading
 
 from . import _cuda
+from . import _workers
+
+
+def _signalled(exc):
+    """Whether exc is torch's report of a dead DataLoader worker, raised by
+    its SIGCHLD handler wherever the main thread was, possibly inside a
+    hook: it belongs to the program, not to the instrumentation."""
+    return isinstance(exc, RuntimeError) and "DataLoader worker" in str(exc)
 
 
 class Batch:
     """A training batch (or a fetched batch not yet classified)."""
 
     __slots__ = ("it", "epoch", "batch", "sample", "xfer", "zg", "train_start",
-                 "fwd", "stepped", "last", "loss")
+                 "fwd", "stepped", "last", "loss", "work")
 
-    def __init__(self, it=None, sample=None):
+    def __init__(self, it=None, sample=None, work=None):
         self.it = it
+        self.work = work      # DataLoader worker's timings (see _workers)
         self.epoch = 0
         self.batch = 0
         self.sample = sample  # (start mark, end mark) or None
@@ -45,6 +54,8 @@ class Recorder:
         self.pending = None   # fetched batch not yet classified
         self.cur = None       # current training batch
         self.ev = None        # open eval pass: [start, end, forwards, epoch]
+        self.work = None      # worker timings of the batch being received
+        self.tprof = None     # the torch.profiler window (_torchprof), if asked for
         self.step_tok = None
         self.train_key = None
         self.next_batch = 0
@@ -64,6 +75,8 @@ class Recorder:
         try:
             return fn(*args)
         except Exception as exc:  # never let the instrumentation break the program
+            if _signalled(exc):
+                raise
             self.fail(exc)
             return None
 
@@ -114,7 +127,26 @@ class Recorder:
         self.sdepth = 0
         if b.sample is not None:
             c.span("sample", b.sample[0], b.sample[1], b.epoch, b.batch)
+        self._loader_spans(b, b.epoch, b.batch)
         return b
+
+    def _loader_spans(self, b, epoch, batch=None, phase=None):
+        """Write the DataLoader worker's fetch and collate spans of b, once:
+        batch None = the loader's own index (batches outside training)."""
+        w, b.work = b.work, None
+        if w is None:
+            return
+        (wid, t0, c0, c1, n), idx = w
+        c = self.c
+        base = c.t0
+        lane = _workers.lane(wid)
+        batch = idx if batch is None else batch
+        a = {"samples": n} if n >= 0 else {}
+        if phase:
+            a["phase"] = phase
+        c.span("fetch", (t0 - base, None), (c0 - base, None), epoch, batch, lane, a or None)
+        c.span("collate", (c0 - base, None), (c1 - base, None), epoch, batch, lane,
+               {"phase": phase} if phase else None)
 
     def _finalize(self):
         b, self.cur = self.cur, None
@@ -151,6 +183,7 @@ class Recorder:
         """At exit or finish: close the open batch, eval pass and epoch."""
         if self.disabled:
             return
+        self._drop_pending()
         self._finalize()
         self._close_eval()
         if self.seen_train:
@@ -161,17 +194,27 @@ class Recorder:
     def on_next(self, it, start):
         c = self.c
         end = c.mark(False)
+        work, self.work = self.work, None
         if c._oom is not None:
             c.flush_oom("skip")
         c.tick()
         kind = getattr(it, "_gnnscope_kind", None)
+        b = Batch(it, (start, end), work)
         if kind == "eval":
             self._open_eval(start)
             self.ev[1] = end
+            self._loader_spans(b, self.ev[3], phase="eval")
         elif kind == "train":
-            self._start_batch(Batch(it, (start, end)), True)
+            self._start_batch(b, True)
         else:
-            self.pending = Batch(it, (start, end))
+            self._drop_pending()
+            self.pending = b
+
+    def _drop_pending(self):
+        """A fetched batch that neither trained nor evaluated."""
+        b, self.pending = self.pending, None
+        if b is not None:
+            self._loader_spans(b, self.c.epoch, phase="other")
 
     def on_stop(self, it, start):
         end = self.c.mark(False)
@@ -181,7 +224,7 @@ class Recorder:
         except Exception:
             pass
         if self.pending is not None and self.pending.it is it:
-            self.pending = None
+            self._drop_pending()
         if kind == "eval" and self.ev is not None:
             self.ev[1] = end
             self._close_eval()
@@ -276,6 +319,7 @@ class Recorder:
             b, self.pending = self.pending, None
             b.it._gnnscope_kind = "eval"
             start = b.sample[0]
+            self._loader_spans(b, self.c.epoch, phase="eval")
         self._finalize()
         self._open_eval(start)
         return None, now
@@ -320,11 +364,25 @@ class Recorder:
             return
         (b, start), self.step_tok = self.step_tok, None
         end = self.c.mark(True)
+        if self.tprof is not None:
+            self._profile_step(end[0], b)  # first: its range ends where the step did
         self.c.span("step", start, end, b.epoch, b.batch)
         b.stepped = True
         b.last = end
         if b.train_start is None:
             b.train_start = start
+
+    def _profile_step(self, end_ns, b):
+        """Drive the torch.profiler window (see _torchprof); a failure ends
+        the capture, never the rest of the instrumentation."""
+        try:
+            self.tprof.on_step(end_ns, b.epoch, b.batch)
+        except Exception as exc:
+            self.tprof = None
+            try:
+                sys.stderr.write("gnnscope: torch profile off after an error: %r\n" % (exc,))
+            except Exception:
+                pass
 
     def on_error(self, exc):
         c = self.c

@@ -55,7 +55,10 @@ class AutoTest(unittest.TestCase):
         else:
             self.assertEqual(ev, [])
         for s in util.spans(evs):
-            self.assertEqual(s["lane"], "compute")
+            if s["name"] in ("fetch", "collate"):  # DataLoader workers (test_workers)
+                self.assertIn(s["lane"], ("loader/0", "loader/1"))
+            else:
+                self.assertEqual(s["lane"], "compute")
 
     def test_plain_loop(self):
         self.check(self.run_loop("--epochs", "3"))
@@ -65,8 +68,10 @@ class AutoTest(unittest.TestCase):
 
     def test_other_style_and_workers(self):
         # model.zero_grad, torch.autograd.backward, DataLoader workers
-        self.check(self.run_loop("--epochs", "2", "--style", "b", "--workers", "2", "--eval"),
-                   epochs=2, eval_pass=True)
+        evs = self.run_loop("--epochs", "2", "--style", "b", "--workers", "2", "--eval")
+        self.check(evs, epochs=2, eval_pass=True)
+        fetched = sorted((s["epoch"], s["batch"]) for s in util.spans(evs, "fetch"))
+        self.assertEqual(fetched, [(e, b) for e in (1, 2) for b in range(BATCHES)])
 
     def test_loss_values(self):
         evs = self.run_loop("--epochs", "1")

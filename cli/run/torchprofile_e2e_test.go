@@ -1,0 +1,78 @@
+//go:build unix
+
+package run_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gnnscope/gnnscope/cli/internal/clitest"
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// workersTrainer loads its batches with two DataLoader workers.
+const workersTrainer = `import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+X, y = torch.randn(96, 8), torch.randint(0, 2, (96,))
+loader = DataLoader(TensorDataset(X, y), batch_size=8, num_workers=2, persistent_workers=True)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    for xb, yb in loader:
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(xb), yb).backward()
+        opt.step()
+    print("epoch", epoch)
+`
+
+// TestExternalTorchProfileAndLoaderLanes runs a trainer with DataLoader
+// workers through run --cmd --torch-profile: the session's journal, read
+// back, holds the workers' lanes and the profiled window, and the trace
+// lies beside it.
+func TestExternalTorchProfileAndLoaderLanes(t *testing.T) {
+	needTorchClient(t)
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("GNNSCOPE_HOME", home)
+	path := filepath.Join(dir, "train.py")
+	os.WriteFile(path, []byte(workersTrainer), 0o644)
+	_, stderr, err := clitest.Run(t, "run", "--cmd", "w="+systemPython+" "+path, "--torch-profile", "4", "--wait", "-q")
+	s := clitest.OnlySession(t, home)
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.RunsDir(), "w.log"))
+		t.Fatalf("%v\n%s\nlog:\n%s", err, stderr, log)
+	}
+	if st, err := os.Stat(filepath.Join(s.RunsDir(), "w.torch.json")); err != nil || st.Size() == 0 {
+		t.Fatalf("trace: %v", err)
+	}
+	evs := readJournal(t, s, "w")
+	lanes := map[string]int{}
+	steps, windows := 0, 0
+	for _, e := range evs {
+		if e.T != profile.TypeSpan {
+			continue
+		}
+		switch e.Name {
+		case "fetch", "collate":
+			lanes[e.Lane]++
+		case "profiler.step":
+			steps++
+		case "torch.profile":
+			windows++
+			if !strings.Contains(string(e.Attrs), `"trace":"w.torch.json"`) || !strings.Contains(string(e.Attrs), `"offset_ns":`) {
+				t.Errorf("window attrs %s", e.Attrs)
+			}
+		}
+	}
+	// 2 epochs of 12 batches, each fetched and collated by one worker
+	if lanes["loader/0"]+lanes["loader/1"] != 2*2*12 || lanes["loader/0"] != lanes["loader/1"] {
+		t.Errorf("loader spans by lane %v", lanes)
+	}
+	if steps != 4 || windows != 1 {
+		t.Errorf("profiler steps %d, windows %d; want 4, 1", steps, windows)
+	}
+}
