@@ -203,7 +203,7 @@ func TestCachedInputAggregate(t *testing.T) {
 		if p := tr.model.Layers[0].(interface{ AggregatesFirst() bool }); !p.AggregatesFirst() {
 			t.Fatalf("%s: first layer should aggregate first for this test", model)
 		}
-		full := &fullBatch{t: tr}
+		full := tr.fullBatch()
 		for round := 0; round < 2; round++ {
 			tr.inf.opts.noAggCache = false
 			cached, err := tr.inf.run(inferRequest{dev: dev, model: tr.model})
