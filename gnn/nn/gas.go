@@ -55,53 +55,20 @@ func (m *Model) ForwardGAS(c *Context, blocks []*graph.Block, x *tensor.Tensor, 
 	if halo == nil && L > 1 {
 		return nil, fmt.Errorf("GAS forward without a halo function")
 	}
-	m.Release(c)
-	m.inputs = make([]*tensor.Tensor, L)
-	m.owned = make([]bool, L)
-	m.masks = make([]*tensor.Tensor, L)
-	m.acts = make([]*tensor.Tensor, L)
+	self := m.selfActivated()
+	dropout := c.Train && m.Spec.Dropout > 0 && !self
+	h, err := m.begin(c, x, dropout)
+	if err != nil {
+		return nil, err
+	}
 	m.dsts = make([]int, L)
 	for l, b := range blocks {
 		m.dsts[l] = b.NumDst
 	}
-	self := m.selfActivated()
-	dropout := c.Train && m.Spec.Dropout > 0 && !self
-	drop := func(l int, h *tensor.Tensor, inPlace bool) (*tensor.Tensor, error) {
-		mask, err := c.Dev.Alloc(h.Rows, h.Cols)
+	for l := range m.Layers {
+		y, err := m.forwardLayer(c, l, blocks[l], h)
 		if err != nil {
 			return nil, err
-		}
-		out := h
-		if !inPlace {
-			if out, err = c.Dev.Alloc(h.Rows, h.Cols); err != nil {
-				c.Dev.Free(mask)
-				return nil, err
-			}
-		}
-		c.Dev.DropoutMask(mask, m.Spec.Dropout, c.maskSeed(l))
-		c.Dev.Mul(out, h, mask)
-		m.masks[l] = mask
-		return out, nil
-	}
-	h := x
-	if dropout && m.Spec.InputDropout {
-		hd, err := drop(0, x, false)
-		if err != nil {
-			m.Release(c)
-			return nil, err
-		}
-		h, m.owned[0] = hd, true
-	}
-	for l, layer := range m.Layers {
-		m.inputs[l] = h
-		y, err := layer.Forward(c, blocks[l], h)
-		if err != nil {
-			m.Release(c)
-			return nil, fmt.Errorf("layer %d: %w", l+1, err)
-		}
-		if !c.Train && l > 0 && m.owned[l] {
-			c.Dev.Free(h)
-			m.inputs[l], m.owned[l] = nil, false
 		}
 		if l == L-1 {
 			h = y
@@ -124,7 +91,7 @@ func (m *Model) ForwardGAS(c *Context, blocks []*graph.Block, x *tensor.Tensor, 
 		m.owned[l+1] = true
 		m.inputs[l+1] = next
 		if dropout {
-			if _, err := drop(l+1, next, true); err != nil {
+			if _, err := m.drop(c, l+1, next, true); err != nil {
 				m.Release(c)
 				return nil, err
 			}
@@ -195,18 +162,12 @@ func (m *Model) BackwardGAS(c *Context, dlogits *tensor.Tensor) error {
 	self := m.selfActivated()
 	d := dlogits
 	for l := len(m.Layers) - 1; l >= 0; l-- {
-		dx, err := m.Layers[l].Backward(c, d, l > 0)
-		if d != dlogits {
-			c.Dev.Free(d)
-		}
+		dx, err := m.backwardLayer(c, l, d, dlogits)
 		if err != nil {
-			return fmt.Errorf("layer %d backward: %w", l+1, err)
+			return err
 		}
 		if l == 0 {
 			break
-		}
-		if m.masks[l] != nil {
-			c.Dev.Mul(dx, dx, m.masks[l])
 		}
 		nd := m.dsts[l-1] // the in-batch rows of the extended input
 		din, err := c.Dev.Alloc(nd, dx.Cols)

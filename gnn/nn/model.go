@@ -196,38 +196,16 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 	if len(blocks) != len(m.Layers) {
 		return nil, fmt.Errorf("model has %d layers but got %d blocks", len(m.Layers), len(blocks))
 	}
-	m.Release(c)
 	L := len(m.Layers)
-	m.inputs = make([]*tensor.Tensor, L)
-	m.owned = make([]bool, L)
-	m.masks = make([]*tensor.Tensor, L)
-	m.acts = make([]*tensor.Tensor, L)
 	dropout := c.Train && m.Spec.Dropout > 0 && !m.selfActivated()
-	h := x
-	if dropout && m.Spec.InputDropout {
-		mask, err := c.Dev.Alloc(x.Rows, x.Cols)
-		if err != nil {
-			return nil, err
-		}
-		hd, err := c.Dev.Alloc(x.Rows, x.Cols)
-		if err != nil {
-			c.Dev.Free(mask)
-			return nil, err
-		}
-		c.Dev.DropoutMask(mask, m.Spec.Dropout, c.maskSeed(0))
-		c.Dev.Mul(hd, x, mask)
-		h, m.owned[0], m.masks[0] = hd, true, mask
+	h, err := m.begin(c, x, dropout)
+	if err != nil {
+		return nil, err
 	}
-	for l, layer := range m.Layers {
-		m.inputs[l] = h
-		y, err := layer.Forward(c, blocks[l], h)
+	for l := range m.Layers {
+		y, err := m.forwardLayer(c, l, blocks[l], h)
 		if err != nil {
-			m.Release(c)
-			return nil, fmt.Errorf("layer %d: %w", l+1, err)
-		}
-		if !c.Train && l > 0 && m.owned[l] {
-			c.Dev.Free(h)
-			m.inputs[l], m.owned[l] = nil, false
+			return nil, err
 		}
 		if l < L-1 {
 			if !m.selfActivated() {
@@ -265,6 +243,66 @@ func (m *Model) Forward(c *Context, blocks []*graph.Block, x *tensor.Tensor) (*t
 	return h, nil
 }
 
+// begin starts a pass of Forward or ForwardGAS: it releases the previous
+// pass's state, makes room for this one's, and returns the first layer's
+// input: x, or with dropout and InputDropout, x through a dropout mask
+// (layer 0's, which the model then owns).
+func (m *Model) begin(c *Context, x *tensor.Tensor, dropout bool) (*tensor.Tensor, error) {
+	m.Release(c)
+	L := len(m.Layers)
+	m.inputs = make([]*tensor.Tensor, L)
+	m.owned = make([]bool, L)
+	m.masks = make([]*tensor.Tensor, L)
+	m.acts = make([]*tensor.Tensor, L)
+	if !dropout || !m.Spec.InputDropout {
+		return x, nil
+	}
+	hd, err := m.drop(c, 0, x, false)
+	if err != nil {
+		m.Release(c)
+		return nil, err
+	}
+	m.owned[0] = true
+	return hd, nil
+}
+
+// drop applies a fresh dropout mask, kept as layer l's, to h: in place, or
+// into a new tensor.
+func (m *Model) drop(c *Context, l int, h *tensor.Tensor, inPlace bool) (*tensor.Tensor, error) {
+	mask, err := c.Dev.Alloc(h.Rows, h.Cols)
+	if err != nil {
+		return nil, err
+	}
+	out := h
+	if !inPlace {
+		if out, err = c.Dev.Alloc(h.Rows, h.Cols); err != nil {
+			c.Dev.Free(mask)
+			return nil, err
+		}
+	}
+	c.Dev.DropoutMask(mask, m.Spec.Dropout, c.maskSeed(l))
+	c.Dev.Mul(out, h, mask)
+	m.masks[l] = mask
+	return out, nil
+}
+
+// forwardLayer runs layer l over block b from its input h, which the pass
+// state keeps (in training mode; out of it, an input the model owns is
+// freed at once). On an error it releases the pass.
+func (m *Model) forwardLayer(c *Context, l int, b *graph.Block, h *tensor.Tensor) (*tensor.Tensor, error) {
+	m.inputs[l] = h
+	y, err := m.Layers[l].Forward(c, b, h)
+	if err != nil {
+		m.Release(c)
+		return nil, fmt.Errorf("layer %d: %w", l+1, err)
+	}
+	if !c.Train && l > 0 && m.owned[l] {
+		c.Dev.Free(h)
+		m.inputs[l], m.owned[l] = nil, false
+	}
+	return y, nil
+}
+
 // Backward propagates dlogits (the gradient of the loss with respect to
 // Forward's output; caller-owned) through the layers, setting every
 // parameter's gradient, and frees the pass state.
@@ -275,20 +313,14 @@ func (m *Model) Backward(c *Context, dlogits *tensor.Tensor) error {
 	defer m.Release(c)
 	d := dlogits
 	for l := len(m.Layers) - 1; l >= 0; l-- {
-		dx, err := m.Layers[l].Backward(c, d, l > 0)
-		if d != dlogits {
-			c.Dev.Free(d)
-		}
+		dx, err := m.backwardLayer(c, l, d, dlogits)
 		if err != nil {
-			return fmt.Errorf("layer %d backward: %w", l+1, err)
+			return err
 		}
 		if l > 0 {
-			// inputs[l] = dropout(f(z)): through the mask, then f.
-			// (ReLU's derivative reads the dropped output: where it is
-			// zero, the mask already zeroed the gradient.)
-			if m.masks[l] != nil {
-				c.Dev.Mul(dx, dx, m.masks[l])
-			}
+			// inputs[l] = dropout(f(z)): through the mask (backwardLayer),
+			// then f. (ReLU's derivative reads the dropped output: where
+			// it is zero, the mask already zeroed the gradient.)
 			if !m.selfActivated() {
 				m.activateBackward(c.Dev, dx, dx, m.actOr(l, m.inputs[l]))
 			}
@@ -297,6 +329,24 @@ func (m *Model) Backward(c *Context, dlogits *tensor.Tensor) error {
 		d = dx
 	}
 	return nil
+}
+
+// backwardLayer runs layer l's backward from d, the gradient of its
+// output (freed unless it is the caller's dlogits), and returns the
+// gradient of its input through layer l's dropout mask, if any (nothing
+// at layer 0, whose input needs none).
+func (m *Model) backwardLayer(c *Context, l int, d, dlogits *tensor.Tensor) (*tensor.Tensor, error) {
+	dx, err := m.Layers[l].Backward(c, d, l > 0)
+	if d != dlogits {
+		c.Dev.Free(d)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("layer %d backward: %w", l+1, err)
+	}
+	if l > 0 && m.masks[l] != nil {
+		c.Dev.Mul(dx, dx, m.masks[l])
+	}
+	return dx, nil
 }
 
 // freeInput frees layer l's input and mask once nothing needs them.

@@ -36,7 +36,11 @@ func TestBatchesCarryTransposes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		pipe := startPipeline(context.Background(), tr)
+		sch, err := tr.newSchedule()
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		pipe := startPipeline(context.Background(), sch.(*pipelined).start)
 		for i := 0; i < 3; i++ {
 			p, err := pipe.take(context.Background(), nil, 1, i)
 			if err != nil {

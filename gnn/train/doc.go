@@ -5,9 +5,10 @@
 //
 // # Structure
 //
-// Run builds a trainer (train.go) and runs it (run.go): setup once
+// Run builds a trainer (trainer.go) and runs it (run.go): setup once
 // (the memory guard's calibration, the inference chunks, the schedule),
-// then the epochs, then the result's figures. An epoch's batches come from
+// then the epochs, then the result's figures. The trainer hands each part
+// the dependencies it reads, never itself (a test keeps it so). An epoch's batches come from
 // the schedule (schedule.go), picked once from the config:
 //
 //   - fullBatch: one step per epoch on the whole graph;
@@ -23,8 +24,9 @@
 // refused allocation does (abort or skip) and what the memory guard
 // (guard.go) tries on a batch predicted not to fit (resample, cut, split).
 // batchLoader (batch.go) turns sampled batches into device inputs;
-// memState (memstate.go) accounts every batch's peak. Evaluation is
-// layer-wise inference (infer.go, infer_chunks.go), in turn or, with
+// memState (memstate.go) accounts every batch's peak. Evaluation
+// (evaluator, evaluate.go) is layer-wise inference (infer.go,
+// infer_chunks.go), in turn or, with
 // Config.OverlapEval, on a snapshot of the weights while the next epoch
 // trains (overlapEval, overlap.go), which the run always waits for before
 // it returns.

@@ -37,15 +37,36 @@ type gasState struct {
 // whole graph parts, their 1-hop halo's embeddings pulled from the
 // histories of the hidden layers and the batch's own pushed into them.
 type gasSchedule struct {
-	t *trainer
-	s *gasState
+	d   trainDeps
+	gas gasDeps
+	s   *gasState
+}
+
+// gasDeps is what GAS training reads beside trainDeps: the graph, its
+// labels, feature width and degrees, the training nodes, the partition's
+// and the batches' settings, the model, its optimizer (whose step count
+// stamps the histories' rows) and the inference that fills the histories.
+type gasDeps struct {
+	g             *graph.CSR
+	y             []int32
+	f             int
+	deg           []float32 // degree + 1 per node
+	train         []int32
+	parts         int    // Config.Parts
+	partsPerBatch int    // Config.PartsPerBatch
+	balance       string // Config.PartBalance
+	layers        int
+	seed          uint64
+	model         *nn.Model
+	opt           *nn.Optimizer
+	inf           *inference
 }
 
 // newGASSchedule partitions the graph, builds the GAS loader and the
 // histories, and fills the histories by exact layer-wise inference with
 // the initial weights.
-func newGASSchedule(t *trainer) (*gasSchedule, error) {
-	sch := &gasSchedule{t: t}
+func newGASSchedule(d trainDeps, gd gasDeps) (*gasSchedule, error) {
+	sch := &gasSchedule{d: d, gas: gd}
 	if err := sch.setup(); err != nil {
 		sch.close()
 		return nil, err
@@ -55,14 +76,14 @@ func newGASSchedule(t *trainer) (*gasSchedule, error) {
 
 // setup is newGASSchedule's work.
 func (sch *gasSchedule) setup() error {
-	t := sch.t
-	g := t.ds.Graph
-	k := t.cfg.Parts
+	t := &sch.gas
+	g := t.g
+	k := t.parts
 	if k > g.N {
 		return fmt.Errorf("%d parts for %d nodes: at most one part per node", k, g.N)
 	}
-	opt := partition.Options{Seed: t.cfg.Seed}
-	if t.cfg.PartBalance == PartBalanceEdges {
+	opt := partition.Options{Seed: t.seed}
+	if t.balance == PartBalanceEdges {
 		opt.VertexWeights = partition.DegreeWeights(g)
 	}
 	pr, err := partition.KWay(g, k, opt)
@@ -75,11 +96,11 @@ func (sch *gasSchedule) setup() error {
 	}
 	s := &gasState{loader: loader, isTrain: make([]bool, g.N)}
 	sch.s = s
-	for _, v := range t.split.Train {
+	for _, v := range t.train {
 		s.isTrain[v] = true
 	}
-	for l := 0; l < t.cfg.Layers-1; l++ {
-		h, err := history.NewOn(t.dev, g.N, t.model.EmbedDim(l))
+	for l := 0; l < t.layers-1; l++ {
+		h, err := history.NewOn(sch.d.dev, g.N, t.model.EmbedDim(l))
 		if err != nil {
 			return fmt.Errorf("history of layer %d: %w", l+1, err)
 		}
@@ -88,7 +109,7 @@ func (sch *gasSchedule) setup() error {
 	if len(s.hist) == 0 {
 		return nil
 	}
-	_, err = t.inf.run(inferRequest{dev: t.dev, model: t.model, keep: func(l int, h []float32) error {
+	_, err = t.inf.run(inferRequest{dev: sch.d.dev, model: t.model, keep: func(l int, h []float32) error {
 		if _, err := s.fill(l, h, int64(t.opt.Steps())); err != nil {
 			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
 		}
@@ -120,13 +141,13 @@ func (s *gasState) fill(l int, h []float32, step int64) (float64, error) {
 }
 
 // refresh replaces history l with the exact embeddings h computed by the
-// evaluation of epoch and records its hist_err event.
-func (s *gasState) refresh(t *trainer, epoch, l int, h []float32) error {
-	e, err := s.fill(l, h, int64(t.opt.Steps()))
+// evaluation of epoch, stamped with step, and records its hist_err event.
+func (s *gasState) refresh(rec *profile.Recorder, step int64, epoch, l int, h []float32) error {
+	e, err := s.fill(l, h, step)
 	if err != nil {
 		return fmt.Errorf("refresh history of layer %d: %w", l+1, err)
 	}
-	history.EmitHistErr(t.rec, epoch, l, e)
+	history.EmitHistErr(rec, epoch, l, e)
 	if l == 0 || !s.refreshed {
 		s.relErr = e
 	} else {
@@ -139,8 +160,7 @@ func (s *gasState) refresh(t *trainer, epoch, l int, h []float32) error {
 // epoch trains one epoch of GAS mini-batches: the non-empty parts,
 // shuffled, in groups of PartsPerBatch.
 func (sch *gasSchedule) epoch(ctx context.Context, epoch int, st *EpochStat) error {
-	t := sch.t
-	groups, err := sch.s.loader.Batches(epoch, t.cfg.PartsPerBatch, t.cfg.Seed)
+	groups, err := sch.s.loader.Batches(epoch, sch.gas.partsPerBatch, sch.gas.seed)
 	if err != nil {
 		return err
 	}
@@ -160,10 +180,10 @@ func (sch *gasSchedule) epoch(ctx context.Context, epoch int, st *EpochStat) err
 // batch builds, gathers and trains the GAS mini-batch of parts. A batch
 // without training nodes is skipped (nothing to learn from, nothing pushed).
 func (sch *gasSchedule) batch(epoch, index int, parts []int32, acc *epochAcc) error {
-	t := sch.t
+	t, gd := &sch.d, &sch.gas
 	s, rec := sch.s, t.rec
 	t0 := rec.Now()
-	b, err := s.loader.Batch(epoch, index, parts, t.cfg.Layers)
+	b, err := s.loader.Batch(epoch, index, parts, gd.layers)
 	if err != nil {
 		return err
 	}
@@ -175,21 +195,21 @@ func (sch *gasSchedule) batch(epoch, index int, parts []int32, acc *epochAcc) er
 	for i, v := range orig[:b.InBatch] {
 		if s.isTrain[v] {
 			rows = append(rows, int32(i))
-			labels = append(labels, t.ds.Y[v])
+			labels = append(labels, gd.y[v])
 		}
 	}
 	if len(rows) == 0 {
 		rec.Span(profile.StageSample, profile.LaneCompute, epoch, index, t0, rec.Now()-t0)
 		return nil
 	}
-	blk := t.model.PrepareBlock(b.Blocks[0], orig, t.deg)
-	blocks := make([]*graph.Block, t.cfg.Layers)
+	blk := gd.model.PrepareBlock(b.Blocks[0], orig, gd.deg)
+	blocks := make([]*graph.Block, gd.layers)
 	for l := range blocks {
 		blocks[l] = blk
 	}
 	t1 := rec.Now()
 	rec.Span(profile.StageSample, profile.LaneCompute, epoch, index, t0, t1-t0)
-	x, err := t.dev.Alloc(len(orig), t.ds.NumFeatures)
+	x, err := t.dev.Alloc(len(orig), gd.f)
 	if err != nil {
 		return t.policy.batchFailed(err, epoch, index)
 	}
@@ -199,13 +219,13 @@ func (sch *gasSchedule) batch(epoch, index int, parts []int32, acc *epochAcc) er
 
 	scope := device.NewScope()
 	dev := device.Scoped(t.dev, scope)
-	step := int64(t.opt.Steps())
+	step := int64(gd.opt.Steps())
 	halo := func(l int, y *tensor.Tensor) (*tensor.Tensor, error) {
 		return s.pushPull(dev, rec, epoch, index, l, b, y, blk.NumSrc, step)
 	}
 	loss, ok, err := t.step.stepWith(dev, epoch, index, func(c *nn.Context) (*tensor.Tensor, error) {
-		return t.model.ForwardGAS(c, blocks, x, halo)
-	}, t.model.BackwardGAS, rows, labels)
+		return gd.model.ForwardGAS(c, blocks, x, halo)
+	}, gd.model.BackwardGAS, rows, labels)
 	if err != nil {
 		return t.policy.batchFailed(err, epoch, index)
 	}
@@ -254,7 +274,9 @@ func (s *gasState) pushPull(dev device.Device, rec *profile.Recorder, epoch, ind
 // keeper refreshes the histories with the exact embeddings of the
 // evaluation of epoch.
 func (sch *gasSchedule) keeper(epoch int) func(l int, h []float32) error {
-	return func(l int, h []float32) error { return sch.s.refresh(sch.t, epoch, l, h) }
+	return func(l int, h []float32) error {
+		return sch.s.refresh(sch.d.rec, int64(sch.gas.opt.Steps()), epoch, l, h)
+	}
 }
 
 // close releases the histories (pinned device memory on the CUDA

@@ -167,10 +167,11 @@ func TestGASPartBalance(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tr.close()
-		sch, err := newGASSchedule(tr)
+		s, err := tr.newSchedule()
 		if err != nil {
 			t.Fatal(err)
 		}
+		sch := s.(*gasSchedule)
 		defer sch.close()
 		// The loader numbers nodes part by part: part p is the permuted
 		// ids [PartPtr[p], PartPtr[p+1]), original node Inv[i].

@@ -42,18 +42,24 @@ type inference struct {
 	gate    *memory.Gate
 	rec     *profile.Recorder
 
-	mu          sync.Mutex
-	cache       []evalChunk // inference blocks, kept between evaluations
-	agg0        []float32   // first layer's input aggregate, kept between evaluations
-	noAggCache  bool        // tests: always aggregate the input afresh
-	noTransform bool        // tests: run every layer on each chunk's input rows
-	noHostViews bool        // tests: copy rows to the device as on an accelerator (see infer_host.go)
-	poisonMats  bool        // tests: fill reused host matrices with NaNs (see hostMats)
-	seen        []int64     // each chunk's largest measured peak (see grant)
-	cutEdges    int64       // edges dropped from the chunks
-	minKeep     int         // the resolved automatic Config.CutMinKeep, once minKeepSet
-	minKeepSet  bool
-	available   func() int64 // the memory chunks are sized from without a budget (nil: data.AvailableMemory)
+	mu         sync.Mutex
+	cache      []evalChunk // inference blocks, kept between evaluations
+	agg0       []float32   // first layer's input aggregate, kept between evaluations
+	seen       []int64     // each chunk's largest measured peak (see grant)
+	cutEdges   int64       // edges dropped from the chunks
+	minKeep    int         // the resolved automatic Config.CutMinKeep, once minKeepSet
+	minKeepSet bool
+	available  func() int64 // the memory chunks are sized from without a budget (nil: data.AvailableMemory)
+	opts       inferOptions // the zero value but in tests
+}
+
+// inferOptions turn off, for tests that compare the ways of computing a
+// pass, what inference does to save work; a run leaves them all false.
+type inferOptions struct {
+	noAggCache  bool // always aggregate the input afresh
+	noTransform bool // run every layer on each chunk's input rows
+	noHostViews bool // copy rows to the device as on an accelerator (see infer_host.go)
+	poisonMats  bool // fill reused host matrices with NaNs (see hostMats)
 }
 
 func newInference(cfg Config, ds *data.Dataset, x, deg []float32, isVal []bool, mem *memState, rec *profile.Recorder) *inference {
@@ -100,17 +106,10 @@ type layerPass struct {
 	last  bool
 }
 
-// predict runs inference with model m and returns each node's predicted
-// class.
-func (in *inference) predict(dev device.Device, m *nn.Model) ([]int32, error) {
-	return in.run(inferRequest{dev: dev, model: m})
-}
-
 // run runs one inference pass and returns each node's predicted class,
 // recording a mem event (phase eval) per chunk.
 func (in *inference) run(r inferRequest) (_ []int32, err error) {
 	m := r.model
-	preds := make([]int32, in.g.N)
 	chunks, err := in.chunks(m)
 	if err != nil {
 		return nil, err
@@ -122,15 +121,35 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 			in.recordMem(r, chunks, peaks)
 		}
 	}()
-	host := hostViews(r.dev, in.noHostViews)
-	if host != nil {
+	if hostViews(r.dev, in.opts.noHostViews) != nil {
 		in.mu.Lock()
 		setGlobalBlocks(in.g, chunks)
 		in.mu.Unlock()
 	}
+	agg, err := in.inputAggregate(r.dev, m, chunks)
+	if err != nil {
+		return nil, err
+	}
+	grant := func(i int, ch evalChunk) func() {
+		return acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
+	}
+	return in.pass(r, chunks, agg, peaks, grant)
+}
+
+// pass runs model m (r.model) layer by layer over chunks, which cover
+// every destination once, into preds (each node's predicted class), which
+// it returns: with agg, if not nil, as the first layer's input aggregate,
+// each layer's input transformed once where the layer transforms first
+// (see infer_transform.go), each chunk's work granted by grant (nil: no
+// grants) and its peak raised into peaks. Each hidden layer's output goes
+// to r.keep once complete, the last layer's logits to r.ce.
+func (in *inference) pass(r inferRequest, chunks []evalChunk, agg []float32, peaks []int64, grant func(i int, ch evalChunk) func()) ([]int32, error) {
+	m := r.model
+	preds := make([]int32, in.g.N)
+	host := hostViews(r.dev, in.opts.noHostViews)
 	h, dim := in.x, in.f
 	last := len(m.Layers) - 1
-	mats := &hostMats{poison: in.poisonMats}
+	mats := &hostMats{poison: in.opts.poisonMats}
 	defer mats.release()
 	for l, layer := range m.Layers {
 		_, out := layer.Dims()
@@ -139,20 +158,18 @@ func (in *inference) run(r inferRequest) (_ []int32, err error) {
 			p.next = mats.get(in.g.N * out)
 		}
 		if l == 0 {
-			if p.agg, err = in.inputAggregate(r.dev, m, chunks); err != nil {
-				return nil, err
-			}
+			p.agg = agg
 		}
-		grant := func(i int, ch evalChunk) func() {
-			return acquire(in.gate, in.rec, in.grant(m, i, ch), profile.LaneEval, r.epoch, i)
-		}
-		if !in.noTransform {
+		if !in.opts.noTransform {
 			if err := p.transformAll(chunks, peaks, grant); err != nil {
 				return nil, err
 			}
 		}
 		for i, ch := range chunks {
-			release := grant(i, ch)
+			release := func() {}
+			if grant != nil {
+				release = grant(i, ch)
+			}
 			err := p.chunk(ch, &peaks[i])
 			release()
 			if err != nil {
@@ -227,7 +244,7 @@ const maxCachedAggregateBytes = 2 << 30
 func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []evalChunk) ([]float32, error) {
 	p, ok := m.Layers[0].(nn.Precomputable)
 	f := in.f
-	if !ok || in.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
+	if !ok || in.opts.noAggCache || int64(in.g.N)*int64(f)*4 > maxCachedAggregateBytes {
 		return nil, nil
 	}
 	in.mu.Lock()
@@ -237,7 +254,7 @@ func (in *inference) inputAggregate(dev device.Device, m *nn.Model, chunks []eva
 	}
 	agg := make([]float32, in.g.N*f)
 	c := &nn.Context{Dev: dev}
-	host := hostViews(dev, in.noHostViews)
+	host := hostViews(dev, in.opts.noHostViews)
 	if host != nil {
 		setGlobalBlocks(in.g, chunks)
 	}
@@ -386,34 +403,10 @@ func (in *inference) uncut(dev device.Device, m *nn.Model) ([]int32, error) {
 		chunks = append(chunks, evalChunk{lo: lo, hi: hi, blk: blk, src: src, whole: true})
 	}
 	in.prepareBlocks(m, chunks, false)
-	host := hostViews(dev, in.noHostViews)
-	if host != nil {
+	if hostViews(dev, in.opts.noHostViews) != nil {
 		setGlobalBlocks(in.g, chunks) // chunks of this pass alone
 	}
-	preds := make([]int32, in.g.N)
-	peaks := make([]int64, len(chunks))
-	h, dim := in.x, in.f
-	last := len(m.Layers) - 1
-	mats := &hostMats{poison: in.poisonMats}
-	defer mats.release()
-	for l, layer := range m.Layers {
-		_, out := layer.Dims()
-		p := &layerPass{dev: dev, model: m, layer: l, in: h, dim: dim, out: out, preds: preds, last: l == last, host: host, mats: mats}
-		if l < last {
-			p.next = mats.get(in.g.N * out)
-		}
-		if err := p.transformAll(chunks, peaks, nil); err != nil {
-			return nil, err
-		}
-		for i, ch := range chunks {
-			if err := p.chunk(ch, &peaks[i]); err != nil {
-				return nil, err
-			}
-		}
-		p.done(l)
-		h, dim = p.next, out
-	}
-	return preds, nil
+	return in.pass(inferRequest{dev: dev, model: m}, chunks, nil, make([]int64, len(chunks)), nil)
 }
 
 // acquire takes n bytes of the memory gate g for the work of (epoch,

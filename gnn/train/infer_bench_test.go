@@ -64,7 +64,7 @@ func BenchmarkInferDataset(b *testing.B) {
 		b.StartTimer()
 		c0 := processCPU()
 		stop := profileTo(b, os.Getenv("GNNSCOPE_BENCH_PROFILE"))
-		preds, err := inf.predict(dev, tr.model)
+		preds, err := inf.run(inferRequest{dev: dev, model: tr.model})
 		stop()
 		cpuTime += processCPU() - c0
 		if err != nil {

@@ -37,8 +37,14 @@ func TestInferHostViewsExact(t *testing.T) {
 				}
 				for _, noAgg := range []bool{false, true} {
 					name := fmt.Sprintf("%s/hidden %d/cut %g/no cache %v", kind, hidden, cut, noAgg)
-					want := inferOutputs(t, name, tr, cfg, noAgg, true)
-					got := inferOutputs(t, name, tr, cfg, noAgg, false)
+					// A fresh inference each: no chunks or aggregate shared.
+					fresh := func(copy bool) *inference {
+						inf := newInference(cfg, tr.ds, tr.x, tr.deg, tr.isVal, &tr.mem, nil)
+						inf.opts = inferOptions{noAggCache: noAgg, noHostViews: copy, poisonMats: !copy}
+						return inf
+					}
+					want := inferOutputs(t, name, fresh(true), tr.dev, tr.model, true)
+					got := inferOutputs(t, name, fresh(false), tr.dev, tr.model, false)
 					for l := range want {
 						if !slices.Equal(floatBits(got[l]), floatBits(want[l])) {
 							t.Fatalf("%s: output %d differs in place", name, l)
@@ -51,23 +57,21 @@ func TestInferHostViewsExact(t *testing.T) {
 	}
 }
 
-// inferOutputs runs one inference of tr's model and returns each hidden
-// layer's output and the predictions (as floats), failing unless the pass
-// read the host matrices in place exactly when copy is false.
-func inferOutputs(t *testing.T, name string, tr *trainer, cfg Config, noAgg, copy bool) [][]float32 {
+// inferOutputs runs one inference of model m with inf and returns each
+// hidden layer's output and the predictions (as floats), failing unless
+// the pass read the host matrices in place exactly when copy is false.
+func inferOutputs(t *testing.T, name string, inf *inference, dev device.Device, m *nn.Model, copy bool) [][]float32 {
 	t.Helper()
-	inf := newInference(cfg, tr.ds, tr.x, tr.deg, tr.isVal, &tr.mem, nil)
-	inf.noAggCache, inf.noHostViews, inf.poisonMats = noAgg, copy, !copy
 	var out [][]float32
 	keep := func(_ int, h []float32) error {
 		out = append(out, slices.Clone(h))
 		return nil
 	}
-	preds, err := inf.run(inferRequest{dev: tr.dev, model: tr.model, keep: keep})
+	preds, err := inf.run(inferRequest{dev: dev, model: m, keep: keep})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	chunks, err := inf.chunks(tr.model)
+	chunks, err := inf.chunks(m)
 	if err != nil || len(chunks) < 4 {
 		t.Fatalf("%s: %d chunks, %v", name, len(chunks), err)
 	}

@@ -23,16 +23,16 @@ type inferOut struct {
 	preds  []int32
 }
 
-// inferAll runs one inference pass of tr's model over every node.
-func inferAll(t *testing.T, tr *trainer) inferOut {
+// inferAll runs one inference pass of model m over every node.
+func inferAll(t *testing.T, inf *inference, dev device.Device, m *nn.Model) inferOut {
 	t.Helper()
-	all := make([]bool, tr.ds.Graph.N)
+	all := make([]bool, inf.g.N)
 	for i := range all {
 		all[i] = true
 	}
 	var out inferOut
-	ce := &valCE{isVal: all, y: tr.ds.Y}
-	preds, err := tr.inf.run(inferRequest{dev: tr.dev, model: tr.model, ce: ce, keep: func(l int, h []float32) error {
+	ce := &valCE{isVal: all, y: inf.y}
+	preds, err := inf.run(inferRequest{dev: dev, model: m, ce: ce, keep: func(l int, h []float32) error {
 		out.hidden = append(out.hidden, append([]float32(nil), h...))
 		return nil
 	}})
@@ -77,12 +77,12 @@ func TestInferenceTransformsOnce(t *testing.T) {
 			if err != nil || len(chunks) < 5 {
 				t.Fatalf("%s: %d chunks, %v", kind, len(chunks), err)
 			}
-			tr.inf.noAggCache, tr.inf.noTransform = true, true
-			want := inferAll(t, tr)
+			tr.inf.opts = inferOptions{noAggCache: true, noTransform: true}
+			want := inferAll(t, tr.inf, tr.dev, tr.model)
 			for _, v := range []struct{ noAgg, noTransform bool }{{true, false}, {false, false}, {false, true}} {
-				tr.inf.noAggCache, tr.inf.noTransform = v.noAgg, v.noTransform
+				tr.inf.opts = inferOptions{noAggCache: v.noAgg, noTransform: v.noTransform}
 				what := fmt.Sprintf("%s cut %g no aggregate %t no transform %t", kind, cut, v.noAgg, v.noTransform)
-				compareInference(t, what, inferAll(t, tr), want)
+				compareInference(t, what, inferAll(t, tr.inf, tr.dev, tr.model), want)
 			}
 			if cut > 0 && tr.inf.cut() == 0 {
 				t.Fatalf("%s: nothing cut", kind)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
+	"github.com/gnnscope/gnnscope/gnn/device"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -15,7 +17,10 @@ import (
 // state, so drain must run before any of them is released, on every path
 // out of the training loop (an error, a cancel, patience running out).
 type overlapEval struct {
-	t *trainer
+	dev   device.Device
+	model *nn.Model     // the trained model, snapshot at each start
+	ds    *data.Dataset // its mapped reads guarded on the evaluation's goroutine
+	eval  *evaluator    // evaluates each snapshot, on the eval lane
 	// deliver receives each finished evaluation with its epoch's
 	// statistics (on the training goroutine, from finish).
 	deliver func(st *EpochStat, r evalResult)
@@ -29,8 +34,7 @@ type overlapEval struct {
 // memory gate counts one) and a finished run has nothing left on the
 // device.
 func (o *overlapEval) start(st EpochStat) error {
-	t := o.t
-	snap, err := t.model.Snapshot(t.dev)
+	snap, err := o.model.Snapshot(o.dev)
 	if err != nil {
 		return fmt.Errorf("epoch %d: snapshot for evaluation: %w", st.Epoch, err)
 	}
@@ -38,10 +42,10 @@ func (o *overlapEval) start(st EpochStat) error {
 	o.done = make(chan evalResult, 1)
 	go func(done chan<- evalResult, epoch int) {
 		var r evalResult
-		if err := data.Guard(t.ds, func() error { r = t.evaluate(t.dev, snap, profile.LaneEval, epoch); return nil }); err != nil {
+		if err := data.Guard(o.ds, func() error { r = o.eval.evaluate(o.dev, snap, profile.LaneEval, epoch); return nil }); err != nil {
 			r = evalResult{err: err}
 		}
-		snap.Free(t.dev)
+		snap.Free(o.dev)
 		done <- r
 	}(o.done, st.Epoch)
 	return nil

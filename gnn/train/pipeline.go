@@ -31,16 +31,35 @@ type job struct {
 	targets           []int32
 }
 
-// startPipeline starts the dispatcher and the sampler workers for all epochs.
-func startPipeline(ctx context.Context, t *trainer) *pipeline {
-	workers := t.cfg.SamplerWorkers
-	depth := t.cfg.Prefetch
+// pipelineStart is what a pipeline is started from: the workers and the
+// prefetch depth asked for (Config.SamplerWorkers, Config.Prefetch), the
+// epochs to prepare, how their batches are drawn, the sampler the workers
+// draw from, the loader that prepares each batch, and the dataset (whose
+// mapped reads are guarded on every worker) and the device.
+type pipelineStart struct {
+	workers, prefetch, epochs int
+	draw                      batchDraw
+	sampler                   *sample.Neighbor
+	load                      *batchLoader
+	ds                        *data.Dataset
+	dev                       device.Device
+}
+
+// depth is the number of batches prepared ahead: Prefetch, by default two
+// per worker, and never fewer than the workers.
+func (ps pipelineStart) depth() int {
+	depth := ps.prefetch
 	if depth <= 0 {
-		depth = 2 * workers
+		depth = 2 * ps.workers
 	}
-	depth = max(depth, workers)
+	return max(depth, ps.workers)
+}
+
+// startPipeline starts the dispatcher and the sampler workers for all epochs.
+func startPipeline(ctx context.Context, ps pipelineStart) *pipeline {
+	workers, depth := ps.workers, ps.depth()
 	ctx, cancel := context.WithCancel(ctx)
-	p := &pipeline{depth: depth, slots: make([]chan *prepared, depth), tokens: make(chan struct{}, depth), cancel: cancel, dev: t.dev}
+	p := &pipeline{depth: depth, slots: make([]chan *prepared, depth), tokens: make(chan struct{}, depth), cancel: cancel, dev: ps.dev}
 	for i := range p.slots {
 		p.slots[i] = make(chan *prepared, 1)
 	}
@@ -50,8 +69,8 @@ func startPipeline(ctx context.Context, t *trainer) *pipeline {
 		defer p.wg.Done()
 		defer close(jobs)
 		seq := 0
-		for epoch := 1; epoch <= t.cfg.Epochs; epoch++ {
-			batches, err := sample.Batches(t.split.Train, t.cfg.BatchSize, t.cfg.Seed, epoch, true)
+		for epoch := 1; epoch <= ps.epochs; epoch++ {
+			batches, err := ps.draw.batches(epoch)
 			if err != nil {
 				// Batches fails only on arguments validated up front; report
 				// it through the next slot all the same.
@@ -81,11 +100,11 @@ func startPipeline(ctx context.Context, t *trainer) *pipeline {
 		p.wg.Add(1)
 		go func(w int) {
 			defer p.wg.Done()
-			sw := t.sampler.NewWorker()
+			sw := ps.sampler.NewWorker()
 			lane := profile.SamplerLane(w)
 			for j := range jobs {
 				var pb *prepared
-				err := data.Guard(t.ds, func() error { pb = t.load.prepareAhead(sw, j.epoch, j.index, j.targets, lane); return nil })
+				err := data.Guard(ps.ds, func() error { pb = ps.load.prepareAhead(sw, j.epoch, j.index, j.targets, lane); return nil })
 				if err != nil {
 					pb = &prepared{epoch: j.epoch, err: err}
 				}
@@ -134,16 +153,17 @@ func (p *pipeline) stop() {
 // started with the first epoch, prepares the batches of every epoch ahead
 // of the trainer, which trains them as they are delivered.
 type pipelined struct {
-	t    *trainer
-	pipe *pipeline
+	d     trainDeps
+	start pipelineStart
+	pipe  *pipeline
 }
 
 func (s *pipelined) epoch(ctx context.Context, epoch int, st *EpochStat) error {
-	t := s.t
+	t := &s.d
 	if s.pipe == nil {
-		s.pipe = startPipeline(ctx, t)
+		s.pipe = startPipeline(ctx, s.start)
 	}
-	n := (len(t.split.Train) + t.cfg.BatchSize - 1) / t.cfg.BatchSize
+	n := s.start.draw.count()
 	acc := epochAcc{st: st}
 	for i := 0; i < n; i++ {
 		pb, err := s.pipe.take(ctx, t.rec, epoch, i)

@@ -39,13 +39,13 @@ type budgetSizes struct {
 // taken whole, so no consumer's room depends on what the others hold at
 // the moment it decides. It builds inference chunks only to judge an
 // overlapped evaluation's cuts; otherwise the setup builds them once.
-func planBudget(t *trainer) ([]string, error) {
-	p := &budgetPlanner{cfg: &t.cfg, mem: &t.mem, inf: t.inf, guard: t.guard, model: t.model, train: t.split.Train, f: t.ds.NumFeatures}
+func planBudget(p *budgetPlanner) ([]string, error) {
 	return p.plan()
 }
 
-// budgetPlanner makes a trainer's budget plan (planBudget); cfg points
-// at the trainer's config, which a deferred evaluation changes.
+// budgetPlanner makes a trainer's budget plan (planBudget), built once by
+// the trainer's setup; cfg points at the trainer's config, which a
+// deferred evaluation changes.
 type budgetPlanner struct {
 	cfg   *Config
 	mem   *memState
@@ -161,11 +161,7 @@ func (t *budgetPlanner) pipelineDepth() int {
 	if w <= 0 || t.cfg.Sampler != SamplerNeighbor {
 		return 0
 	}
-	depth := t.cfg.Prefetch
-	if depth <= 0 {
-		depth = 2 * w
-	}
-	return max(depth, w)
+	return pipelineStart{workers: w, prefetch: t.cfg.Prefetch}.depth()
 }
 
 // batchSizes samples up to planBatches full training batches (the

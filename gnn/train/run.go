@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/memory"
-	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -30,7 +28,7 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 	start := time.Now()
 	lp := &epochLoop{res: res, onEpoch: onEpoch}
 	if t.cfg.OverlapEval {
-		lp.ov = &overlapEval{t: t, deliver: lp.deliver(t)}
+		lp.ov = &overlapEval{dev: t.dev, model: t.model, ds: t.ds, eval: t.eval, deliver: lp.deliver(t)}
 		// The evaluation in flight uses the model's device and the
 		// recorder: wait for it on every way out, before the caller frees
 		// them.
@@ -58,7 +56,10 @@ func (t *trainer) run(ctx context.Context, onEpoch func(EpochStat)) (*Result, er
 func (t *trainer) setup(res *Result) error {
 	rec := t.rec
 	s0, w0 := rec.Now(), time.Now()
-	cs, err := setupCache(t)
+	cs, err := setupCache(t.cacheDeps())
+	if cs.cache != nil { // freed by close, whatever the error
+		t.load.cache, t.load.tally, t.cache = cs.cache, cs.tally, cs.report
+	}
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (t *trainer) setup(res *Result) error {
 	if err := t.guard.calibrate(t.load); err != nil {
 		return err
 	}
-	plan, err := planBudget(t)
+	plan, err := planBudget(&budgetPlanner{cfg: &t.cfg, mem: &t.mem, inf: t.inf, guard: t.guard, model: t.model, train: t.split.Train, f: t.ds.NumFeatures})
 	if err != nil {
 		return err
 	}
@@ -90,6 +91,7 @@ func (t *trainer) setup(res *Result) error {
 		return err
 	}
 	t.sched = sched
+	t.eval = t.evaluator()
 	rec.Span(profile.StageSetup, profile.LaneCompute, 0, 0, s0, rec.Now()-s0)
 	res.SetupS = time.Since(w0).Seconds()
 	return nil
@@ -112,7 +114,7 @@ func (t *trainer) epochs(ctx context.Context, lp *epochLoop) (int, error) {
 		st.Cache = t.load.tally.Epoch(epoch)
 		ran = epoch
 		lp.res.Batches += st.Batches
-		if err := t.checkTrained(lp.res, epoch); err != nil {
+		if err := checkTrained(lp.res, t.policy, epoch); err != nil {
 			return ran, err
 		}
 		if rss, err := memory.HostRSS(); err == nil {
@@ -138,11 +140,11 @@ var ErrNothingTrained = errors.New("every training batch ran out of memory")
 // checkTrained fails the run once an epoch has ended without a single
 // batch trained since the start and with batches skipped: the next epochs
 // would skip theirs alike, under the same budget.
-func (t *trainer) checkTrained(res *Result, epoch int) error {
+func checkTrained(res *Result, policy *oomPolicy, epoch int) error {
 	if res.Batches > 0 {
 		return nil
 	}
-	n, last := t.policy.skips()
+	n, last := policy.skips()
 	if n == 0 {
 		return nil
 	}
@@ -174,7 +176,7 @@ func (t *trainer) endEpoch(lp *epochLoop, st EpochStat) (stop bool, err error) {
 		}
 		t.rec.Flush()
 	default:
-		r := t.evaluate(t.dev, t.model, profile.LaneCompute, epoch)
+		r := t.eval.evaluate(t.dev, t.model, profile.LaneCompute, epoch)
 		if r.err != nil {
 			return false, fmt.Errorf("epoch %d evaluation: %w", epoch, r.err)
 		}
@@ -238,46 +240,6 @@ func (t *trainer) finish(res *Result) error {
 	return nil
 }
 
-// evalResult is the outcome of one evaluation.
-type evalResult struct {
-	val, test float64
-	valLoss   float64 // mean cross-entropy of the validation nodes
-	secs      float64
-	err       error
-	params    [][]float32 // the evaluated weights on the host (uncutReference only)
-}
-
-// evaluate runs layer-wise inference with model m, recording an eval span
-// on lane, and returns the validation and test accuracies and the
-// validation loss. An out-of-memory error is recorded as an oom event
-// that aborts the run.
-func (t *trainer) evaluate(dev device.Device, m *nn.Model, lane string, epoch int) evalResult {
-	t0 := t.rec.Now()
-	w0 := time.Now()
-	req := inferRequest{dev: dev, model: m, epoch: epoch, ce: &valCE{isVal: t.isVal, y: t.ds.Y}}
-	if k, ok := t.sched.(layerKeeper); ok && m == t.model {
-		req.keep = k.keeper(epoch)
-	}
-	preds, err := t.inf.run(req)
-	if err != nil {
-		t.policy.abort(err, epoch, -1)
-	}
-	t.rec.Span(profile.StageEval, lane, epoch, 0, t0, t.rec.Now()-t0)
-	if err != nil {
-		return evalResult{err: err}
-	}
-	r := evalResult{
-		val:     accuracy(preds, t.ds.Y, t.split.Valid),
-		test:    accuracy(preds, t.ds.Y, t.split.Test),
-		valLoss: req.ce.loss(),
-		secs:    time.Since(w0).Seconds(),
-	}
-	if t.uncutReference() {
-		r.params = hostParams(dev, m)
-	}
-	return r
-}
-
 // record stores an evaluation's figures in the epoch's statistics and the
 // run's result.
 func (t *trainer) record(res *Result, st *EpochStat, r evalResult) {
@@ -299,24 +261,15 @@ func (t *trainer) record(res *Result, st *EpochStat, r evalResult) {
 // uncutEval evaluates the selected epoch's weights (t.best) on the whole
 // graph, without the inference cut, and stores the accuracies in res (see
 // Result.TestAccUncut). It runs after the training loop, outside train_s
-// and the recorded spans; without uncutReference it does nothing.
+// and the recorded spans; without the uncut reference it does nothing.
 func (t *trainer) uncutEval(res *Result) error {
-	if !t.uncutReference() || t.best == nil {
+	if !t.eval.keepParams || t.best == nil {
 		return nil
 	}
-	m, err := t.model.Snapshot(t.dev)
+	test, val, err := t.eval.uncut(t.dev, t.model, t.best)
 	if err != nil {
 		return err
 	}
-	defer m.Free(t.dev)
-	for i, p := range m.Params() {
-		t.dev.CopyFromHost(p.W, t.best[i])
-	}
-	preds, err := t.inf.uncut(t.dev, m)
-	if err != nil {
-		return err
-	}
-	test, val := accuracy(preds, t.ds.Y, t.split.Test), accuracy(preds, t.ds.Y, t.split.Valid)
 	res.TestAccUncut, res.ValAccUncut = &test, &val
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/graph"
 	"github.com/gnnscope/gnnscope/gnn/memory"
+	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
@@ -37,68 +38,94 @@ type resultFiller interface {
 	fill(res *Result)
 }
 
-// newSchedule builds the configured schedule.
-func (t *trainer) newSchedule() (schedule, error) {
-	switch {
-	case t.cfg.Sampler == SamplerFull:
-		return &fullBatch{t: t}, nil
-	case t.cfg.Sampler == SamplerGAS:
-		s, err := newGASSchedule(t)
-		if err != nil {
-			return nil, fmt.Errorf("gas setup: %w", err)
-		}
-		return s, nil
-	case t.cfg.SamplerWorkers > 0:
-		return &pipelined{t: t}, nil
-	}
-	return &sampled{t: t}, nil
+// trainDeps is what every schedule trains its batches through, the same
+// for all: the device, the recorder, the shared step, the batch loader,
+// the memory accounting, the memory guard (nil when off) and the OOM
+// policy. The trainer builds it once (trainer.trainDeps).
+type trainDeps struct {
+	dev    device.Device
+	rec    *profile.Recorder
+	step   *stepper
+	load   *batchLoader
+	mem    *memState
+	guard  *memGuard
+	policy *oomPolicy
+}
+
+// batchDraw is how an epoch's training nodes are drawn into mini-batches:
+// shuffled by seed and epoch, size targets a batch.
+type batchDraw struct {
+	train []int32 // the training nodes
+	size  int
+	seed  uint64
+}
+
+// newBatchDraw is the mini-batch draw of cfg over the training nodes.
+func newBatchDraw(cfg Config, train []int32) batchDraw {
+	return batchDraw{train: train, size: cfg.BatchSize, seed: cfg.Seed}
+}
+
+// batches returns epoch's batches of training nodes.
+func (d batchDraw) batches(epoch int) ([][]int32, error) {
+	return sample.Batches(d.train, d.size, d.seed, epoch, true)
+}
+
+// count is the number of batches of an epoch.
+func (d batchDraw) count() int {
+	return (len(d.train) + d.size - 1) / d.size
 }
 
 // fullBatch trains one step per epoch on the whole graph, its features
 // moved to the device once.
 type fullBatch struct {
-	t      *trainer
+	d      trainDeps
+	g      *graph.CSR
+	feat   []float32 // the features on the host, f wide
+	f      int
+	deg    []float32 // degree + 1 per node
+	model  *nn.Model
+	train  []int32        // the training nodes
 	x      *tensor.Tensor // all features on the device
 	blocks []*graph.Block // one prepared block per layer
 }
 
 func (s *fullBatch) epoch(_ context.Context, epoch int, st *EpochStat) error {
-	t := s.t
+	t := &s.d
 	if s.x == nil {
 		if err := s.load(epoch); err != nil {
 			return err
 		}
 	}
 	scope := device.NewScope()
-	loss, correct, err := t.step.step(device.Scoped(t.dev, scope), epoch, 0, s.blocks, s.x, t.split.Train, t.load.labelsOf(t.split.Train))
+	loss, correct, err := t.step.step(device.Scoped(t.dev, scope), epoch, 0, s.blocks, s.x, s.train, t.load.labelsOf(s.train))
 	if err != nil {
 		t.policy.abort(err, epoch, 0)
 		return err
 	}
 	t.mem.recordTrain(epoch, 0, s.x.Bytes(), scope.Peak(), 0, memory.Shape{})
-	st.Loss, st.TrainAcc, st.Batches = loss, float64(correct)/float64(len(t.split.Train)), 1
+	st.Loss, st.TrainAcc, st.Batches = loss, float64(correct)/float64(len(s.train)), 1
 	return nil
 }
 
 // load moves the features to the device and prepares the whole graph's
 // block, recording a transfer span.
 func (s *fullBatch) load(epoch int) error {
-	t := s.t
-	t0 := t.rec.Now()
-	g := t.ds.Graph
-	x, err := t.dev.Alloc(g.N, t.ds.NumFeatures)
+	dev, rec := s.d.dev, s.d.rec
+	t0 := rec.Now()
+	g := s.g
+	x, err := dev.Alloc(g.N, s.f)
 	if err != nil {
 		return err
 	}
-	t.dev.CopyFromHost(x, t.x)
+	dev.CopyFromHost(x, s.feat)
 	s.x = x
-	t.rec.Span(profile.StageTransfer, profile.LaneCompute, epoch, 0, t0, t.rec.Now()-t0)
+	rec.Span(profile.StageTransfer, profile.LaneCompute, epoch, 0, t0, rec.Now()-t0)
 	all := make([]int32, g.N)
 	for i := range all {
 		all[i] = int32(i)
 	}
-	blk := t.model.PrepareBlock(graph.FullBlock(g), all, t.deg)
-	s.blocks = make([]*graph.Block, t.cfg.Layers)
+	blk := s.model.PrepareBlock(graph.FullBlock(g), all, s.deg)
+	s.blocks = make([]*graph.Block, len(s.model.Layers))
 	for l := range s.blocks {
 		s.blocks[l] = blk
 	}
@@ -107,7 +134,7 @@ func (s *fullBatch) load(epoch int) error {
 
 func (s *fullBatch) close() {
 	if s.x != nil {
-		s.t.dev.Free(s.x)
+		s.d.dev.Free(s.x)
 		s.x = nil
 	}
 }
@@ -115,18 +142,20 @@ func (s *fullBatch) close() {
 // sampled is the baseline mini-batch schedule: each batch is sampled,
 // gathered and trained strictly in turn on the training goroutine.
 type sampled struct {
-	t *trainer
-	w *sample.Worker // the training goroutine's sampler state
+	d       trainDeps
+	draw    batchDraw
+	sampler *sample.Neighbor
+	w       *sample.Worker // the training goroutine's sampler state
 }
 
 func (s *sampled) epoch(ctx context.Context, epoch int, st *EpochStat) error {
-	t := s.t
-	batches, err := sample.Batches(t.split.Train, t.cfg.BatchSize, t.cfg.Seed, epoch, true)
+	t := &s.d
+	batches, err := s.draw.batches(epoch)
 	if err != nil {
 		return err
 	}
 	if s.w == nil {
-		s.w = t.sampler.NewWorker()
+		s.w = s.sampler.NewWorker()
 	}
 	acc := epochAcc{st: st}
 	for i, targets := range batches {
@@ -155,7 +184,7 @@ type epochAcc struct {
 // replace it by other draws or parts) and frees it. When the guard acted,
 // its guard event follows the batches trained in the batch's place, with
 // the largest peak they measured.
-func (a *epochAcc) train(t *trainer, p *prepared) error {
+func (a *epochAcc) train(t *trainDeps, p *prepared) error {
 	epoch, index := p.epoch, p.index
 	parts, act, err := t.guard.guard(p)
 	if err != nil {
@@ -181,7 +210,7 @@ func (a *epochAcc) train(t *trainer, p *prepared) error {
 // trainOne trains one prepared batch and frees it, returning the peak it
 // measured (0 when it did not train); a failed batch goes to the OOM
 // policy, which may skip it.
-func (a *epochAcc) trainOne(t *trainer, p *prepared) (int64, error) {
+func (a *epochAcc) trainOne(t *trainDeps, p *prepared) (int64, error) {
 	if t.mem.gate != nil {
 		// Overlapped evaluation under the guard: the batch's predicted
 		// bytes are granted before its features are gathered.

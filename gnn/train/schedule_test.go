@@ -203,18 +203,18 @@ func TestCachedInputAggregate(t *testing.T) {
 		if p := tr.model.Layers[0].(interface{ AggregatesFirst() bool }); !p.AggregatesFirst() {
 			t.Fatalf("%s: first layer should aggregate first for this test", model)
 		}
-		full := &fullBatch{t: tr}
+		full := tr.fullBatch()
 		for round := 0; round < 2; round++ {
-			tr.inf.noAggCache = false
-			cached, err := tr.inf.predict(dev, tr.model)
+			tr.inf.opts.noAggCache = false
+			cached, err := tr.inf.run(inferRequest{dev: dev, model: tr.model})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tr.inf.agg0 == nil {
 				t.Fatalf("%s: no aggregate was cached", model)
 			}
-			tr.inf.noAggCache = true
-			fresh, err := tr.inf.predict(dev, tr.model)
+			tr.inf.opts.noAggCache = true
+			fresh, err := tr.inf.run(inferRequest{dev: dev, model: tr.model})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,15 +2,12 @@ package train
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 
 	"github.com/gnnscope/gnnscope/gnn/data"
 	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/nn"
-	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/profile"
 )
 
@@ -132,116 +129,6 @@ func Run(ctx context.Context, cfg Config, ds *data.Dataset, split *data.Split, d
 	return res, err
 }
 
-// trainer is one run: the data, the model and its optimizer, and the
-// parts that train and evaluate it.
-type trainer struct {
-	cfg     Config
-	ds      *data.Dataset
-	split   *data.Split
-	dev     device.Device
-	x       []float32 // features as the model sees them (normalized or not)
-	deg     []float32 // degree + 1 per node, for GCN normalization
-	model   *nn.Model
-	opt     *nn.Optimizer
-	sampler *sample.Neighbor // neighbor sampling, or nil
-	gpu     *gpuData         // where a GPU keeps the features and samples
-	rec     *profile.Recorder
-
-	step   stepper     // the training step every schedule shares
-	load   batchLoader // sampled batches to device inputs
-	sched  schedule    // the epochs' batches, built by setup
-	inf    *inference  // layer-wise inference for evaluation
-	mem    memState    // per-batch memory accounting
-	guard  *memGuard   // the memory guard, or nil
-	policy *oomPolicy  // what a refused allocation and the guard do
-
-	isVal []bool    // per node: in the validation set
-	sel   *selector // the reported epoch and early stopping
-
-	onStart func(plan []string) // Options.OnStart
-	cache   *featcache.Report   // the feature cache (setupCache), or nil
-
-	// best is a host copy of the selected epoch's weights, one slice per
-	// model parameter in Params order (kept only when uncutReference).
-	best [][]float32
-}
-
-// uncutReference reports whether the run evaluates its selected weights on
-// the uncut graph at the end (see Result.TestAccUncut).
-func (t *trainer) uncutReference() bool {
-	return t.cfg.EvalCut > 0 && t.mem.budget == 0
-}
-
-func newTrainer(cfg Config, ds *data.Dataset, split *data.Split, dev device.Device, rec *profile.Recorder) (*trainer, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if split == nil || len(split.Train) == 0 {
-		return nil, errors.New("training split is empty")
-	}
-	if err := checkModelSize(modelSpec(cfg, ds), int64(cfg.MemBudget), data.AvailableMemory); err != nil {
-		return nil, err
-	}
-	for _, set := range [][]int32{split.Train, split.Valid, split.Test} {
-		for _, v := range set {
-			if v < 0 || int(v) >= ds.NumNodes() || ds.Y[v] < 0 {
-				return nil, fmt.Errorf("split node %d is out of range or unlabeled", v)
-			}
-		}
-	}
-	t := &trainer{cfg: cfg, ds: ds, split: split, dev: dev, rec: rec, sel: newSelector(cfg.Select, cfg.Patience), policy: newOOMPolicy(cfg, rec)}
-	t.isVal = make([]bool, ds.NumNodes())
-	for _, v := range split.Valid {
-		t.isVal[v] = true
-	}
-	t.x = prepareFeatures(ds.X, ds.NumFeatures, cfg.Features)
-	if len(t.x) > 0 && &t.x[0] != &ds.X[0] {
-		// The model reads the normalized copy from here on: the mapped
-		// originals need not stay resident beside it. A refused advice
-		// changes nothing but the resident size, so its error is dropped.
-		_, _ = data.DropFeaturePages(ds)
-	}
-	g := ds.Graph
-	t.deg = make([]float32, g.N)
-	for v := 0; v < g.N; v++ {
-		t.deg[v] = float32(g.Indptr[v+1]-g.Indptr[v]) + 1
-	}
-	var err error
-	if t.model, t.opt, err = newModel(cfg, ds, dev); err != nil {
-		return nil, err
-	}
-	if err := t.mem.init(cfg, dev, t.model, rec, t.policy.guarded()); err != nil {
-		t.close()
-		return nil, err
-	}
-	if t.gpu, t.x, err = openGPUData(cfg, dev, t.x, ds.NumFeatures); err != nil {
-		t.close()
-		return nil, err
-	}
-	if err := t.gpu.holdResident(&t.mem, cfg, nil); err != nil {
-		t.close()
-		return nil, err
-	}
-	t.inf = newInference(cfg, ds, t.x, t.deg, t.isVal, &t.mem, rec)
-	t.inf.available = deviceAvailable(dev)
-	if cfg.Sampler == SamplerNeighbor {
-		if t.sampler, err = sample.NewNeighbor(g, cfg.Fanouts, cfg.Seed); err != nil {
-			t.close()
-			return nil, err
-		}
-		if err := t.gpu.attachSampler(cfg, dev, t.sampler, &t.mem, t.inf); err != nil {
-			t.close()
-			return nil, err
-		}
-	}
-	if t.policy.guarded() {
-		t.guard = &memGuard{cfg: cfg, dev: dev, rec: rec, mem: &t.mem, policy: t.policy, sampler: t.sampler, deg: t.deg, train: split.Train}
-	}
-	t.step = stepper{model: t.model, opt: t.opt, rec: rec, seed: cfg.Seed}
-	t.load = batchLoader{dev: dev, model: t.model, rec: rec, x: t.x, f: ds.NumFeatures, deg: t.deg, y: ds.Y, guard: t.guard, gpu: t.gpu}
-	return t, nil
-}
-
 // modelSpec returns the spec of the model cfg trains on ds.
 func modelSpec(cfg Config, ds *data.Dataset) nn.Spec {
 	return nn.Spec{
@@ -268,31 +155,6 @@ func newModel(cfg Config, ds *data.Dataset, dev device.Device) (*nn.Model, *nn.O
 	}
 	opt.ClipNorm = float32(cfg.ClipNorm)
 	return m, opt, nil
-}
-
-// close releases the schedule's device buffers, the model and the feature
-// cache.
-func (t *trainer) close() {
-	if t.sched != nil {
-		t.sched.close()
-		t.sched = nil
-	}
-	if t.model != nil {
-		t.model.Free(t.dev)
-		t.model = nil
-	}
-	t.load.cache.Free(t.dev)
-	t.load.cache = nil
-	t.gpu.close(t.dev)
-	t.gpu = nil
-}
-
-// deviceClock points an asynchronous device's spans at the recorder's
-// clock.
-func (t *trainer) deviceClock() {
-	if a, ok := device.AsAsync(t.dev); ok && t.rec != nil {
-		a.SetClock(t.rec.Now)
-	}
 }
 
 // prepareFeatures applies the feature normalization mode.

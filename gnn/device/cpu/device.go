@@ -172,7 +172,5 @@ func (d *Device) zero(x []float32) {
 }
 
 func mustSame(op string, a, b *tensor.Tensor) {
-	if !tensor.SameShape(a, b) {
-		panic(fmt.Sprintf("cpu: %s: shapes %s and %s differ", op, a.Shape(), b.Shape()))
-	}
+	device.MustSameShape("cpu", op, a, b)
 }

@@ -1,7 +1,7 @@
 package cpu
 
 import (
-	"fmt"
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"math"
 	"os"
 	"strings"
@@ -107,17 +107,7 @@ type gemmOp struct {
 // dimension, see kSplitChunks), so every element of C is summed in the same
 // order whatever the thread count.
 func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, beta float32, c *tensor.Tensor) {
-	m, k := a.Rows, a.Cols
-	if transA {
-		m, k = k, m
-	}
-	kb, n := b.Rows, b.Cols
-	if transB {
-		kb, n = n, kb
-	}
-	if kb != k || c.Rows != m || c.Cols != n {
-		panic(fmt.Sprintf("cpu: Gemm: op(A) %dx%d, op(B) %dx%d, C %s", m, k, kb, n, c.Shape()))
-	}
+	m, n, k := device.GemmDims("cpu", transA, transB, a, b, c)
 	op := gemmOp{
 		transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
 		a: a.Data[:a.Len()], lda: a.Cols,

@@ -100,17 +100,7 @@ func ptrOf(b *block) uintptr {
 // Gemm computes C = alpha*op(A)*op(B) + beta*C (see device.Device). C must
 // not share storage with A or B.
 func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, beta float32, c *tensor.Tensor) {
-	m, k := a.Rows, a.Cols
-	if transA {
-		m, k = k, m
-	}
-	kb, n := b.Rows, b.Cols
-	if transB {
-		kb, n = n, kb
-	}
-	if kb != k || c.Rows != m || c.Cols != n {
-		panic(fmt.Sprintf("cuda: Gemm: op(A) %dx%d, op(B) %dx%d, C %s", m, k, kb, n, c.Shape()))
-	}
+	m, n, k := device.GemmDims("cuda", transA, transB, a, b, c)
 	if m == 0 || n == 0 {
 		return
 	}
@@ -508,12 +498,7 @@ func (d *Device) Argmax(dst []int32, x *tensor.Tensor) {
 // Adam applies one step of torch.optim.Adam with L2 weight decay (step
 // counts from 1), as the CPU backend.
 func (d *Device) Adam(param, grad, m, v *tensor.Tensor, step int, lr, beta1, beta2, eps, weightDecay float32) {
-	mustSame("Adam", param, grad)
-	mustSame("Adam", param, m)
-	mustSame("Adam", param, v)
-	if step < 1 {
-		panic(fmt.Sprintf("cuda: Adam: step %d (steps count from 1)", step))
-	}
+	device.CheckAdam("cuda", param, grad, m, v, step)
 	if param.Len() == 0 {
 		return
 	}

@@ -445,7 +445,5 @@ func (d *Device) ScatterToHost(dst []float32, src *tensor.Tensor, idx []int32) {
 }
 
 func mustSame(op string, a, b *tensor.Tensor) {
-	if !tensor.SameShape(a, b) {
-		panic(fmt.Sprintf("cuda: %s: shapes %s and %s differ", op, a.Shape(), b.Shape()))
-	}
+	device.MustSameShape("cuda", op, a, b)
 }
