@@ -10,7 +10,7 @@ import (
 // times op(B) k×n into C m×n, where op transposes when its flag is set. It
 // panics, naming backend, when the shapes do not agree: every backend's
 // Gemm checks its operands the same way.
-func GemmDims(backend string, transA, transB bool, a, b, c *tensor.Tensor) (m, n, k int) {
+func GemmDims(backend Kind, transA, transB bool, a, b, c *tensor.Tensor) (m, n, k int) {
 	m, k = a.Rows, a.Cols
 	if transA {
 		m, k = k, m
@@ -27,7 +27,7 @@ func GemmDims(backend string, transA, transB bool, a, b, c *tensor.Tensor) (m, n
 
 // MustSameShape panics, naming backend and op, when a and b differ in
 // shape.
-func MustSameShape(backend, op string, a, b *tensor.Tensor) {
+func MustSameShape(backend Kind, op string, a, b *tensor.Tensor) {
 	if !tensor.SameShape(a, b) {
 		panic(fmt.Sprintf("%s: %s: shapes %s and %s differ", backend, op, a.Shape(), b.Shape()))
 	}
@@ -36,7 +36,7 @@ func MustSameShape(backend, op string, a, b *tensor.Tensor) {
 // CheckAdam panics, naming backend, when Adam's arguments disagree: the
 // gradient and both moments must have the parameter's shape and steps
 // count from 1.
-func CheckAdam(backend string, param, grad, m, v *tensor.Tensor, step int) {
+func CheckAdam(backend Kind, param, grad, m, v *tensor.Tensor, step int) {
 	MustSameShape(backend, "Adam", param, grad)
 	MustSameShape(backend, "Adam", param, m)
 	MustSameShape(backend, "Adam", param, v)

@@ -52,9 +52,9 @@ type gasDeps struct {
 	f             int
 	deg           []float32 // degree + 1 per node
 	train         []int32
-	parts         int    // Config.Parts
-	partsPerBatch int    // Config.PartsPerBatch
-	balance       string // Config.PartBalance
+	parts         int         // Config.Parts
+	partsPerBatch int         // Config.PartsPerBatch
+	balance       PartBalance // Config.PartBalance
 	layers        int
 	seed          uint64
 	model         *nn.Model

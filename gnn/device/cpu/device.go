@@ -172,5 +172,5 @@ func (d *Device) zero(x []float32) {
 }
 
 func mustSame(op string, a, b *tensor.Tensor) {
-	device.MustSameShape("cpu", op, a, b)
+	device.MustSameShape(device.KindCPU, op, a, b)
 }

@@ -107,7 +107,7 @@ type gemmOp struct {
 // dimension, see kSplitChunks), so every element of C is summed in the same
 // order whatever the thread count.
 func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, beta float32, c *tensor.Tensor) {
-	m, n, k := device.GemmDims("cpu", transA, transB, a, b, c)
+	m, n, k := device.GemmDims(device.KindCPU, transA, transB, a, b, c)
 	op := gemmOp{
 		transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
 		a: a.Data[:a.Len()], lda: a.Cols,

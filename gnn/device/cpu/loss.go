@@ -120,7 +120,7 @@ func (d *Device) Argmax(dst []int32, x *tensor.Tensor) {
 //
 // grad is left unchanged.
 func (d *Device) Adam(param, grad, m, v *tensor.Tensor, step int, lr, beta1, beta2, eps, weightDecay float32) {
-	device.CheckAdam("cpu", param, grad, m, v, step)
+	device.CheckAdam(device.KindCPU, param, grad, m, v, step)
 	bc1 := 1 - math.Pow(float64(beta1), float64(step))
 	bc2 := 1 - math.Pow(float64(beta2), float64(step))
 	stepSize := float32(float64(lr) / bc1)

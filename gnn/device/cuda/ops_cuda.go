@@ -100,7 +100,7 @@ func ptrOf(b *block) uintptr {
 // Gemm computes C = alpha*op(A)*op(B) + beta*C (see device.Device). C must
 // not share storage with A or B.
 func (d *Device) Gemm(transA, transB bool, alpha float32, a, b *tensor.Tensor, beta float32, c *tensor.Tensor) {
-	m, n, k := device.GemmDims("cuda", transA, transB, a, b, c)
+	m, n, k := device.GemmDims(device.KindCUDA, transA, transB, a, b, c)
 	if m == 0 || n == 0 {
 		return
 	}
@@ -498,7 +498,7 @@ func (d *Device) Argmax(dst []int32, x *tensor.Tensor) {
 // Adam applies one step of torch.optim.Adam with L2 weight decay (step
 // counts from 1), as the CPU backend.
 func (d *Device) Adam(param, grad, m, v *tensor.Tensor, step int, lr, beta1, beta2, eps, weightDecay float32) {
-	device.CheckAdam("cuda", param, grad, m, v, step)
+	device.CheckAdam(device.KindCUDA, param, grad, m, v, step)
 	if param.Len() == 0 {
 		return
 	}

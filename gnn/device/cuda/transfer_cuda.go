@@ -445,5 +445,5 @@ func (d *Device) ScatterToHost(dst []float32, src *tensor.Tensor, idx []int32) {
 }
 
 func mustSame(op string, a, b *tensor.Tensor) {
-	device.MustSameShape("cuda", op, a, b)
+	device.MustSameShape(device.KindCUDA, op, a, b)
 }
