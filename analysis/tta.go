@@ -43,8 +43,8 @@ type RunTTA struct {
 	Speedup       float64 `json:"speedup,omitempty"`
 	EpochsSpeedup float64 `json:"epochs_speedup,omitempty"`
 	EpochSpeedup  float64 `json:"epoch_speedup,omitempty"`
-	Rank         int     `json:"rank,omitempty"` // 1 = fastest to the target; 0: not ranked
-	Evaluated    int     `json:"evaluated"`      // evaluated epochs
+	Rank          int     `json:"rank,omitempty"` // 1 = fastest to the target; 0: not ranked
+	Evaluated     int     `json:"evaluated"`      // evaluated epochs
 }
 
 // sortCurve orders a curve by epoch.
