@@ -56,7 +56,7 @@ type Model struct {
 	chart  int // the chart shown under the table when they do not fit side by side
 	// byEpoch draws time to accuracy over epochs instead of wall time
 	byEpoch bool
-	export exporter.Slot
+	export  exporter.Slot
 }
 
 // New resolves the references ("SESSION", "SESSION/RUN", unique prefixes,
