@@ -105,3 +105,24 @@ func TestGoldenTimeToAccuracyByEpoch(t *testing.T) {
 		t.Errorf("a again did not turn back to wall time:\n%s", v)
 	}
 }
+
+// TestComparisonGivenTarget: a target given (compare --tta-target) is
+// the one counted to, so the gas run, which never reaches 99 % of the
+// baseline's best, reaches 0.6 at its fourth epoch.
+func TestComparisonGivenTarget(t *testing.T) {
+	st := ttaStore(t)
+	refs, err := st.SelectRuns([]string{"20260102-030400-tttt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sessions.Compare(refs, sessions.CompareOptions{TTATarget: 0.6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TTA == nil || c.TTA.Target != 0.6 || c.TTA.TargetFrom != "given" {
+		t.Fatalf("target %+v", c.TTA)
+	}
+	if g := c.Runs[2].TTA; g == nil || !g.Reached || g.Epoch != 4 {
+		t.Errorf("gas %+v, want reached at epoch 4", g)
+	}
+}
