@@ -34,14 +34,17 @@ type RunTTA struct {
 	Best    float64        `json:"best_val_acc"`
 	Reached bool           `json:"reached"`
 	TimeS   float64        `json:"time_s,omitempty"` // from the first touch of data, evaluation included
-	Epoch   int            `json:"epoch,omitempty"`  // the epoch that reached it
+	Epoch   int            `json:"epoch,omitempty"`  // the epoch that reached it (1 = the first)
 	// Speedup is the baseline's time to accuracy over this run's (0 when
-	// either did not reach it); EpochSpeedup the baseline's median epoch
-	// time over this run's.
-	Speedup      float64 `json:"speedup,omitempty"`
-	EpochSpeedup float64 `json:"epoch_speedup,omitempty"`
-	Rank         int     `json:"rank,omitempty"` // 1 = fastest to the target; 0: not ranked
-	Evaluated    int     `json:"evaluated"`      // evaluated epochs
+	// either did not reach it); EpochsSpeedup the same over epochs, the
+	// baseline's epochs to the target over this run's (below 1 when a run
+	// needs more epochs, as GAS and inference cutting may); EpochSpeedup
+	// the baseline's median epoch time over this run's.
+	Speedup       float64 `json:"speedup,omitempty"`
+	EpochsSpeedup float64 `json:"epochs_speedup,omitempty"`
+	EpochSpeedup  float64 `json:"epoch_speedup,omitempty"`
+	Rank          int     `json:"rank,omitempty"` // 1 = fastest to the target; 0: not ranked
+	Evaluated     int     `json:"evaluated"`      // evaluated epochs
 }
 
 // sortCurve orders a curve by epoch.
@@ -141,20 +144,21 @@ func baselinePeers(runs []*Run, base int) []int {
 }
 
 // rank fills the speedups and the ranks of the runs that reached the
-// target. The baseline's time to accuracy and epoch time are the medians
-// over its repeats (peers), of those that reached the target for the
-// former.
+// target. The baseline's time and epochs to accuracy and its epoch time
+// are the medians over its repeats (peers), of those that reached the
+// target for the former two.
 func (t *TTA) rank(runs []*Run, peers []int) {
-	var reached, epochs []float64
+	var reached, toEpochs, epochs []float64
 	for _, k := range peers {
 		if t.Runs[k].Reached {
 			reached = append(reached, t.Runs[k].TimeS)
+			toEpochs = append(toEpochs, float64(t.Runs[k].Epoch))
 		}
 		if m := medianEpoch(runs[k]); m > 0 {
 			epochs = append(epochs, m)
 		}
 	}
-	baseT, baseEpoch := median(reached), median(epochs)
+	baseT, baseE, baseEpoch := median(reached), median(toEpochs), median(epochs)
 	var order []int
 	for i := range t.Runs {
 		rt := &t.Runs[i]
@@ -162,6 +166,9 @@ func (t *TTA) rank(runs []*Run, peers []int) {
 			order = append(order, i)
 			if baseT > 0 && rt.TimeS > 0 {
 				rt.Speedup = baseT / rt.TimeS
+			}
+			if baseE > 0 && rt.Epoch > 0 {
+				rt.EpochsSpeedup = baseE / float64(rt.Epoch)
 			}
 		}
 		if m := medianEpoch(runs[i]); baseEpoch > 0 && m > 0 {

@@ -44,10 +44,13 @@ func TestTTAReachedAndNot(t *testing.T) {
 	if !b.Reached || b.Epoch != 4 || !near(b.TimeS, 0.040) || b.Rank != 2 { // 0.80 < 0.99 × 0.81
 		t.Errorf("baseline %+v", b)
 	}
-	if !f.Reached || f.Epoch != 2 || !near(f.Speedup, 2) || f.Rank != 1 {
+	if !b.Reached || !near(b.EpochsSpeedup, 1) {
+		t.Errorf("baseline's speedup over epochs %v, want 1", b.EpochsSpeedup)
+	}
+	if !f.Reached || f.Epoch != 2 || !near(f.Speedup, 2) || !near(f.EpochsSpeedup, 2) || f.Rank != 1 {
 		t.Errorf("fast %+v", f)
 	}
-	if n.Reached || n.Rank != 0 || n.Speedup != 0 || n.Best != 0.7 {
+	if n.Reached || n.Rank != 0 || n.Speedup != 0 || n.EpochsSpeedup != 0 || n.Best != 0.7 {
 		t.Errorf("never %+v", n)
 	}
 	given := TimeToAccuracy(runs, 0, 0.65)

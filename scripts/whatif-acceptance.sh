@@ -16,6 +16,9 @@
 #     RUN_ARGS="--data ../shared/datasets/cora.npz --model gcn --sampler full
 #     --epochs 30" VARIANTS=baseline,overlap-eval
 #   ABLATION=1 runs --ablation instead of VARIANTS (the waterfall's runs)
+#     and checks that each waterfall's parts and interaction add up to its
+#     measured total (log-speedups within 1e-6; exit 1 otherwise): the
+#     acceptance is ABLATION=1 REPEATS=3 DATA=synth-small
 #   LIMIT=0.15 makes an error beyond 15 % fail (exit 1)
 #   GNNSCOPE_BINARY: a built gnnscope (default: built here)
 set -euo pipefail
@@ -38,5 +41,15 @@ if [ -z "$dir" ]; then
 fi
 dir="$(cd "$dir" && pwd)"
 echo "session $dir"
-GNNSCOPE_WHATIF_SESSION="$dir" GNNSCOPE_WHATIF_LIMIT="${LIMIT:-0}" \
-  go test -count=1 -run TestSessionAcceptance -v ./analysis/whatif/ | grep -v -e '^=== RUN' -e '^--- ' -e '^PASS' -e '^ok '
+out="$(GNNSCOPE_WHATIF_SESSION="$dir" GNNSCOPE_WHATIF_LIMIT="${LIMIT:-0}" \
+  go test -count=1 -run TestSessionAcceptance -v ./analysis/whatif/)" || status=$?
+printf '%s\n' "$out" | grep -v -e '^=== RUN' -e '^--- ' -e '^PASS' -e '^ok '
+[ "${status:-0}" = 0 ] || exit "$status"
+if [ "${ABLATION:-0}" = 1 ]; then
+  # "  sum of parts and interaction +0.123456, total +0.123456"
+  printf '%s\n' "$out" | awk '
+    /sum of parts and interaction/ { n++; s = $6; sub(",", "", s); d = s - $8; if (d < 0) d = -d
+      if (d > 1e-6) { bad++; print "waterfall does not add up: " $0 } }
+    END { if (n == 0) { print "no waterfall: the session lacks its baseline or optimized runs"; exit 1 }
+      if (bad) exit 1; print n " waterfalls: parts and interaction add up to the measured total" }'
+fi

@@ -22,6 +22,9 @@ type CompareOptions struct {
 	// Waterfall, when set, adds each compared session's speedup
 	// waterfall (compare_waterfall.go).
 	Waterfall *WaterfallOptions
+	// TTATarget is the validation accuracy time to accuracy counts to;
+	// 0: 99 % of the baseline's best.
+	TTATarget float64
 }
 
 // Comparison is runs of one or several sessions side by side: their
@@ -245,7 +248,7 @@ func Compare(refs []RunRef, opts CompareOptions) (*Comparison, error) {
 	if opts.Waterfall != nil {
 		c.waterfalls(refs, opts.Waterfall)
 	}
-	c.timeToAccuracy(base)
+	c.timeToAccuracy(base, opts.TTATarget)
 	return c, nil
 }
 

@@ -79,8 +79,8 @@ func (c *Comparison) HasLedger() bool {
 }
 
 // timeToAccuracy sets each run's time to accuracy against the baseline
-// (index base, -1: none) and the comparison's target.
-func (c *Comparison) timeToAccuracy(base int) {
+// (index base, -1: none) and target (0: 99 % of the baseline's best).
+func (c *Comparison) timeToAccuracy(base int, target float64) {
 	runs := make([]*analysis.Run, len(c.Runs))
 	any := false
 	for i := range c.Runs {
@@ -96,7 +96,7 @@ func (c *Comparison) timeToAccuracy(base int) {
 	if !any || base < 0 {
 		return
 	}
-	t := analysis.TimeToAccuracy(runs, base, 0)
+	t := analysis.TimeToAccuracy(runs, base, target)
 	c.TTA = &t
 	for i := range c.Runs {
 		c.Runs[i].TTA = &t.Runs[i]

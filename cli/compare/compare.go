@@ -28,6 +28,9 @@ type CompareOptions struct {
 	Output    string
 	Force     bool
 	Store     string
+	// TTATarget is the validation accuracy time to accuracy counts to
+	// (0: 99 % of the baseline's best).
+	TTATarget float64
 }
 
 // NewCmdCompare returns `gnnscope compare`. With runF, the command calls it
@@ -86,6 +89,12 @@ then, per run:
                                       (mean), and the hit rate by epoch (md,
                                       latex; json: cache_epochs)
 
+Time to accuracy (rows and notes when runs recorded validation accuracy)
+counts from the first touch of data to the first evaluation at or above
+--tta-target, else 99 % of the best validation accuracy the baseline
+reached; a run that never reaches it says so and has no speedup to
+accuracy.
+
 The baseline is --baseline (a run name or SESSION/RUN, which is added to
 the comparison if it is not already in it), else the run of variant
 baseline, else the first run.
@@ -98,7 +107,8 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
   gnnscope compare 20261122-153045-ab12
   gnnscope compare 20261122-1530 --format latex -o table.tex
   gnnscope compare 20261122-153045-ab12/optimized 20261123-091500-cd34/optimized --baseline 20261122-153045-ab12/baseline
-  gnnscope compare 20261122-153045-ab12 --format csv > runs.csv`,
+  gnnscope compare 20261122-153045-ab12 --format csv > runs.csv
+  gnnscope compare last --tta-target 0.80`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Runs = args
@@ -115,6 +125,7 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
 	fl.StringVar(&opts.Baseline, "baseline", "", "run the speedups are relative to: `RUN` or SESSION/RUN")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of stdout (missing folders are created)")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite FILE if it exists")
+	fl.Float64Var(&opts.TTATarget, "tta-target", 0, "validation accuracy that time to accuracy counts to (0 = 99 % of the baseline's best)")
 	fl.StringVar(&opts.Store, "store", "", "store root `DIR` (default: $GNNSCOPE_HOME, else the XDG data folder)")
 	return cmd
 }
@@ -130,6 +141,9 @@ func compareRun(opts *CompareOptions) error {
 	if err := sessions.CheckFormat(format); err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
+	if opts.TTATarget < 0 || opts.TTATarget > 1 {
+		return fmt.Errorf("--tta-target %g: an accuracy between 0 and 1", opts.TTATarget)
+	}
 	if err := cmdutil.CheckOutput(opts.Output, opts.Force); err != nil {
 		return err
 	}
@@ -137,17 +151,19 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := compareRuns(store, opts.Runs, opts.Baseline)
+	c, err := compareRuns(store, opts.Runs, sessions.CompareOptions{Baseline: opts.Baseline, TTATarget: opts.TTATarget})
 	if err != nil {
 		return err
 	}
 	return cmdutil.WriteOutput(opts.IO.Out, opts.Output, opts.Force, func(w io.Writer) error { return c.Write(w, format) })
 }
 
-// compareRuns resolves the arguments and the baseline and compares the
-// runs. Runs a launch has not started yet are reported as runner sees them
-// (pending, canceled or not started).
-func compareRuns(store *sessions.Store, args []string, baseline string) (*sessions.Comparison, error) {
+// compareRuns resolves the arguments and the baseline (opts.Baseline)
+// and compares the runs with the waterfall. Runs a launch has not started
+// yet are reported as runner sees them (pending, canceled or not
+// started).
+func compareRuns(store *sessions.Store, args []string, opts sessions.CompareOptions) (*sessions.Comparison, error) {
+	baseline := opts.Baseline
 	refs, err := store.SelectRuns(args)
 	if err != nil {
 		return nil, err
@@ -169,7 +185,8 @@ func compareRuns(store *sessions.Store, args []string, baseline string) (*sessio
 		}
 		baseline = b[0].Label()
 	}
-	c, err := runner.CompareRuns(refs, sessions.CompareOptions{Baseline: baseline, Waterfall: runner.WaterfallOptions()})
+	opts.Baseline, opts.Waterfall = baseline, runner.WaterfallOptions()
+	c, err := runner.CompareRuns(refs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}

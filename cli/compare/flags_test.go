@@ -17,6 +17,10 @@ func TestNewCmdCompareFlags(t *testing.T) {
 		opts.Output != "t.tex" || opts.Store != "/s" || opts.JSON {
 		t.Errorf("options %+v", opts)
 	}
+	opts, err = flagtest.Parse(t, NewCmdCompare, "last", "--tta-target", "0.8")
+	if err != nil || opts.TTATarget != 0.8 {
+		t.Errorf("--tta-target: %+v, %v", opts, err)
+	}
 	opts, err = flagtest.Parse(t, NewCmdCompare, "last", "--json")
 	if err != nil || opts.Format != "md" || opts.FormatSet || !opts.JSON {
 		t.Errorf("--json: %+v, %v", opts, err)
@@ -31,6 +35,7 @@ func TestNewCmdCompareFlags(t *testing.T) {
 	}{
 		{[]string{"last", "--json", "--format", "csv"}, "--json and --format csv contradict each other"},
 		{[]string{"last", "--format", "xls"}, "--format: "},
+		{[]string{"last", "--tta-target", "80"}, "--tta-target 80: an accuracy between 0 and 1"},
 	} {
 		opts, err := flagtest.Parse(t, NewCmdCompare, c.args...)
 		if err != nil {

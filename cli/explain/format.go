@@ -251,25 +251,25 @@ func (p *printer) tta(t *analysis.TTA) {
 		return
 	}
 	p.item(fmt.Sprintf("target validation accuracy %.4f (%s); clock from the first touch of data, evaluation included", t.Target, t.TargetFrom))
-	tb := &table{header: []string{"run", "status", "best", "reached", "time s", "epoch", "speedup", "epoch speedup", "rank"},
-		right: []bool{false, false, true, false, true, true, true, true, true}}
+	p.item("speedup: to the target over wall time; over epochs: in epochs to the target; epoch time: per epoch (medians)")
+	tb := &table{header: []string{"run", "status", "best", "reached", "time s", "speedup", "epoch", "over epochs", "epoch time", "rank"},
+		right: []bool{false, false, true, false, true, true, true, true, true, true}}
+	ratio := func(v float64) string {
+		if v > 0 {
+			return fmt.Sprintf("%.2fx", v)
+		}
+		return ""
+	}
 	for _, r := range t.Runs {
-		reached, ts, ep, sp, rank := "not reached", "", "", "", ""
+		reached, ts, ep, rank := "not reached", "", "", ""
 		if r.Reached {
 			reached, ts, ep, rank = "yes", secs(r.TimeS), fmt.Sprint(r.Epoch), fmt.Sprint(r.Rank)
-		}
-		if r.Speedup > 0 {
-			sp = fmt.Sprintf("%.2fx", r.Speedup)
-		}
-		esp := ""
-		if r.EpochSpeedup > 0 {
-			esp = fmt.Sprintf("%.2fx", r.EpochSpeedup)
 		}
 		best := "none"
 		if r.Evaluated > 0 {
 			best = fmt.Sprintf("%.4f", r.Best)
 		}
-		tb.add(r.Run, cmdutil.Dash(string(r.Status)), best, reached, ts, ep, sp, esp, rank)
+		tb.add(r.Run, cmdutil.Dash(string(r.Status)), best, reached, ts, ratio(r.Speedup), ep, ratio(r.EpochsSpeedup), ratio(r.EpochSpeedup), rank)
 	}
 	p.table(tb, "    ")
 }

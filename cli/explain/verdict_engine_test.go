@@ -93,11 +93,28 @@ func TestVerdictLoaderBound(t *testing.T) {
 
 // TestVerdictSamplingBound plants serial sampling of large fanouts
 // beside training on a GPU (the baseline samples on the training
-// goroutine). It needs a binary built with the cuda tag and a GPU: on
-// the CPU backend the engine's training costs about twice the sampling
-// per sampled edge (its aggregation and the sampler both walk the
-// edges), so a CPU run with large fanouts is compute-bound, as its
-// verdict says.
+// goroutine). It needs a binary built with the cuda tag and a GPU.
+//
+// No CPU configuration plants it: on the CPU backend the engine's
+// training costs more than the sampling per sampled edge, because its
+// first layer aggregates the input features (32 wide on synth-tiny, 64
+// on synth-small; a preset's width cannot be set) over the same edges
+// the sampler walked, forward and backward, whatever the hidden width.
+// Serial baselines, --threads 2, --eval-every at the last epoch, stage
+// busy seconds of `gnnscope train --json` (exposed = busy here):
+//
+//	synth-tiny  gcn  h4 25,25 b256: sample 0.10  train 0.30
+//	synth-tiny  gcn  h4 50,50 b256: sample 0.27  train 0.56
+//	synth-tiny  sage h4 25,25 b256: sample 0.04  train 0.11
+//	synth-tiny  sage h8 50,50 b256: sample 0.10  train 0.24
+//	synth-tiny  sage h4 10,10 b1024: sample 0.05 train 0.11
+//	synth-small gcn  h4 15,15 b1024 (10 % train): sample 1.01  train 5.97
+//	synth-small sage h4 15,15 b1024 (10 % train): sample 1.04  train 3.37
+//
+// Sampling never exceeds 45 % of sample + train, so every such run is
+// compute-bound (or mixed), as its verdict says. (Fanouts above the
+// presets' mean degree, 20, take whole neighborhoods and sample even
+// less per edge.)
 func TestVerdictSamplingBound(t *testing.T) {
 	if !backend.CUDABuilt {
 		t.Skip("needs the cuda build and a GPU: on the CPU the planted run is compute-bound")

@@ -27,6 +27,7 @@ type KeyMap struct {
 	LogScale   key.Binding
 	// the compare screen's charts
 	NextChart key.Binding
+	TTAAxis   key.Binding
 	// the dashboard's timeline
 	PanLeft, PanRight, LaneUp, LaneDown key.Binding
 	CursorLeft, CursorRight             key.Binding
@@ -77,6 +78,7 @@ func DefaultKeyMap() KeyMap {
 		SmoothLess:  b("S", "smooth curves less", "S"),
 		LogScale:    b("y", "log scale for the loss charts", "y"),
 		NextChart:   b("w", "compare: the next chart, when they do not fit side by side", "w"),
+		TTAAxis:     b("a", "compare: time to accuracy over wall time or over epochs", "a"),
 		PanLeft:     b("←/h", "pan earlier", "left", "h"),
 		PanRight:    b("→/l", "pan later", "right", "l"),
 		LaneUp:      b("↑/k", "cursor a lane up", "up", "k"),
@@ -101,7 +103,7 @@ func (k KeyMap) All() []Section {
 		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward}},
 		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight, k.CursorLeft, k.CursorRight, k.LaneUp, k.LaneDown,
 			k.Details, k.EpochDigits, k.FirstEpoch, k.LastEpoch, k.Bars, k.Mouse}},
-		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale, k.NextChart}},
+		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale, k.NextChart, k.TTAAxis}},
 	}
 }
 

@@ -54,7 +54,9 @@ type Model struct {
 	col    int // first run column shown
 	smooth int // the time-to-accuracy chart's smoothing: an index in plot.Smoothing
 	chart  int // the chart shown under the table when they do not fit side by side
-	export exporter.Slot
+	// byEpoch draws time to accuracy over epochs instead of wall time
+	byEpoch bool
+	export  exporter.Slot
 }
 
 // New resolves the references ("SESSION", "SESSION/RUN", unique prefixes,
@@ -192,6 +194,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.smooth = max(m.smooth-1, 0)
 	case key.Matches(msg, k.NextChart):
 		m.chart++
+	case key.Matches(msg, k.TTAAxis):
+		m.byEpoch = !m.byEpoch
 	case key.Matches(msg, k.Refresh):
 		if !m.busy {
 			m.busy = true
@@ -225,7 +229,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		return nil
 	}
 	k := m.c.Keys
-	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Export, k.Open, k.Refresh, k.SmoothMore, k.NextChart, k.Back, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Export, k.Open, k.Refresh, k.SmoothMore, k.NextChart, k.TTAAxis, k.Back, k.Help, k.Quit}
 }
 
 // figure is one row of the table.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gnnscope/gnnscope/analysis"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui/draw"
 	"github.com/gnnscope/gnnscope/tui/plot"
@@ -76,9 +77,10 @@ func (m *Model) panesView(w, h int) []string {
 }
 
 // ttaView draws the validation accuracy of the compared runs over wall
-// time from the first touch of data, overlaid and smoothed as the
-// dashboard's charts are, with the target as a rule and each run's time
-// to accuracy in the legend and marked where it was reached.
+// time from the first touch of data (or over epochs, the TTAAxis key),
+// overlaid and smoothed as the dashboard's charts are, with the target as
+// a rule and each run's time (or epochs) to accuracy in the legend and
+// marked where it was reached.
 func (m *Model) ttaView(w, h int) []string {
 	st := m.c.Styles
 	c := m.cmp
@@ -94,6 +96,15 @@ func (m *Model) ttaView(w, h int) []string {
 	marker := func(i int) rune { return ttaMarkers[i%len(ttaMarkers)] }
 
 	head := st.Header.Render("Time to accuracy")
+	if m.byEpoch {
+		head = st.Header.Render("Epochs to accuracy")
+	}
+	x := func(p analysis.AccPoint) float64 {
+		if m.byEpoch {
+			return float64(p.Epoch)
+		}
+		return p.TimeS
+	}
 	if l := tr.Label(); l != "" {
 		head += muted.Paint(" (" + l + ")")
 	}
@@ -106,9 +117,9 @@ func (m *Model) ttaView(w, h int) []string {
 		if !cells {
 			mark = st.Glyphs.Full
 		}
-		legend = append(legend, pens[i+1].Paint(mark)+" "+r.Label+" "+ttaText(r))
+		legend = append(legend, pens[i+1].Paint(mark)+" "+r.Label+" "+ttaText(r, m.byEpoch))
 		for _, p := range r.AccCurve {
-			xmax = max(xmax, p.TimeS)
+			xmax = max(xmax, x(p))
 			lo, hi = min(lo, p.ValAcc), max(hi, p.ValAcc)
 		}
 	}
@@ -129,7 +140,7 @@ func (m *Model) ttaView(w, h int) []string {
 		r := &c.Runs[i]
 		xs, vs := make([]float64, len(r.AccCurve)), make([]float64, len(r.AccCurve))
 		for j, p := range r.AccCurve {
-			xs[j], vs[j] = p.TimeS, p.ValAcc
+			xs[j], vs[j] = x(p), p.ValAcc
 		}
 		cv.Line(xs, tr.Apply(vs), i+1, marker(i))
 	}
@@ -140,7 +151,7 @@ func (m *Model) ttaView(w, h int) []string {
 	cv.Rule(c.TTA.Target, rule, penMuted)
 	for i := range c.Runs {
 		if t := c.Runs[i].TTA; t != nil && t.Reached {
-			cv.Mark(t.TimeS, c.TTA.Target, marker(i), i+1)
+			cv.Mark(x(analysis.AccPoint{Epoch: t.Epoch, TimeS: t.TimeS}), c.TTA.Target, marker(i), i+1)
 		}
 	}
 	for y, l := range cv.Lines(pens) {
@@ -154,6 +165,9 @@ func (m *Model) ttaView(w, h int) []string {
 		out = append(out, muted.Paint(draw.PadLeft(lab, lw)+st.Glyphs.VLine)+l)
 	}
 	left, right := "0 s", strconv.FormatFloat(xmax, 'f', 2, 64)+" s wall from the first touch of data"
+	if m.byEpoch {
+		left, right = "epoch 0", "epoch "+strconv.Itoa(int(math.Round(xmax)))
+	}
 	axis := strings.Repeat(" ", lw+1) + left
 	if gap := pw - len(left) - len(right); gap > 0 {
 		axis += strings.Repeat(" ", gap) + right
@@ -162,14 +176,19 @@ func (m *Model) ttaView(w, h int) []string {
 }
 
 // ttaText is a run's time to accuracy in the legend: "12.3 s", with the
-// speedup to accuracy beside the baseline's, or "not reached".
-func ttaText(r *sessions.RunFigures) string {
+// speedup to accuracy beside the baseline's, or "not reached"; by epoch,
+// the epoch that reached the target ("epoch 7 1.29x").
+func ttaText(r *sessions.RunFigures, byEpoch bool) string {
 	t := r.TTA
 	switch {
 	case t == nil || t.Evaluated == 0:
 		return "-"
 	case !t.Reached:
 		return "not reached"
+	case byEpoch && t.EpochsSpeedup > 0 && math.Abs(t.EpochsSpeedup-1) > 1e-9:
+		return "epoch " + strconv.Itoa(t.Epoch) + " " + strconv.FormatFloat(t.EpochsSpeedup, 'f', 2, 64) + "x"
+	case byEpoch:
+		return "epoch " + strconv.Itoa(t.Epoch)
 	case t.Speedup > 0 && math.Abs(t.Speedup-1) > 1e-9:
 		return strconv.FormatFloat(t.TimeS, 'f', 2, 64) + " s " + strconv.FormatFloat(t.Speedup, 'f', 2, 64) + "x"
 	}

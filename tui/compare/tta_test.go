@@ -85,3 +85,44 @@ func TestGoldenTimeToAccuracy(t *testing.T) {
 		t.Errorf("s did not smooth:\n%s", v)
 	}
 }
+
+// TestGoldenTimeToAccuracyByEpoch: a turns the chart's x axis to epochs,
+// with the epoch each run reached the target and its speedup in epochs
+// (the optimized run reaches it at epoch 4, the baseline at 5), and back.
+func TestGoldenTimeToAccuracyByEpoch(t *testing.T) {
+	st := ttaStore(t)
+	hs := newHarness(t, st, 80, 24, "20260102-030400-tttt")
+	hs.press("a")
+	v := ansi.Strip(hs.m.View())
+	for _, want := range []string{"Epochs to accuracy", "epoch 4 1.25x", "epoch 5", "gas not reached", "epoch 0"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("a: no %q:\n%s", want, v)
+		}
+	}
+	fixture.Golden(t, "compare_tta_epochs_80x24", hs.m.View())
+	hs.press("a")
+	if v := ansi.Strip(hs.m.View()); !strings.Contains(v, "Time to accuracy") || strings.Contains(v, "Epochs to accuracy") {
+		t.Errorf("a again did not turn back to wall time:\n%s", v)
+	}
+}
+
+// TestComparisonGivenTarget: a target given (compare --tta-target) is
+// the one counted to, so the gas run, which never reaches 99 % of the
+// baseline's best, reaches 0.6 at its fourth epoch.
+func TestComparisonGivenTarget(t *testing.T) {
+	st := ttaStore(t)
+	refs, err := st.SelectRuns([]string{"20260102-030400-tttt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sessions.Compare(refs, sessions.CompareOptions{TTATarget: 0.6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TTA == nil || c.TTA.Target != 0.6 || c.TTA.TargetFrom != "given" {
+		t.Fatalf("target %+v", c.TTA)
+	}
+	if g := c.Runs[2].TTA; g == nil || !g.Reached || g.Epoch != 4 {
+		t.Errorf("gas %+v, want reached at epoch 4", g)
+	}
+}
