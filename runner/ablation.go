@@ -38,6 +38,7 @@ func ablationParts() []ablationPart {
 // optimization that cannot run alone on the experiment's config is an
 // error naming it.
 func AblationParts(exp Experiment, p VariantParams) ([]Variant, error) {
+	p = pipelineSet(p)
 	ob, _ := LookupBuiltin(string(Optimized))
 	ov := ob.Variant(p)
 	opt, err := ov.Apply(exp.Train)
@@ -70,6 +71,7 @@ func AblationParts(exp Experiment, p VariantParams) ([]Variant, error) {
 // each optimization of the optimized variant alone (AblationParts), and
 // optimized, all of them together.
 func AblationVariants(exp Experiment, p VariantParams) ([]Variant, error) {
+	p = pipelineSet(p) // an ablation compares parts of one fixed pipeline
 	parts, err := AblationParts(exp, p)
 	if err != nil {
 		return nil, err
@@ -78,4 +80,11 @@ func AblationVariants(exp Experiment, p VariantParams) ([]Variant, error) {
 	opt, _ := LookupBuiltin(string(Optimized))
 	out := append([]Variant{base.Variant(p)}, parts...)
 	return append(out, opt.Variant(p)), nil
+}
+
+// pipelineSet returns p with the pipeline's settings set: those left to
+// the machine (0) at DefaultSamplerWorkers and DefaultPrefetch.
+func pipelineSet(p VariantParams) VariantParams {
+	p.SamplerWorkers, p.Prefetch = orDefault(p.SamplerWorkers, DefaultSamplerWorkers), orDefault(p.Prefetch, DefaultPrefetch)
+	return p
 }
