@@ -296,7 +296,9 @@ gpucheck_bench() {
 # versus: optimized as planned for this machine (nothing set but the
 # experiment) against PyG resident, interleaved ROUNDS times
 versus() {
+  local t0=$SECONDS
   [ -f "$NPZ" ] || "$BIN" datasets export synth-products -o "$NPZ" -q || return 1
+  echo "synth-products generated and exported in $((SECONDS - t0)) s ($(du -h "$NPZ" | cut -f1))" >"$OUT/versus-data.txt"
   local r rc=0
   for r in $(seq 1 "$ROUNDS"); do
     "$BIN" run --data synth-products --model sage --layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024 \
@@ -379,5 +381,7 @@ for st in "${planned[@]}"; do
   # shellcheck disable=SC2086 # cmd is a function and its words
   run "$name" "$(limit $SECONDS "$cost")" $cmd
 done
+# the datasets generated into gnnscope's cache are gigabytes, not results
+rm -rf "$GNNSCOPE_HOME/cache"
 say "done: $OUT (status $status)"
 exit $status
