@@ -47,8 +47,9 @@
 # into FILE (tar.gz, files over 8 MB left out) after every step.
 #
 # env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (default 2),
-# ROUNDS (versus, default 2), FEATURE_EPOCHS (features, default 1), PYTHON (default python3), PYG_ONLY (names of
-# the pyg step's configurations: neighborloader torch workers).
+# ROUNDS (versus, default 2), FEATURE_EPOCHS (features, default 1),
+# PYTHON (default python3), PYG_ONLY (names of the pyg step's
+# configurations: neighborloader torch workers).
 set -uo pipefail
 BUNDLE=$(cd "$(dirname "$0")/.." && pwd)
 dry=0 only="" budget=540
@@ -57,7 +58,7 @@ while [ $# -gt 0 ]; do
     --dry-run) dry=1; shift ;;
     --only) only=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    -h|--help) sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-acceptance: unknown flag $1" >&2; exit 2 ;;
     *) break ;;
   esac
