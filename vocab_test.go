@@ -44,6 +44,7 @@ var vocabularyExceptions = map[string][]string{
 	"profile/kineto/scanjson.go":      {"device"},                   // a Kineto trace's "device" key
 	"profile/kineto/convert.go":       {"device"},                   // the same key
 	"profile/usage.go":                {"cpu"},                      // usage's "cpu" key
+	"runner/machine.go":               {"cpu"},                      // the cgroup v1 CPU controller
 	"analysis/category.go":            {"unknown"},                  // a category out of range
 	"analysis/advice.go":              {"cuda", "uva", "device"},    // the journal's config, read as JSON: analysis may not import gnn
 	"analysis/config.go":              {"cuda"},                     // the same

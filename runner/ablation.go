@@ -41,6 +41,7 @@ func ablationParts() []ablationPart {
 // optimization that cannot run alone on the experiment's config is an
 // error naming it.
 func AblationParts(exp Experiment, p VariantParams) ([]Variant, error) {
+	p = pipelineSet(p)
 	ob, _ := LookupBuiltin(string(Optimized))
 	ov := ob.Variant(p)
 	opt, err := ov.Apply(exp.Train)
@@ -73,6 +74,7 @@ func AblationParts(exp Experiment, p VariantParams) ([]Variant, error) {
 // each optimization of the optimized variant alone (AblationParts), and
 // optimized, all of them together.
 func AblationVariants(exp Experiment, p VariantParams) ([]Variant, error) {
+	p = pipelineSet(p) // an ablation compares parts of one fixed pipeline
 	parts, err := AblationParts(exp, p)
 	if err != nil {
 		return nil, err
@@ -117,4 +119,11 @@ func WaterfallParts(s *sessions.Session) ([]whatif.PartConfig, error) {
 // parts WaterfallParts names.
 func WaterfallOptions() *sessions.WaterfallOptions {
 	return &sessions.WaterfallOptions{Optimized: string(Optimized), Parts: WaterfallParts}
+}
+
+// pipelineSet returns p with the pipeline's settings set: those left to
+// the machine (0) at DefaultSamplerWorkers and DefaultPrefetch.
+func pipelineSet(p VariantParams) VariantParams {
+	p.SamplerWorkers, p.Prefetch = orDefault(p.SamplerWorkers, DefaultSamplerWorkers), orDefault(p.Prefetch, DefaultPrefetch)
+	return p
 }

@@ -26,8 +26,8 @@ const (
 
 // Default settings of the built-in variants that take settings.
 const (
-	DefaultSamplerWorkers = 2  // optimized and pipelined
-	DefaultPrefetch       = 4  // optimized and pipelined
+	DefaultSamplerWorkers = 2  // pipelined; optimized sizes them to the machine (PlanCores)
+	DefaultPrefetch       = 4  // pipelined; optimized sizes it to the memory left (PlanMemory)
 	DefaultGASParts       = 32 // gas
 	DefaultGASPartsBatch  = 8  // gas: parts per mini-batch
 )
@@ -36,6 +36,9 @@ const (
 // pipeline of optimized and pipelined, the graph parts of gas, the
 // feature cache of cache.
 type VariantParams struct {
+	// SamplerWorkers and Prefetch are the pipeline's settings; 0 leaves
+	// optimized's sized to the machine (PlanCores, PlanMemory) and
+	// pipelined's at DefaultSamplerWorkers and DefaultPrefetch.
 	SamplerWorkers int
 	Prefetch       int
 	Parts          int
@@ -46,17 +49,15 @@ type VariantParams struct {
 	CachePolicy featcache.Policy
 }
 
-// DefaultVariantParams returns the default settings: DefaultSamplerWorkers,
-// DefaultPrefetch, DefaultGASParts, DefaultGASPartsBatch,
+// DefaultVariantParams returns the default settings: the pipeline sized
+// to the machine (0), DefaultGASParts, DefaultGASPartsBatch,
 // DefaultCacheShare and DefaultCachePolicy.
 func DefaultVariantParams() VariantParams {
 	return VariantParams{
-		SamplerWorkers: DefaultSamplerWorkers,
-		Prefetch:       DefaultPrefetch,
-		Parts:          DefaultGASParts,
-		PartsPerBatch:  DefaultGASPartsBatch,
-		CacheBytes:     DefaultCacheShare,
-		CachePolicy:    DefaultCachePolicy,
+		Parts:         DefaultGASParts,
+		PartsPerBatch: DefaultGASPartsBatch,
+		CacheBytes:    DefaultCacheShare,
+		CachePolicy:   DefaultCachePolicy,
 	}
 }
 
@@ -116,11 +117,18 @@ func Builtins() []Builtin {
 			overrides: func(VariantParams) map[string]any { return nil }},
 		{Name: Optimized, Default: true, Pipeline: true, Help: "workers, prefetch, eval overlap, cache",
 			overrides: func(p VariantParams) map[string]any {
-				return map[string]any{"sampler_workers": p.SamplerWorkers, "prefetch": p.Prefetch, "overlap_eval": true}
+				o := map[string]any{"overlap_eval": true}
+				if p.SamplerWorkers > 0 {
+					o["sampler_workers"] = p.SamplerWorkers
+				}
+				if p.Prefetch > 0 {
+					o["prefetch"] = p.Prefetch
+				}
+				return o
 			}},
 		{Name: Pipelined, Pipeline: true, Help: "sampler workers and prefetch",
 			overrides: func(p VariantParams) map[string]any {
-				return map[string]any{"sampler_workers": p.SamplerWorkers, "prefetch": p.Prefetch}
+				return map[string]any{"sampler_workers": orDefault(p.SamplerWorkers, DefaultSamplerWorkers), "prefetch": orDefault(p.Prefetch, DefaultPrefetch)}
 			}},
 		{Name: OverlapEval, Help: "eval during the next epoch",
 			overrides: func(VariantParams) map[string]any { return map[string]any{"overlap_eval": true} }},
@@ -214,4 +222,12 @@ func SelectVariants(defined []Variant, names []string, p VariantParams) ([]Varia
 		return nil, fmt.Errorf("unknown %s %s (available: %s)", what, strings.Join(unknown, ", "), strings.Join(all, ", "))
 	}
 	return out, nil
+}
+
+// orDefault returns n, or def when n is not positive.
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }

@@ -68,10 +68,14 @@ func TestBuiltinOverrides(t *testing.T) {
 		if _, uses := v.Overrides["sampler_workers"]; uses != b.Pipeline {
 			t.Errorf("%s: Pipeline %v, overrides %v", b.Name, b.Pipeline, v.Overrides)
 		}
+		// with the pipeline left to the machine, optimized names no workers
+		if _, uses := b.Variant(DefaultVariantParams()).Overrides["sampler_workers"]; uses != (b.Name == Pipelined) {
+			t.Errorf("%s: Pipeline %v, overrides %v", b.Name, b.Pipeline, v.Overrides)
+		}
 	}
 	def := DefaultVariants()
 	if len(def) != 2 || def[0].Name != string(Baseline) || def[1].Name != string(Optimized) ||
-		!reflect.DeepEqual(def[1].Overrides, map[string]any{"sampler_workers": 2, "prefetch": 4, "overlap_eval": true}) {
+		!reflect.DeepEqual(def[1].Overrides, map[string]any{"overlap_eval": true}) {
 		t.Errorf("DefaultVariants %+v", def)
 	}
 	// gas keeps the parts the base sets
@@ -80,7 +84,7 @@ func TestBuiltinOverrides(t *testing.T) {
 		t.Errorf("params for a base without parts: %+v", got)
 	}
 	base.Parts, base.PartsPerBatch = 40, 10
-	if got := VariantParamsFor(base); got.Parts != 40 || got.PartsPerBatch != 10 || got.SamplerWorkers != DefaultSamplerWorkers {
+	if got := VariantParamsFor(base); got.Parts != 40 || got.PartsPerBatch != 10 || got.SamplerWorkers != 0 {
 		t.Errorf("params for a base with parts: %+v", got)
 	}
 	// cache keeps the cache the base sets, but not a "0" (none)

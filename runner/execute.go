@@ -33,6 +33,11 @@ type ExecOptions struct {
 	// Device to train on; nil means the device the config names
 	// (OpenDevice), opened and closed by Execute.
 	Device device.Device
+	// Size names the settings Execute sizes to the machine's memory once
+	// the data is loaded (PlanMemory); its lines open the plan OnStart
+	// gets, and OnConfig, if set, gets the config that trains.
+	Size     Free
+	OnConfig func(train.Config)
 }
 
 // OpenDevice opens the device cfg names (cfg.Device: cpu, cuda, cuda:N)
@@ -107,6 +112,10 @@ func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOpti
 	if opt.OnReady != nil {
 		opt.OnReady(ds, split)
 	}
+	cfg, sized := PlanMemory(DescribeMachine(dev), Workload{Nodes: int64(ds.NumNodes()), Edges: ds.Graph.NumEdges(), Features: ds.NumFeatures, Classes: ds.NumClasses}, cfg, opt.Size)
+	if opt.OnConfig != nil {
+		opt.OnConfig(cfg)
+	}
 	var gpu *backend.GPUSampler
 	defer func() {
 		if gpu != nil {
@@ -115,7 +124,7 @@ func Execute(ctx context.Context, exp Experiment, cfg train.Config, opt ExecOpti
 	}()
 	onStart := func(plan []string) {
 		if opt.OnStart != nil {
-			opt.OnStart(plan)
+			opt.OnStart(append(sized, plan...))
 		}
 		gpu = backend.SampleGPU(dev, opt.Recorder, 0) // after run_start
 	}

@@ -25,12 +25,12 @@ func TestResolveFitsOptimizedToBudget(t *testing.T) {
 	if base.Config.MemGuard != "" || base.Adjusted != nil {
 		t.Errorf("baseline: guard %q, adjusted %q", base.Config.MemGuard, base.Adjusted)
 	}
-	if opt.Config.MemGuard != train.GuardSplit || len(opt.Adjusted) != 2 ||
-		opt.Adjusted[0] != "cache_bytes off->4MiB: a quarter of the memory budget 19.0MiB (whole MiB), three quarters left to the model, the batches and evaluation" ||
-		opt.Adjusted[1] != "mem_guard off->split: memory budget 19.0MiB, within which the engine plans prefetch and the overlapped evaluation" {
+	if opt.Config.MemGuard != train.GuardSplit || len(opt.Adjusted) != 3 || !strings.HasPrefix(opt.Adjusted[0], "sampler_workers ") ||
+		opt.Adjusted[1] != "cache_bytes off->4MiB: a quarter of the memory budget 19.0MiB (whole MiB), three quarters left to the model, the batches and evaluation" ||
+		opt.Adjusted[2] != "mem_guard off->split: memory budget 19.0MiB, within which the engine plans prefetch and the overlapped evaluation" {
 		t.Errorf("optimized: guard %q, adjusted %q", opt.Config.MemGuard, opt.Adjusted)
 	}
-	if opt.Config.SamplerWorkers != 2 || opt.Config.Prefetch != 4 || !opt.Config.OverlapEval {
+	if want, _ := PlanWorkers(DescribeMachine(nil), opt.Config); opt.Config.SamplerWorkers != want || opt.Config.Prefetch != 0 || !opt.Config.OverlapEval {
 		t.Errorf("optimized lost its optimizations: %+v", opt.Config)
 	}
 	if opt.Config.CacheBytes != "4MiB" || opt.Config.CachePolicy != "degree" || base.Config.CacheBytes != "" {
@@ -41,7 +41,7 @@ func TestResolveFitsOptimizedToBudget(t *testing.T) {
 	}
 	exp.Train.MemBudget = 0
 	if res, err := Resolve(exp, DefaultVariants()); err != nil || res[1].Config.MemGuard != "" || res[1].Config.CacheBytes != "20%" ||
-		len(res[1].Adjusted) != 1 || res[1].Adjusted[0] != "cache_bytes off->20%: no memory budget, so the default share of the feature rows" {
+		len(res[1].Adjusted) != 2 || res[1].Adjusted[1] != "cache_bytes off->20%: no memory budget, so the default share of the feature rows" {
 		t.Errorf("no budget: %+v, %v", res, err)
 	}
 }
@@ -63,7 +63,7 @@ func TestResolveOptimizedCache(t *testing.T) {
 		{"variant sets it", func(*train.Config) {}, Variant{Name: "optimized", Overrides: map[string]any{"cache_bytes": "5%"}}, "5%", false},
 		{"no room in the budget", func(c *train.Config) { c.MemBudget = memory.Size(3 << 20) }, opt, "", false},
 		{"room for 1 MiB", func(c *train.Config) { c.MemBudget = memory.Size(4 << 20) }, opt, "1MiB", true},
-		{"full batch", func(c *train.Config) { c.Sampler = train.SamplerFull }, Variant{Name: "optimized", Overrides: map[string]any{"overlap_eval": true}}, "", false},
+		{"full batch", func(c *train.Config) { c.Sampler = train.SamplerFull }, Variant{Name: "optimized", Overrides: map[string]any{"overlap_eval": true, "sampler_workers": 0}}, "", false},
 		{"frequency kept", func(c *train.Config) { c.CachePolicy = "frequency" }, opt, "20%", true},
 	}
 	for _, tc := range cases {
@@ -76,7 +76,7 @@ func TestResolveOptimizedCache(t *testing.T) {
 			continue
 		}
 		got := res[0]
-		noted := len(got.Adjusted) > 0 && strings.HasPrefix(got.Adjusted[0], "cache_bytes off->")
+		noted := slices.ContainsFunc(got.Adjusted, func(a string) bool { return strings.HasPrefix(a, "cache_bytes off->") })
 		if got.Config.CacheBytes != tc.want || noted != tc.noting {
 			t.Errorf("%s: cache %q, adjusted %q", tc.name, got.Config.CacheBytes, got.Adjusted)
 		}

@@ -238,14 +238,18 @@ type Resolved struct {
 // feature cache that leaves room in its memory budget (fitCache) unless
 // the variant or the base sets cache_bytes, then the memory guard for
 // its budget (train.FitBudget) unless the variant sets mem_guard itself.
-// Other variants run as configured.
+// First, what neither the variant nor the experiment sets is sized to
+// this machine's cores (PlanCores on DescribeMachine; the worker sizes
+// the rest by memory, PlanMemory). Other variants run as configured.
 func fitConstraints(v Variant, cfg train.Config) (train.Config, []string) {
 	if v.Name != string(Optimized) {
 		return cfg, nil
 	}
-	var notes []string
+	cfg, notes := PlanCores(DescribeMachine(nil), cfg, freeSettings(v, cfg))
 	if _, ok := v.Overrides["cache_bytes"]; !ok {
-		cfg, notes = fitCache(cfg)
+		var cache []string
+		cfg, cache = fitCache(cfg)
+		notes = append(notes, cache...)
 	}
 	if _, ok := v.Overrides["mem_guard"]; ok {
 		return cfg, notes
@@ -300,6 +304,10 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 			errs = append(errs, err)
 			continue
 		}
+		if v.Name == string(Optimized) && !v.hasKey("sampler_workers") && cfg.SamplerWorkers == 0 && cfg.Sampler != train.SamplerNeighbor {
+			errs = append(errs, fmt.Errorf("variant %q: key \"sampler_workers\": its sampler workers pipeline neighbor-sampled batches, and sampler %q is not (use --sampler neighbor)", v.Name, cfg.Sampler))
+			continue
+		}
 		if err := train.CheckModelSize(cfg); err != nil {
 			errs = append(errs, fmt.Errorf("variant %q: %w", v.Name, err))
 			continue
@@ -311,4 +319,10 @@ func Resolve(exp Experiment, variants []Variant) ([]Resolved, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// hasKey reports whether the variant's overrides name key.
+func (v Variant) hasKey(key string) bool {
+	_, ok := v.Overrides[key]
+	return ok
 }

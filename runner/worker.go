@@ -163,7 +163,11 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 	case devErr != nil:
 		err = devErr
 	default:
-		res, err = executeRun(ctx, exp, v, dev, rec, start, log)
+		res, err = executeRun(ctx, exp, v, dev, rec, start, func(cfg train.Config) {
+			if b, merr := json.Marshal(cfg); merr == nil {
+				cfgJSON = b // run_start records the config that trains
+			}
+		}, log)
 	}
 	start(nil)
 	status := RunStatus(ctx, err)
@@ -223,11 +227,13 @@ func claimRun(s *sessions.Session, run string, log io.Writer) (*os.File, error) 
 
 // executeRun trains variant v of exp on dev with Execute, recording into
 // rec; progress lines (data, epochs, loader warnings) go to log.
-func executeRun(ctx context.Context, exp Experiment, v Resolved, dev device.Device, rec *profile.Recorder, start func([]string), log io.Writer) (*train.Result, error) {
+func executeRun(ctx context.Context, exp Experiment, v Resolved, dev device.Device, rec *profile.Recorder, start func([]string), onConfig func(train.Config), log io.Writer) (*train.Result, error) {
 	return Execute(ctx, exp, v.Config, ExecOptions{
 		Device:   dev,
 		Recorder: rec,
 		OnStart:  start,
+		Size:     freeSettings(v.Variant, v.Config),
+		OnConfig: onConfig,
 		Load:     load.Options{Warn: func(msg string) { logf(log, "warning: %s", msg) }},
 		OnReady: func(ds *data.Dataset, split *data.Split) {
 			logf(log, "train %s on %s (%d nodes, %d edges, %d features, %d classes; split %d/%d/%d)",

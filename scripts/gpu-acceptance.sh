@@ -1,46 +1,64 @@
 #!/usr/bin/env bash
 # The CUDA backend's acceptance on a GPU machine, run from the folder that
-# scripts/gpu-bundle.sh builds (the machine needs no Go):
+# scripts/gpu-bundle.sh builds (the machine needs no Go), planned to fit
+# one call of the machine:
 #
-#   BUNDLE/scripts/gpu-acceptance.sh [--dry-run] [--only STEPS] OUT
+#   BUNDLE/scripts/gpu-acceptance.sh [--dry-run] [--budget SECONDS] [--only STEPS] OUT
 #
-# Steps, in order, each under its own time limit; every step writes its
-# results under OUT as it goes and appends "ok|FAIL|skip NAME seconds" to
-# OUT/steps.txt, so that a run cut off midway keeps what it finished:
+# The steps, most valuable first; each has a cost in seconds, measured on
+# the H100 on 2026-11-25 or estimated (the plan says which). The plan takes
+# them in this order while their costs fit the budget (default 540) and
+# lists the rest as not run. A step may run half again its cost (within
+# the time left), as the earlier steps are worth more than the later
+# ones; a step whose cost no longer fits the time left when its turn
+# comes is not run either:
 #
 #   machine    nvidia-smi, glibc, driver, ldd, Python packages, cuBLAS found
-#   gpucheck   gnnscope gpucheck --bench --memory --json
-#   tests      the cuda test binaries, then their -race builds
+#   kernels    the new kernels' tests (TestGatherRowsAt,
+#              TestSamplerMatchesReference and the cuda tests' other
+#              checks), then gnnscope gpucheck: every device op, the
+#              gathers and copies these kernels use among them
+#   versus     synth-products, GraphSAGE 3x256, fanouts 15,10,5, batches of
+#              1024: the optimized variant as planned for this machine
+#              against PyG with graph and features resident on the GPU
+#              (scripts/pyg-compare.py --sampler torch --resident: its own
+#              PyTorch sampler, no pyg-lib or torch-sparse), interleaved
+#              twice on this machine; the dataset is generated here once
+#              (the first export) and read from gnnscope's cache after
+#   sampling   sampled edges per second: gnnscope bench --only sample, CPU
+#              workers against the GPU kernel
+#   features   examples/sage-products-gpu-data.toml: features device, uva,
+#              host, with and without the feature cache, GPU against CPU
+#              sampling (OUT/gpu-data-sampling.md)
+#   tests-race the cuda test binaries built with -race
+#   gpucheck-bench  gpucheck --bench --memory, and --gemm own --bench
 #   cora       Cora on every schedule, cpu against cuda, seeds $CORA_SEEDS
-#   products   synth-products: baseline, async-transfer and optimized
-#   gpu-data   synth-products, optimized: features device/uva/host, host
-#              and uva with and without the feature cache, GPU against
-#              CPU sampling
-#              (sampled edges per second: OUT/gpu-data-sampling.md, and
-#              gnnscope bench --only sample, cpu and cuda)
-#   pyg        PyG on the same exported graph (scripts/pyg-compare.py)
+#   products   synth-products: baseline, async-transfer and optimized (spec)
+#   pyg        PyG's other configurations on the same exported graph
 #   client     the PyTorch examples profiled through gnnscope run --cmd
 #   summary    OUT/summary.md (scripts/gpu-summary.py)
 #
-# --dry-run checks the machine (glibc, libcuda, the bundle's files) and
-# lists the steps with their commands, running none. --only takes a comma
-# list of step names. With ARCHIVE=FILE, OUT is packed into FILE (tar.gz,
-# files over 8 MB left out) after every step.
+# Every step writes its results under OUT as it goes and appends
+# "ok|FAIL|TIMEOUT NAME seconds" (or "not-run NAME why") to OUT/steps.txt,
+# so that a run cut off midway keeps what it finished. --dry-run checks
+# the machine (glibc, libcuda, the bundle's files) and prints the plan,
+# each step's cost and command, and the estimated total, running none.
+# --only takes a comma list of step names. With ARCHIVE=FILE, OUT is packed
+# into FILE (tar.gz, files over 8 MB left out) after every step.
 #
-# env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (products,
-# default 3), PYTHON (default python3), STEP_LIMIT (seconds per step,
-# default 600), TEST_LIMIT and RACE_LIMIT (the test steps), DATA_LIMIT
-# (the gpu-data step, default 900), PYG_ONLY
-# (names of the PyG configurations to run: neighborloader torch workers
-# resident).
+# env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (default 2),
+# ROUNDS (versus, default 2), FEATURE_EPOCHS (features, default 1),
+# PYTHON (default python3), PYG_ONLY (names of the pyg step's
+# configurations: neighborloader torch workers).
 set -uo pipefail
 BUNDLE=$(cd "$(dirname "$0")/.." && pwd)
-dry=0 only=""
+dry=0 only="" budget=540
 while [ $# -gt 0 ]; do
   case $1 in
     --dry-run) dry=1; shift ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --budget) budget=$2; shift 2 ;;
+    -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-acceptance: unknown flag $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -48,9 +66,10 @@ done
 OUT=${1:-gpu-acceptance-$(date -u +%Y%m%d-%H%M%S)}
 GPU=${GPU:-0}
 CORA_SEEDS=${CORA_SEEDS:-"0 1 2"}
-EPOCHS=${EPOCHS:-3}
+EPOCHS=${EPOCHS:-2}
+ROUNDS=${ROUNDS:-2}
+case $budget in ''|*[!0-9]*) echo "gpu-acceptance: --budget takes whole seconds, got '$budget'" >&2; exit 2 ;; esac
 PYTHON=${PYTHON:-python3}
-STEP_LIMIT=${STEP_LIMIT:-600}
 BIN="$BUNDLE/gnnscope"
 CORA="$BUNDLE/data/cora.npz"
 
@@ -195,7 +214,7 @@ products() {
 # second and its placement lines (scripts/sample-rate.py); then the
 # sampling benchmark on the CPU workers and with the GPU kernel.
 gpu_data() {
-  sed -e "s/^device = \"cuda\"/device = \"cuda:$GPU\"/" -e "s/^epochs = 3/epochs = $EPOCHS/" \
+  sed -e "s/^device = \"cuda\"/device = \"cuda:$GPU\"/" -e "s/^epochs = 3/epochs = ${FEATURE_EPOCHS:-1}/" \
     "$BUNDLE/scripts/sage-products-gpu-data.toml" >"$OUT/gpu-data.toml"
   local rc=0
   "$BIN" run --spec "$OUT/gpu-data.toml" --wait --json >"$OUT/gpu-data-run.json" || rc=1
@@ -204,12 +223,6 @@ gpu_data() {
   local sess
   sess=$(ls -td "$GNNSCOPE_HOME"/sessions/*/ | head -1)
   $PYTHON "$BUNDLE/scripts/sample-rate.py" "$sess" "$OUT/gpu-data-sampling.md" || rc=1
-  # the sampler alone, CPU workers against the GPU kernel (edges/s)
-  local dev
-  for dev in cpu "cuda:$GPU"; do
-    "$BIN" bench --only sample --data synth-products --threads 1,4 --min-time 3s --sampler-device "$dev" \
-      >"$OUT/gpu-data-bench-${dev%%:*}.txt" 2>&1 || rc=1
-  done
   return $rc
 }
 
@@ -221,9 +234,9 @@ pyg() {
   [ -f "$NPZ" ] || "$BIN" datasets export synth-products -o "$NPZ" -q || return 1
   local rc=0 name
   # NeighborLoader (needs pyg-lib or torch-sparse), then the vectorized
-  # torch sampler on the device, then CPU workers with pinned memory, then
-  # the graph and features resident on the device
-  for cfg in "neighborloader --sampler pyg" "torch --sampler torch" "workers --sampler torch --workers 8" "resident --sampler torch --resident"; do
+  # torch sampler on the device, then CPU workers with pinned memory (the
+  # graph and features resident on the device: the versus step)
+  for cfg in "neighborloader --sampler pyg" "torch --sampler torch" "workers --sampler torch --workers 8"; do
     name=${cfg%% *}
     [ -z "${PYG_ONLY:-}" ] || [[ " $PYG_ONLY " == *" $name "* ]] || continue
     $PYTHON "$BUNDLE/scripts/pyg-compare.py" "$NPZ" --layers 3 --hidden 256 --fanout 15,10,5 \
@@ -258,23 +271,118 @@ tests() { # tests SUFFIX: every test binary of that kind
   return $rc
 }
 
+# kernels: the new kernels' own tests first, then every cuda test, then
+# gpucheck's op checks (the gathers and copies they use among them)
+kernels() {
+  local t rc=0
+  for t in "$BUNDLE"/tests/*.test; do
+    [[ $t == *.race.test ]] && continue
+    local n; n=$(basename "$t" .test)
+    (cd "$BUNDLE" && GNNSCOPE_TEST_GPU=$GPU "$t" -test.v -test.count=1 -test.timeout 60s \
+      -test.run 'TestGatherRowsAt|TestSamplerMatchesReference') >"$OUT/kernels-$n.txt" 2>&1 || rc=1
+    (cd "$BUNDLE" && GNNSCOPE_TEST_GPU=$GPU "$t" -test.v -test.count=1 -test.timeout 120s) >"$OUT/tests-$n.txt" 2>&1 || rc=1
+    pack
+  done
+  "$BIN" gpucheck --device "cuda:$GPU" --json >"$OUT/gpucheck.json" || rc=1
+  return $rc
+}
+
+gpucheck_bench() {
+  local rc=0
+  "$BIN" gpucheck --device "cuda:$GPU" --bench --memory --json >"$OUT/gpucheck-bench.json" || rc=1
+  "$BIN" gpucheck --device "cuda:$GPU" --gemm own --bench --json >"$OUT/gpucheck-own.json" || rc=1
+  return $rc
+}
+
+# versus: optimized as planned for this machine (nothing set but the
+# experiment) against PyG resident, interleaved ROUNDS times
+versus() {
+  local t0=$SECONDS
+  [ -f "$NPZ" ] || "$BIN" datasets export synth-products -o "$NPZ" -q || return 1
+  echo "synth-products generated and exported in $((SECONDS - t0)) s ($(du -h "$NPZ" | cut -f1))" >"$OUT/versus-data.txt"
+  local r rc=0
+  for r in $(seq 1 "$ROUNDS"); do
+    "$BIN" run --data synth-products --model sage --layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024 \
+      --epochs "$EPOCHS" --device "cuda:$GPU" --variants optimized --wait --json >"$OUT/versus-optimized-$r.json" || rc=1
+    $PYTHON "$BUNDLE/scripts/pyg-compare.py" "$NPZ" --layers 3 --hidden 256 --fanout 15,10,5 \
+      --batch-size 1024 --epochs "$EPOCHS" --lr 0.01 --weight-decay 5e-4 --dropout 0.5 --device "cuda:$GPU" \
+      --sampler torch --resident --json "$OUT/versus-pyg-$r.json" >"$OUT/versus-pyg-$r.txt" 2>&1 || rc=1
+    pack
+  done
+  local s
+  for s in "$GNNSCOPE_HOME"/sessions/*/; do cp "$s"/runs/*.log "$OUT/" 2>/dev/null; done
+  return $rc
+}
+
+# sampling: the sampler alone, CPU workers against the GPU kernel (edges/s)
+sampling() {
+  local dev rc=0
+  for dev in cpu "cuda:$GPU"; do
+    "$BIN" bench --only sample --data synth-products --threads "1,$(nproc)" --min-time 3s --sampler-device "$dev" \
+      >"$OUT/sampling-bench-${dev%%:*}.txt" 2>&1 || rc=1
+  done
+  return $rc
+}
+
 machine_out() { machine >"$OUT/machine.txt" 2>&1; }
-export -f say pack machine machine_out cora products gpu_data pyg client tests
-export BUNDLE BIN CORA OUT GPU CORA_SEEDS EPOCHS PYTHON LOG
+export -f say pack machine machine_out kernels gpucheck_bench versus sampling cora products gpu_data pyg client tests
+export BUNDLE BIN CORA OUT GPU CORA_SEEDS EPOCHS ROUNDS PYTHON LOG
 export ARCHIVE=${ARCHIVE:-}
 
-[ $dry = 1 ] && echo "steps (name, time limit, command):"
-wanted machine  && run machine 120 machine_out
-wanted gpucheck && run gpucheck 300 bash -c "'$BIN' gpucheck --device cuda:$GPU --bench --memory --json >'$OUT/gpucheck.json'"
-wanted gpucheck && run gpucheck-own 200 bash -c "'$BIN' gpucheck --device cuda:$GPU --gemm own --bench --json >'$OUT/gpucheck-own.json'"
-wanted tests    && run tests "${TEST_LIMIT:-300}" tests .test
-wanted tests    && run tests-race "${RACE_LIMIT:-400}" tests .race.test
-if [ -f "$CORA" ]; then wanted cora && run cora "$STEP_LIMIT" cora; fi
-wanted products && run products "$STEP_LIMIT" products
-wanted gpu-data && run gpu-data "${DATA_LIMIT:-900}" gpu_data
-wanted pyg      && run pyg "$STEP_LIMIT" pyg
-wanted client   && run client 230 client
-wanted summary  && run summary 60 $PYTHON "$BUNDLE/scripts/gpu-summary.py" "$OUT"
-[ $dry = 1 ] && exit 0
+# ---- the plan: name, cost in seconds, what the cost is, command ----
+# Costs: "measured" ones are the H100 run of 2026-11-25
+# (docs/gpu/2026-11-25-h100/steps-*.txt); the others are estimates.
+STEPS=(
+  "machine|30|measured 29 s|machine_out"
+  "kernels|35|estimated: tests 3 s and gpucheck 15 s measured, the new tests added|kernels"
+  "versus|240|estimated: export ~60 s, then per round optimized ~45 s and PyG resident ~45 s|versus"
+  "sampling|60|estimated: 2 benches of 2 thread counts, 3 s each, plus loading|sampling"
+  "features|170|estimated: 7 runs of synth-products, 1 epoch each (FEATURE_EPOCHS), at ~24 s|gpu_data"
+  "tests-race|30|measured 28 s|tests .race.test"
+  "gpucheck-bench|30|measured 15 s and 14 s|gpucheck_bench"
+  "cora|65|measured 60 s|cora"
+  "products|180|measured 173 s|products"
+  "pyg|250|measured: timed out at 215 s and 250 s|pyg"
+  "client|100|measured 97 s|client"
+  "summary|5|measured 0 s|$PYTHON $BUNDLE/scripts/gpu-summary.py $OUT"
+)
+
+# plan: the steps wanted, in order, while their costs fit the budget
+planned=() unplanned=() total=0
+for st in "${STEPS[@]}"; do
+  IFS='|' read -r name cost _ _ <<<"$st"
+  wanted "$name" || continue
+  if [ "$name" = cora ] && [ ! -f "$CORA" ]; then unplanned+=("$name|no data/cora.npz in the bundle"); continue; fi
+  if [ $((total + cost)) -le "$budget" ]; then planned+=("$st"); total=$((total + cost))
+  else unplanned+=("$name|cost ${cost} s does not fit the ${budget} s budget after ${total} s"); fi
+done
+# limit AT COST: a step's time limit when it starts at AT seconds
+limit() { local l=$(( $2 + $2 / 2 )) left=$(( budget - $1 )); echo $(( l < left ? l : left )); }
+
+if [ $dry = 1 ]; then
+  echo "plan for a budget of ${budget} s (name, cost, time limit, basis, command):"
+  at=0
+  for st in "${planned[@]}"; do
+    IFS='|' read -r name cost basis cmd <<<"$st"
+    printf '  %-15s %4ss  limit %4ss  %s\n  %15s                     %s\n' "$name" "$cost" "$(limit $at "$cost")" "$basis" "" "$cmd"
+    at=$((at + cost))
+  done
+  echo "estimated total: ${total} s of ${budget} s"
+  for u in "${unplanned[@]}"; do echo "not run: ${u%%|*} (${u#*|})"; done
+  exit 0
+fi
+
+for u in "${unplanned[@]}"; do echo "not-run ${u%%|*} ${u#*|}" >>"$OUT/steps.txt"; done
+for st in "${planned[@]}"; do
+  IFS='|' read -r name cost _ cmd <<<"$st"
+  if [ $((SECONDS + cost)) -gt "$budget" ]; then
+    echo "not-run $name cost ${cost} s, ${SECONDS} s of ${budget} s gone" | tee -a "$OUT/steps.txt" >&2
+    continue
+  fi
+  # shellcheck disable=SC2086 # cmd is a function and its words
+  run "$name" "$(limit $SECONDS "$cost")" $cmd
+done
+# the datasets generated into gnnscope's cache are gigabytes, not results
+rm -rf "$GNNSCOPE_HOME/cache"
 say "done: $OUT (status $status)"
 exit $status

@@ -54,7 +54,7 @@ func TestRunWaitJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if exp.Data != "synth-tiny" || exp.Train.Epochs != 2 || len(resolved) != 2 ||
-		resolved[0].Config.SamplerWorkers != 0 || resolved[1].Config.SamplerWorkers != 2 || !resolved[1].Config.OverlapEval {
+		resolved[0].Config.SamplerWorkers != 0 || resolved[1].Config.SamplerWorkers < 1 || !resolved[1].Config.OverlapEval {
 		t.Errorf("session.json: %+v %+v", exp, resolved)
 	}
 	if s.Meta.Host == nil || s.Meta.Created.IsZero() {

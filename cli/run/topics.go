@@ -41,6 +41,12 @@ with their overrides at the default settings:
 ` + builtinHelp() + `
 
 Optimized stands for the best configuration under your constraints:
+what neither it nor [train] sets is sized to the machine: the sampler
+workers from the cores the process may use (affinity mask and cgroup
+quota) less what the trainer needs (one core to drive a GPU, else half
+the cores or --threads for the CPU kernels), the prefetch depth from the
+memory left, and on a CUDA device GPU sampling and the features in
+device memory when they fit (else mapped host memory and the cache);
 unless cache_bytes is set it caches features (a quarter of --mem-budget
 in whole MiB, none under 1 MiB; else 20% of the rows); with --mem-budget
 (and neighbor sampling) it runs with the memory guard (mem_guard = split,

@@ -74,7 +74,7 @@ func TestSessionsAndReplayOfARealRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"session   " + id, "data      synth-tiny", "optimized: ", "sampler_workers=2", "RUN", "SPEEDUP", "TEST ACC"} {
+	for _, want := range []string{"session   " + id, "data      synth-tiny", "optimized: ", "overlap_eval=true", "adjusted: sampler_workers ", "RUN", "SPEEDUP", "TEST ACC"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show lacks %q:\n%s", want, out)
 		}
