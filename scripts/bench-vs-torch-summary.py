@@ -101,13 +101,26 @@ def best_path(paths):
 
 
 def peaks(d):
-    """Median FMA peak (GFLOP/s) per thread count, from gnnscope's runs."""
+    """Median FMA peak per thread count, from gnnscope's runs: {threads:
+    (GFLOP/s, GFLOP/s per CPU-second)}."""
     got = {}
     for f in glob.glob(os.path.join(d, "kernels-gnnscope-*.json")):
         for p in (read_json(f) or {}).get("peak") or []:
             if p.get("Supported"):
-                got.setdefault(p.get("Threads"), []).append(p.get("GFLOPS"))
-    return {t: med(xs) for t, xs in got.items()}
+                e = got.setdefault(p.get("Threads"), ([], []))
+                e[0].append(p.get("GFLOPS"))
+                e[1].append(p.get("GFLOPSPerCPUSecond"))
+    return {t: (med(a), med(b)) for t, (a, b) in got.items()}
+
+
+def share(rate, per_cpu, peak):
+    """A rate's share of the peak, by wall and by CPU time: "81% / 83%"."""
+    if rate is None or not peak or not peak[0]:
+        return "-"
+    s = f"{100 * rate / peak[0]:.0f}%"
+    if per_cpu and peak[1]:
+        s += f" / {100 * per_cpu / peak[1]:.0f}%"
+    return s
 
 
 def kernel_name(k):
@@ -139,12 +152,13 @@ def kernels(d):
     bases = [f[:-5] for f in glob.glob(os.path.join(d, "kernels-*.json"))]
     print(f"\n## Kernels (medians of {len(files)} gnnscope runs; {loads(bases)})\n")
     if peak:
-        print("FMA peak (gnnscope bench, its micro-kernel's registers): "
-              + ", ".join(f"{t} thr {fmt(v, '.1f')} GFLOP/s" for t, v in sorted(peak.items())) + "\n")
+        print("FMA peak (gnnscope bench, its micro-kernel's registers), per second / per CPU-second: "
+              + ", ".join(f"{t} thr {fmt(v[0], '.1f')} / {fmt(v[1], '.1f')} GFLOP/s"
+                          for t, v in sorted(peak.items())) + "\n")
     print("Rates: per second / per CPU-second. Torch figures whose CPU over wall time was off "
           "the threads given (over 1.15x, or under 0.6x above one thread) are marked refused "
           "and are no best.\n")
-    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | FMA-peak share |")
+    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | FMA-peak share gnnscope, torch |")
     print("|---|---|---|---|---|---|")
     for k in sorted(own, key=lambda k: (k[0], k[6], k[1:6])):
         unit, rates, per_cpu = own[k]
@@ -156,13 +170,11 @@ def kernels(d):
             cells.append(f"{name} {fmt(med(r))} / {fmt(med(rc))}" + (f" (refused: {why[0]})" if why else ""))
         best = best_path(paths)
         best_cell = f"{best[0]} {fmt(best[1])} / {fmt(best[2])} {unit}" if best else "-"
-        share = "-"
-        if k[0] == "gemm" and peak.get(k[6]) and a is not None:
-            share = f"{100 * a / peak[k[6]]:.0f}%"
-            if best:
-                share += f" (torch {100 * best[1] / peak[k[6]]:.0f}%)"
+        shares = "-"
+        if k[0] == "gemm" and peak.get(k[6]):
+            shares = share(a, a_cpu, peak[k[6]]) + ", " + (share(best[1], best[2], peak[k[6]]) if best else "-")
         print(f"| {kernel_name(k)} | {'; '.join(cells) or '-'} | {best_cell} | {fmt(a)} / {fmt(a_cpu)} {unit} "
-              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {share} |")
+              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {shares} |")
     if not ref:
         print("\n(no torch side: scripts/bench-torch-kernels.py missing or failed)")
 

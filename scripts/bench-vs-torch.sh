@@ -65,6 +65,8 @@
 #   --kernel-threads L    thread counts of the kernels (1,T)
 #   --min-time S          kernels: minimum seconds per figure (1)
 #   --torch-gemm LIST     torch's product paths (mm,addmm,matmul,onednn: all)
+#   --gemm-shapes LIST    kernels: the products, MxKxN[:tA|:tB] (gnnscope bench's default)
+#   --kernels LIST        kernels: gemm,gather (both)
 #   --only LIST           sections: kernels,train (both)
 #   --data LIST           datasets of the train section (synth-small,synth-medium,synth-products)
 #   --quick               synth-small only, one repeat, no kernels: a smoke test
@@ -79,6 +81,7 @@ cd "$(dirname "$0")/.."
 
 repeats=3 products_repeats=1 torch_products_epochs=1 threads=$(nproc) kthreads="" min_time=1
 only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas="" torch_gemm=mm,addmm,matmul,onednn
+gemm_shapes="" kernel_kinds=gemm,gather
 SAGE_ARGS=${SAGE_ARGS:---layers 2 --hidden 64 --fanout 25,10 --batch-size 1024}
 PRODUCTS_ARGS=${PRODUCTS_ARGS:---layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -94,6 +97,8 @@ while [ $# -gt 0 ]; do
 	--kernel-threads) kthreads=$2; shift ;;
 	--min-time) min_time=$2; shift ;;
 	--torch-gemm) torch_gemm=$2; shift ;;
+	--gemm-shapes) gemm_shapes=$2; shift ;;
+	--kernels) kernel_kinds=$2; shift ;;
 	--only) only=$2; shift ;;
 	--data) data=$2; shift ;;
 	--quick) only=train data=synth-small repeats=1 ;;
@@ -179,7 +184,8 @@ case $blas in
 esac
 
 kernels() {
-	local t r kscript=scripts/bench-torch-kernels.py have=1
+	local t r kscript=scripts/bench-torch-kernels.py have=1 shapes=()
+	[ -z "$gemm_shapes" ] || shapes=(--gemm-shapes "$gemm_shapes")
 	if [ ! -f "$kscript" ]; then
 		echo "kernels: $kscript is missing: gnnscope's figures only, no torch side" | tee -a "$out/header.txt" >&2
 		have=0
@@ -187,12 +193,12 @@ kernels() {
 	for t in ${kthreads//,/ }; do
 		for r in $(seq "$repeats"); do
 			log "kernels, $t threads, repeat $r/$repeats: gnnscope"
-			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only peak,gemm,gather --json --threads "$t" --min-time "${min_time}s" ||
+			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only "peak,$kernel_kinds" "${shapes[@]}" --json --threads "$t" --min-time "${min_time}s" ||
 				die "gnnscope bench failed"
 			[ $have = 1 ] || continue
 			log "kernels, $t threads, repeat $r/$repeats: torch"
 			torch_prefix "$t" -
-			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
+			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only "$kernel_kinds" "${shapes[@]}" --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
 				echo "kernels: $kscript failed; torch side skipped" | tee -a "$out/header.txt" >&2
 				rm -f "$out"/kernels-torch-*
 				have=0
@@ -201,7 +207,7 @@ kernels() {
 			[ -n "$torch_blas" ] || continue
 			log "kernels, $t threads, repeat $r/$repeats: torch on $torch_blas"
 			torch_prefix "$t"
-			timed "$out/kernels-torch-t$t-r$r-blas" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather \
+			timed "$out/kernels-torch-t$t-r$r-blas" "${tp[@]}" "$PYTHON" "$kscript" --only "$kernel_kinds" "${shapes[@]}" \
 				--gemm "${torch_gemm//onednn/}" --label "$torch_blas" --threads "$t" --min-time "$min_time" ||
 				echo "kernels: $kscript on $torch_blas failed (repeat $r, $t threads)" | tee -a "$out/header.txt" >&2
 		done

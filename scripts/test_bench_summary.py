@@ -31,5 +31,13 @@ class BestPath(unittest.TestCase):
         self.assertEqual(row[1:], ("torch.mm", 5.0, 2.5, "GFLOP/s", "used 2.00 threads"))
 
 
+class Share(unittest.TestCase):
+    def test_share_by_wall_and_cpu(self):
+        self.assertEqual(summary.share(80.0, 90.0, (100.0, 100.0)), "80% / 90%")
+        self.assertEqual(summary.share(80.0, None, (100.0, 100.0)), "80%")
+        self.assertEqual(summary.share(None, 1.0, (100.0, 100.0)), "-")
+        self.assertEqual(summary.share(1.0, 1.0, None), "-")
+
+
 if __name__ == "__main__":
     unittest.main()
