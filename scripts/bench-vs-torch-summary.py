@@ -73,15 +73,54 @@ def loads(bases):
 
 
 def kernel_rows(doc):
-    """(key, rate, unit) of every gemm and gather figure of one bench JSON."""
+    """(key, path, rate, rate per CPU-second, unit, refusal) of every gemm
+    and gather figure of one bench JSON (gnnscope's or torch's)."""
     rows = []
     for g in (doc or {}).get("gemm") or []:
         k = ("gemm", g.get("M"), g.get("K"), g.get("N"), bool(g.get("TransA")), bool(g.get("TransB")), g.get("Threads"))
-        rows.append((k, g.get("GFLOPS"), "GFLOP/s"))
+        rows.append((k, g.get("Kernel") or "", g.get("GFLOPS"), g.get("GFLOPSPerCPUSecond"), "GFLOP/s",
+                     g.get("Refused") or ""))
     for g in (doc or {}).get("gather") or []:
         k = ("gather", g.get("Rows"), g.get("Cols"), g.get("N"), False, False, g.get("Threads"))
-        rows.append((k, g.get("GatherGBps"), "GB/s"))
+        rows.append((k, g.get("Kernel") or "index_select", g.get("GatherGBps"), g.get("GatherGBpsPerCPUSecond"),
+                     "GB/s", g.get("Refused") or ""))
     return rows
+
+
+def best_path(paths):
+    """The fastest path whose figures were never refused: (name, rate,
+    per CPU-second) from {name: (rates, per-CPU rates, refusals)}, or None."""
+    best = None
+    for name, (rates, per_cpu, refused) in paths.items():
+        if refused:
+            continue
+        r = med(rates)
+        if r is not None and (best is None or r > best[1]):
+            best = (name, r, med(per_cpu))
+    return best
+
+
+def peaks(d):
+    """Median FMA peak per thread count, from gnnscope's runs: {threads:
+    (GFLOP/s, GFLOP/s per CPU-second)}."""
+    got = {}
+    for f in glob.glob(os.path.join(d, "kernels-gnnscope-*.json")):
+        for p in (read_json(f) or {}).get("peak") or []:
+            if p.get("Supported"):
+                e = got.setdefault(p.get("Threads"), ([], []))
+                e[0].append(p.get("GFLOPS"))
+                e[1].append(p.get("GFLOPSPerCPUSecond"))
+    return {t: (med(a), med(b)) for t, (a, b) in got.items()}
+
+
+def share(rate, per_cpu, peak):
+    """A rate's share of the peak, by wall and by CPU time: "81% / 83%"."""
+    if rate is None or not peak or not peak[0]:
+        return "-"
+    s = f"{100 * rate / peak[0]:.0f}%"
+    if per_cpu and peak[1]:
+        s += f" / {100 * per_cpu / peak[1]:.0f}%"
+    return s
 
 
 def kernel_name(k):
@@ -97,18 +136,45 @@ def kernels(d):
     if not files:
         return
     own, ref = {}, {}
-    for side, store in (("gnnscope", own), ("torch", ref)):
-        for f in glob.glob(os.path.join(d, f"kernels-{side}-*.json")):
-            for k, rate, unit in kernel_rows(read_json(f)):
-                store.setdefault(k, (unit, []))[1].append(rate)
+    for f in files:
+        for k, _, rate, per_cpu, unit, _ in kernel_rows(read_json(f)):
+            e = own.setdefault(k, (unit, [], []))
+            e[1].append(rate)
+            e[2].append(per_cpu)
+    for f in glob.glob(os.path.join(d, "kernels-torch-*.json")):
+        for k, path, rate, per_cpu, _, why in kernel_rows(read_json(f)):
+            e = ref.setdefault(k, {}).setdefault(path, ([], [], []))
+            e[0].append(rate)
+            e[1].append(per_cpu)
+            if why:
+                e[2].append(why)
+    peak = peaks(d)
     bases = [f[:-5] for f in glob.glob(os.path.join(d, "kernels-*.json"))]
     print(f"\n## Kernels (medians of {len(files)} gnnscope runs; {loads(bases)})\n")
-    print("| kernel | gnnscope | torch | gnnscope/torch |")
-    print("|---|---|---|---|")
+    if peak:
+        print("FMA peak (gnnscope bench, its micro-kernel's registers), per second / per CPU-second: "
+              + ", ".join(f"{t} thr {fmt(v[0], '.1f')} / {fmt(v[1], '.1f')} GFLOP/s"
+                          for t, v in sorted(peak.items())) + "\n")
+    print("Rates: per second / per CPU-second. Torch figures whose CPU over wall time was off "
+          "the threads given (over 1.15x, or under 0.6x above one thread) are marked refused "
+          "and are no best.\n")
+    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | FMA-peak share gnnscope, torch |")
+    print("|---|---|---|---|---|---|")
     for k in sorted(own, key=lambda k: (k[0], k[6], k[1:6])):
-        unit, xs = own[k]
-        a, b = med(xs), med(ref.get(k, (unit, []))[1])
-        print(f"| {kernel_name(k)} | {fmt(a)} {unit} | {fmt(b)} {unit if b else ''} | {fmt(ratio(a, b), '.2f')} |")
+        unit, rates, per_cpu = own[k]
+        a, a_cpu = med(rates), med(per_cpu)
+        paths = ref.get(k, {})
+        cells = []
+        for name in sorted(paths):
+            r, rc, why = paths[name]
+            cells.append(f"{name} {fmt(med(r))} / {fmt(med(rc))}" + (f" (refused: {why[0]})" if why else ""))
+        best = best_path(paths)
+        best_cell = f"{best[0]} {fmt(best[1])} / {fmt(best[2])} {unit}" if best else "-"
+        shares = "-"
+        if k[0] == "gemm" and peak.get(k[6]):
+            shares = share(a, a_cpu, peak[k[6]]) + ", " + (share(best[1], best[2], peak[k[6]]) if best else "-")
+        print(f"| {kernel_name(k)} | {'; '.join(cells) or '-'} | {best_cell} | {fmt(a)} / {fmt(a_cpu)} {unit} "
+              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {shares} |")
     if not ref:
         print("\n(no torch side: scripts/bench-torch-kernels.py missing or failed)")
 

@@ -2,11 +2,18 @@
 # gnnscope side by side with PyTorch on this machine, in one run, interleaved
 # (gnnscope, torch, gnnscope, torch, ...), and the ratios of the medians.
 #
-#   kernels   `gnnscope bench --only gemm,gather --json` against
-#             scripts/bench-torch-kernels.py (oneDNN's inner product, or
-#             torch.mm(out=) with --torch-gemm mm; index_select(out=); the
-#             same JSON keys) at 1 and all threads; skipped with a note when
-#             that script is missing. Ratio = gnnscope's rate / torch's.
+#   kernels   `gnnscope bench --only peak,gemm,gather --json` against
+#             scripts/bench-torch-kernels.py at 1 and all threads: every
+#             torch product path per shape (torch.mm, torch.addmm and
+#             torch.matmul with out= on the BLAS torch loads, oneDNN's inner
+#             product; with --torch-blas DIR the BLAS paths once more on that
+#             BLAS, named "@DIR"), index_select(out=) for the gather. Each
+#             torch figure's threads are checked (CPU over wall time of its
+#             loop, scripts/benchthreads.py: refused above 1.15x the threads
+#             given, or below 0.6x above one thread). The table names every
+#             path's rate, the fastest unrefused one, gnnscope's rate, rates
+#             per CPU-second of both, the ratio gnnscope / fastest and each
+#             product's share of the FMA peak `gnnscope bench` measured.
 #   train     per dataset, one `gnnscope train --model sage --epochs 1 --json`
 #             against scripts/torch-sage-reference.py with the same flags on the
 #             same data (`gnnscope datasets export`): the sampled training epoch
@@ -21,8 +28,15 @@
 # 64, fanouts 25,10) with batches of 1024 ($SAGE_ARGS); synth-products the
 # GraphSAGE 3x256 with fanouts 15,10,5 and batches of 1024 of
 # scripts/pyg-compare.py ($PRODUCTS_ARGS). Both sides use the same threads
-# (--threads, default all cores; torch also gets OMP_NUM_THREADS and
-# OPENBLAS_NUM_THREADS).
+# (--threads, default all cores).
+#
+# Torch's environment, for the kernels and the train/eval runs alike (the
+# torch command alone): OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS,
+# OMP_NUM_THREADS and MKL_NUM_THREADS set to the thread count (OpenBLAS
+# otherwise runs its own pool of all cores whatever torch.set_num_threads
+# says), and OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (processor
+# overrides that older OpenBLAS builds need on some processors and that slow
+# a current one down). The header prints the environment torch ran with.
 #
 # Time and memory: synth-products is 2.4M nodes x 100 features (a 1.2 GB
 # export in the work folder). Its runs peaked at about 10 GiB resident
@@ -50,8 +64,9 @@
 #   --threads T           threads of the train/eval runs (all cores: nproc)
 #   --kernel-threads L    thread counts of the kernels (1,T)
 #   --min-time S          kernels: minimum seconds per figure (1)
-#   --torch-gemm K        torch's matrix product: onednn (oneDNN's inner product,
-#                         whatever BLAS is installed) or mm (torch.mm, on that BLAS)
+#   --torch-gemm LIST     torch's product paths (mm,addmm,matmul,onednn: all)
+#   --gemm-shapes LIST    kernels: the products, MxKxN[:tA|:tB] (gnnscope bench's default)
+#   --kernels LIST        kernels: gemm,gather (both)
 #   --only LIST           sections: kernels,train (both)
 #   --data LIST           datasets of the train section (synth-small,synth-medium,synth-products)
 #   --quick               synth-small only, one repeat, no kernels: a smoke test
@@ -65,7 +80,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 repeats=3 products_repeats=1 torch_products_epochs=1 threads=$(nproc) kthreads="" min_time=1
-only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas="" torch_gemm=onednn
+only=kernels,train data=synth-small,synth-medium,synth-products workdir="" torch_blas="" torch_gemm=mm,addmm,matmul,onednn
+gemm_shapes="" kernel_kinds=gemm,gather
 SAGE_ARGS=${SAGE_ARGS:---layers 2 --hidden 64 --fanout 25,10 --batch-size 1024}
 PRODUCTS_ARGS=${PRODUCTS_ARGS:---layers 3 --hidden 256 --fanout 15,10,5 --batch-size 1024}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -81,6 +97,8 @@ while [ $# -gt 0 ]; do
 	--kernel-threads) kthreads=$2; shift ;;
 	--min-time) min_time=$2; shift ;;
 	--torch-gemm) torch_gemm=$2; shift ;;
+	--gemm-shapes) gemm_shapes=$2; shift ;;
+	--kernels) kernel_kinds=$2; shift ;;
 	--only) only=$2; shift ;;
 	--data) data=$2; shift ;;
 	--quick) only=train data=synth-small repeats=1 ;;
@@ -115,12 +133,17 @@ if [ -z "$bin" ]; then
 	bin=$tmp/gnnscope
 fi
 
-# torch_prefix T sets tp to the command prefix that runs torch with T
-# threads and, with --torch-blas, that BLAS first on the library path
+# torch_prefix T [BLAS] sets tp to the command prefix that runs torch with T
+# threads (every BLAS's thread variable set, the processor overrides unset)
+# and, with BLAS (default --torch-blas; "-" for none), that folder first on
+# the library path
 torch_prefix() {
-	tp=(env OMP_NUM_THREADS="$1" OPENBLAS_NUM_THREADS="$1" MKL_NUM_THREADS="$1")
-	if [ -n "$torch_blas" ]; then
-		tp+=(LD_LIBRARY_PATH="$torch_blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+	local blasdir=${2-$torch_blas}
+	[ "$blasdir" = - ] && blasdir=""
+	tp=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS="$1" OPENBLAS_NUM_THREADS="$1"
+		GOTO_NUM_THREADS="$1" MKL_NUM_THREADS="$1")
+	if [ -n "$blasdir" ]; then
+		tp+=(LD_LIBRARY_PATH="$blasdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 	fi
 }
 
@@ -148,6 +171,8 @@ print(torch.__version__, " ".join(libs) or "(no BLAS library mapped)")')
 	echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "threads: $threads for train/eval (both sides), kernels at $kthreads"
 	echo "torch: $blas"
+	echo "torch environment: ${tp[*]:1} (thread count set per run)"
+	echo "overrides in this shell (unset for torch): OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-unset} OPENBLAS_L2_SIZE=${OPENBLAS_L2_SIZE-unset}"
 	echo "repeats: $repeats (synth-products: $products_repeats), interleaved gnnscope, torch, ..."
 	echo "outputs: $out"
 } >"$out/header.txt"
@@ -159,7 +184,8 @@ case $blas in
 esac
 
 kernels() {
-	local t r kscript=scripts/bench-torch-kernels.py have=1
+	local t r kscript=scripts/bench-torch-kernels.py have=1 shapes=()
+	[ -z "$gemm_shapes" ] || shapes=(--gemm-shapes "$gemm_shapes")
 	if [ ! -f "$kscript" ]; then
 		echo "kernels: $kscript is missing: gnnscope's figures only, no torch side" | tee -a "$out/header.txt" >&2
 		have=0
@@ -167,16 +193,23 @@ kernels() {
 	for t in ${kthreads//,/ }; do
 		for r in $(seq "$repeats"); do
 			log "kernels, $t threads, repeat $r/$repeats: gnnscope"
-			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only gemm,gather --json --threads "$t" --min-time "${min_time}s" ||
+			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only "peak,$kernel_kinds" "${shapes[@]}" --json --threads "$t" --min-time "${min_time}s" ||
 				die "gnnscope bench failed"
 			[ $have = 1 ] || continue
 			log "kernels, $t threads, repeat $r/$repeats: torch"
-			torch_prefix "$t"
-			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only gemm,gather --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
+			torch_prefix "$t" -
+			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only "$kernel_kinds" "${shapes[@]}" --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
 				echo "kernels: $kscript failed; torch side skipped" | tee -a "$out/header.txt" >&2
 				rm -f "$out"/kernels-torch-*
 				have=0
+				continue
 			fi
+			[ -n "$torch_blas" ] || continue
+			log "kernels, $t threads, repeat $r/$repeats: torch on $torch_blas"
+			torch_prefix "$t"
+			timed "$out/kernels-torch-t$t-r$r-blas" "${tp[@]}" "$PYTHON" "$kscript" --only "$kernel_kinds" "${shapes[@]}" \
+				--gemm "${torch_gemm//onednn/}" --label "$torch_blas" --threads "$t" --min-time "$min_time" ||
+				echo "kernels: $kscript on $torch_blas failed (repeat $r, $t threads)" | tee -a "$out/header.txt" >&2
 		done
 	done
 }

@@ -26,6 +26,7 @@ type benchReport struct {
 	Sampling []sample.BenchResult `json:"sampling,omitempty"`
 	Gather   []cpu.GatherResult   `json:"gather,omitempty"`
 	Gemm     []cpu.GemmResult     `json:"gemm,omitempty"`
+	Peak     []cpu.PeakResult     `json:"peak,omitempty"`
 }
 
 // BenchOptions are the inputs of `gnnscope bench`.
@@ -53,7 +54,7 @@ func NewCmdBench(f *cmdutil.Factory, runF func(*BenchOptions) error) *cobra.Comm
 	opts := &BenchOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure the engine's kernels: sampling, row gather, gemm",
+		Short: "Measure the engine's kernels: FMA peak, sampling, row gather, gemm",
 		Long: `Measure the engine's core kernels on this machine:
 
   sample  neighbor-sampled edges per second (total and per core) on a graph,
@@ -64,6 +65,10 @@ func NewCmdBench(f *cmdutil.Factory, runF func(*BenchOptions) error) *cobra.Comm
           products X·W with 100k rows (K x N of 256x256, 602x256, 100x256,
           256x64), the backward products (weight gradient Xᵀ·dY, ":tA";
           input gradient dY·Wᵀ, ":tB") and a 1024-row mini-batch layer
+  peak    the cores' FMA peak: an unrolled loop of independent fused
+          multiply-adds on the gemm micro-kernel's registers (AVX2 or
+          AVX-512), no loads, on each thread count; with gemm, each
+          product's share of the peak at its thread count is printed
 
 --sampler-device cpu draws on the worker goroutines; cuda or cuda:N on
 the GPU sampler's kernel, the workers then mapping ids and building blocks
@@ -80,6 +85,9 @@ With --json it prints one object (durations are integer nanoseconds):
              "TransA", "TransB": bool, "Threads": int, "Kernel": str,
              "Iters": int, "PerOp": ns, "GFLOPS": float, "GFLOPSPerCore": float,
              "CPUTime": ns, "GFLOPSPerCPUSecond": float}, ...],
+   "peak": [{"Threads": int, "Kernel": str, "Iters": int, "PerOp": ns,
+             "GFLOPS", "GFLOPSPerThread", "GFLOPSPerCPUSecond": float,
+             "CPUTime": ns, "Supported": bool}, ...],
    "gather": [{"Rows", "Cols", "N", "Threads": int, "Bytes": int,
                "HugePages": bool, "GatherGBps": float (huge pages),
                "GatherPerOp": ns, "Gather4KGBps": float (4 KiB pages),
@@ -87,9 +95,12 @@ With --json it prints one object (durations are integer nanoseconds):
                "MemcpyGBps", "Memcpy4KGBps", "Ratio", "Ratio4K", ...}, ...],
    "sampling": [...]}
 
-scripts/bench-torch-kernels.py prints the same keys for PyTorch
-(torch.mm, torch.index_select), so entries match on M, K, N, TransA,
-TransB and Threads (gemm) or Threads (gather).
+scripts/bench-torch-kernels.py prints the same keys for PyTorch (every
+product path: torch.mm, torch.addmm, torch.matmul, oneDNN's inner
+product; torch.index_select), so entries match on M, K, N, TransA, TransB
+and Threads (gemm) or Threads (gather); scripts/bench-vs-torch.sh compares
+with the fastest path per shape, each run with its BLAS's thread variables
+set and its threads checked.
 
 gnnscope bench cache measures the feature cache's hit rate by size.`,
 		Example: `  gnnscope bench
@@ -97,6 +108,7 @@ gnnscope bench cache measures the feature cache's hit rate by size.`,
   gnnscope bench --only sample --data synth-small --threads 1,2
   gnnscope bench --only sample --sampler-device cuda --threads 1,4
   gnnscope bench --only gemm,gather --json
+  gnnscope bench --only peak,gemm --threads 1
   gnnscope bench --only gemm --gemm-shapes 100000x602x256,602x100000x256:tA`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -107,7 +119,7 @@ gnnscope bench cache measures the feature cache's hit rate by size.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Only, "only", "sample,gather,gemm", "which benchmarks to run: sample, gather, gemm (comma-separated)")
+	fl.StringVar(&opts.Only, "only", "sample,gather,peak,gemm", "which benchmarks to run: sample, gather, peak, gemm (comma-separated)")
 	fl.StringVar(&opts.Data, "data", "synth-products", "graph for the sampling benchmark (preset, .npz, OGB or Planetoid folder, .gsd)")
 	fl.StringVar(&opts.Fanout, "fanout", "15,10,5", "sampling fanouts, hop 1 first")
 	fl.IntVar(&opts.Batch, "batch-size", 1024, "sampling batch size")
@@ -133,8 +145,8 @@ func (opts *BenchOptions) parse() (plan, error) {
 	p := plan{kinds: map[string]bool{}}
 	for _, k := range strings.Split(opts.Only, ",") {
 		k = strings.TrimSpace(k)
-		if k != "sample" && k != "gather" && k != "gemm" {
-			return p, fmt.Errorf("--only: %q is not one of sample, gather, gemm", k)
+		if k != "sample" && k != "gather" && k != "gemm" && k != "peak" {
+			return p, fmt.Errorf("--only: %q is not one of sample, gather, peak, gemm", k)
 		}
 		p.kinds[k] = true
 	}
@@ -182,12 +194,21 @@ func benchRun(opts *BenchOptions) error {
 			say("%s\n", r)
 		}
 	}
+	peaks := map[int]cpu.PeakResult{}
+	if p.kinds["peak"] {
+		for _, t := range p.threads {
+			r := cpu.BenchPeak(t, opts.MinTime)
+			rep.Peak = append(rep.Peak, r)
+			peaks[t] = r
+			say("%s\n", r)
+		}
+	}
 	if p.kinds["gemm"] {
 		for _, t := range p.threads {
 			for _, s := range p.shapes {
 				r := cpu.BenchGemmOp(s.ta, s.tb, s.m, s.k, s.n, t, opts.MinTime)
 				rep.Gemm = append(rep.Gemm, r)
-				say("%s\n", r)
+				say("%s%s\n", r, peakShare(r, peaks[t]))
 			}
 		}
 	}
@@ -257,6 +278,19 @@ func benchDrawer(name string, g *graph.CSR) (sample.HopDrawer, string, func(), e
 	}
 	where := fmt.Sprintf("%s, graph in %s memory", dev.Name(), d.Where())
 	return d, where, func() { d.Close(); closeDev() }, nil
+}
+
+// peakShare formats a product's share of the FMA peak at its thread
+// count, by wall time and by CPU time ("" without a peak).
+func peakShare(g cpu.GemmResult, peak cpu.PeakResult) string {
+	if peak.GFLOPS <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf(", %.0f%% of the FMA peak", 100*g.GFLOPS/peak.GFLOPS)
+	if peak.GFLOPSPerCPUSecond > 0 && g.GFLOPSPerCPUSecond > 0 {
+		s += fmt.Sprintf(" (per CPU-second: %.0f%%)", 100*g.GFLOPSPerCPUSecond/peak.GFLOPSPerCPUSecond)
+	}
+	return s
 }
 
 // cpuModel returns the processor's model name, or "unknown".

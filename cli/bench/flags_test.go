@@ -30,7 +30,7 @@ func TestNewCmdBenchFlags(t *testing.T) {
 		t.Errorf("default gemm shapes %+v", p.shapes)
 	}
 	opts, err = flagtest.Parse(t, NewCmdBench)
-	if err != nil || opts.Only != "sample,gather,gemm" || opts.Data != "synth-products" || opts.Fanout != "15,10,5" || opts.Threads != "1,2" ||
+	if err != nil || opts.Only != "sample,gather,peak,gemm" || opts.Data != "synth-products" || opts.Fanout != "15,10,5" || opts.Threads != "1,2" ||
 		opts.Batch != 1024 || opts.MinTime != 3*time.Second {
 		t.Errorf("defaults %+v, %v", opts, err)
 	}
@@ -38,7 +38,7 @@ func TestNewCmdBenchFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--only", "sample,disk"}, `--only: "disk" is not one of sample, gather, gemm`},
+		{[]string{"--only", "sample,disk"}, `--only: "disk" is not one of sample, gather, peak, gemm`},
 		{[]string{"--threads", "0"}, "--threads: 0 is not a positive thread count"},
 		{[]string{"--threads", ""}, "--threads: empty list"},
 		{[]string{"--fanout", "a"}, `--fanout: "a" is not an integer`},

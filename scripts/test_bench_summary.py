@@ -1,0 +1,43 @@
+"""Tests of scripts/bench-vs-torch-summary.py's choice of the best torch
+path: refused figures are never the best."""
+
+import importlib.util
+import os
+import unittest
+
+_spec = importlib.util.spec_from_file_location(
+    "bench_summary", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-vs-torch-summary.py"))
+summary = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(summary)
+
+
+class BestPath(unittest.TestCase):
+    def test_refused_path_is_not_the_best(self):
+        paths = {
+            "torch.mm": ([300.0, 310.0], [150.0, 155.0], ["used 2.00 threads, given 1 (over 1.15)"]),
+            "onednn": ([25.0], [25.0], []),
+            "torch.addmm": ([160.0, 170.0, 165.0], [160.0, 170.0, 165.0], []),
+        }
+        self.assertEqual(summary.best_path(paths), ("torch.addmm", 165.0, 165.0))
+
+    def test_no_path_left(self):
+        self.assertIsNone(summary.best_path({"torch.mm": ([1.0], [1.0], ["refused"])}))
+        self.assertIsNone(summary.best_path({}))
+
+    def test_rows_carry_path_and_refusal(self):
+        doc = {"gemm": [{"M": 1, "K": 2, "N": 3, "Threads": 1, "Kernel": "torch.mm", "GFLOPS": 5.0,
+                         "GFLOPSPerCPUSecond": 2.5, "Refused": "used 2.00 threads"}]}
+        (row,) = summary.kernel_rows(doc)
+        self.assertEqual(row[1:], ("torch.mm", 5.0, 2.5, "GFLOP/s", "used 2.00 threads"))
+
+
+class Share(unittest.TestCase):
+    def test_share_by_wall_and_cpu(self):
+        self.assertEqual(summary.share(80.0, 90.0, (100.0, 100.0)), "80% / 90%")
+        self.assertEqual(summary.share(80.0, None, (100.0, 100.0)), "80%")
+        self.assertEqual(summary.share(None, 1.0, (100.0, 100.0)), "-")
+        self.assertEqual(summary.share(1.0, 1.0, None), "-")
+
+
+if __name__ == "__main__":
+    unittest.main()
