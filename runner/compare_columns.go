@@ -22,7 +22,8 @@ type Column struct {
 // STATUS, EPOCHS, the epoch times (EPOCH s, the mean, SD, MIN, MEDIAN,
 // MAX; a distributed run's are its slowest rank's), STRAGGLER when a run is
 // distributed (its slowest rank's training time over the median rank's),
-// the stage times, SPEEDUP, TEST ACC, UNCUT ACC when a run cut its
+// the stage times, SPEEDUP, SPEEDUP NOTE when a speedup needs one,
+// TEST ACC, UNCUT ACC when a run cut its
 // inference edges (the same weights on the whole graph), OOMS and GUARD
 // when memory was short, the history figures of GAS runs, and HIT RATE
 // and H2D/EPOCH when a run has cache events. A narrow
@@ -77,6 +78,7 @@ func (t Table) Columns() []Column {
 		}
 		return "-"
 	})
+	t.caveats(add)
 	add("TEST ACC", 6, func(r *sessions.RunFigures) string { return optFloat("%.4f", r.TestAcc) })
 	if uncut {
 		add("UNCUT ACC", 11, func(r *sessions.RunFigures) string { return optFloat("%.4f", r.TestAccUncut) })
@@ -93,6 +95,33 @@ func (t Table) Columns() []Column {
 		add("H2D/EPOCH", 13, func(r *sessions.RunFigures) string { return optBytes(r.CacheH2DPerEpoch) })
 	}
 	return cols
+}
+
+// caveats adds, after SPEEDUP, the column SPEEDUP NOTE when a run's
+// speedup is not a like-for-like comparison (sessions.SpeedupCaveat: a
+// reference that skipped batches, different work, a plan changed to fit
+// the budget), so the row that shows the speedup says so. It ranks with
+// the speedup: a narrow table keeps it.
+func (t Table) caveats(add func(string, int, func(*sessions.RunFigures) string)) {
+	var base *sessions.RunFigures
+	for i := range t.Runs {
+		if t.Runs[i].Label == t.Baseline {
+			base = &t.Runs[i]
+		}
+	}
+	need := false
+	for i := range t.Runs {
+		need = need || sessions.SpeedupCaveat(base, &t.Runs[i]) != ""
+	}
+	if !need {
+		return
+	}
+	add("SPEEDUP NOTE", 2, func(r *sessions.RunFigures) string {
+		if c := sessions.SpeedupCaveat(base, r); c != "" {
+			return c
+		}
+		return "-"
+	})
 }
 
 // stages adds the stage columns: seconds per stage, data wait, overlap
