@@ -9,7 +9,6 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/history"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
-	"github.com/gnnscope/gnnscope/gnn/partition"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
@@ -57,21 +56,12 @@ func newGASSchedule(t *trainer) (*gasSchedule, error) {
 func (sch *gasSchedule) setup() error {
 	t := sch.t
 	g := t.ds.Graph
-	k := t.cfg.Parts
-	if k > g.N {
-		return fmt.Errorf("%d parts for %d nodes: at most one part per node", k, g.N)
-	}
-	opt := partition.Options{Seed: t.cfg.Seed}
-	if t.cfg.PartBalance == PartBalanceEdges {
-		opt.VertexWeights = partition.DegreeWeights(g)
-	}
-	pr, err := partition.KWay(g, k, opt)
-	if err != nil {
-		return err
-	}
-	loader, err := sample.NewGAS(g, pr.Parts, k)
-	if err != nil {
-		return err
+	loader := t.gas // built by fitGASParts under a budget
+	if loader == nil {
+		var err error
+		if loader, err = gasLoader(t); err != nil {
+			return err
+		}
 	}
 	s := &gasState{loader: loader, isTrain: make([]bool, g.N)}
 	sch.s = s
@@ -88,7 +78,7 @@ func (sch *gasSchedule) setup() error {
 	if len(s.hist) == 0 {
 		return nil
 	}
-	_, err = t.inf.run(inferRequest{dev: t.dev, model: t.model, keep: func(l int, h []float32) error {
+	_, err := t.inf.run(inferRequest{dev: t.dev, model: t.model, keep: func(l int, h []float32) error {
 		if _, err := s.fill(l, h, int64(t.opt.Steps())); err != nil {
 			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
 		}

@@ -72,6 +72,11 @@ func (t *trainer) setup(res *Result) error {
 	if err != nil {
 		return err
 	}
+	if note, err := fitGASParts(t); err != nil {
+		return err
+	} else if note != "" {
+		plan = append(plan, note)
+	}
 	if cs.note != "" {
 		plan = append([]string{cs.note}, plan...)
 	}

@@ -159,6 +159,7 @@ type trainer struct {
 	sel   *selector // the reported epoch and early stopping
 
 	onStart func(plan []string) // Options.OnStart
+	gas     *sample.GAS         // the GAS loader, when fitGASParts built it
 	cache   *featcache.Report   // the feature cache (setupCache), or nil
 
 	// best is a host copy of the selected epoch's weights, one slice per
