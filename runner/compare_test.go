@@ -110,7 +110,7 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"VARIANT", "SPEEDUP", "TEST ACC", "2.00x [", "(single run)", "0.7500", "2.000    1.000  1.000  2.000   3.000", "pending",
+	for _, want := range []string{"VARIANT", "SPEEDUP", "TEST ACC", "2.00x (single run)", "0.7500", "2.000    1.000  1.000  2.000   3.000", "pending",
 		"failed, partial", "broken: partial figures"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("rendering lacks %q:\n%s", want, text)

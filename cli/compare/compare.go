@@ -72,7 +72,8 @@ then, per run:
                                       variant's, with its 95 % interval: a
                                       bootstrap over the per-repeat ratios (3+
                                       repeats NAME.rK; the speedup is then
-                                      their median) or else over epochs, marked
+                                      their median); with fewer, no interval
+                                      (epochs of one run are not independent),
                                       "single run" for one run a side; none for
                                       a run that stopped early
   per-repeat speedups                 baseline repeat k over the run's repeat k
