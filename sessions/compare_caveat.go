@@ -49,7 +49,10 @@ func PlanSummary(adjusted []string) string {
 	budget := false
 	for _, a := range adjusted {
 		key, rest, _ := strings.Cut(a, ":")
-		budget = budget || strings.Contains(rest, "budget")
+		if strings.Contains(rest, "no memory budget") {
+			continue // a default without constraints, not a change of plan
+		}
+		budget = budget || strings.Contains(rest, "memory budget")
 		from, to, toggled := strings.Cut(key, " off->")
 		if !toggled {
 			from, _, toggled = strings.Cut(key, " on->off")

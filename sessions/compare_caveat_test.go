@@ -20,6 +20,9 @@ func TestPlanSummary(t *testing.T) {
 	if got := PlanSummary([]string{"prefetch: 2 of 4 batches gathered ahead (8MiB reserved, 4MiB a batch)"}); got != "set prefetch 2 of 4" {
 		t.Errorf("a smaller prefetch: %q", got)
 	}
+	if got := PlanSummary([]string{"cache_bytes off->20%: no memory budget, so the default share of the feature rows"}); got != "" {
+		t.Errorf("a default without a budget: %q, want nothing", got)
+	}
 	if got := PlanSummary(nil); got != "" {
 		t.Errorf("nothing adjusted: %q", got)
 	}
