@@ -100,7 +100,7 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
   gnnscope compare 20261122-1530 --format latex -o table.tex
   gnnscope compare 20261122-153045-ab12/optimized 20261123-091500-cd34/optimized --baseline 20261122-153045-ab12/baseline
   gnnscope compare 20261122-153045-ab12 --format csv > runs.csv`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "SESSION[/RUN] ... (gnnscope sessions lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Runs = args
 			opts.FormatSet = cmd.Flags().Changed("format")

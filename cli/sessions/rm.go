@@ -41,7 +41,7 @@ confirmation unless --yes; without a terminal it refuses unless --yes.
 Nothing is deleted if any session given is refused.`,
 		Example: `  gnnscope sessions rm 20261122-153045-ab12
   gnnscope sessions rm 20261122-153045 20261122-160212 --yes`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "SESSION... (gnnscope sessions lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Store, _ = cmd.Flags().GetString("store")
 			opts.Sessions = args

@@ -305,7 +305,7 @@ func TestSessionsAndReplayBadInput(t *testing.T) {
 		{[]string{"replay", a.ID(), "--speed", "0"}, "--speed"},
 		{[]string{"replay", a.ID(), "--speed", "fast"}, "--speed"},
 		{[]string{"replay", a.ID(), "--from", "-1s"}, "--from"},
-		{[]string{"replay"}, "accepts 1 arg"},
+		{[]string{"replay"}, "replay expects one SESSION[/RUN]"},
 	} {
 		_, _, err := clitest.Run(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

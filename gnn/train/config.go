@@ -246,6 +246,9 @@ func (c Config) Validate() error {
 	default:
 		p.add("gemm %q: want auto, cublas or own", c.Gemm)
 	}
+	if c.Threads < 0 {
+		p.add("threads %d: want 0 (all cores) or a positive count", c.Threads)
+	}
 	c.checkSampler(&p)
 	c.checkSchedule(&p)
 	c.checkMemory(&p)
