@@ -35,6 +35,9 @@ func TestListAfterLaunchFromForm(t *testing.T) {
 	if !on[*sessionlist.Model](hs.m) || len(hs.launched) != 1 {
 		t.Fatalf("after n, ctrl+s, esc: screen %q, %d launches", hs.m.Screen().Title(), len(hs.launched))
 	}
+	if r := hs.launched[0].Repeats; r != 3 {
+		t.Errorf("the form's default experiment runs %d repeats, want 3 (an interval over runs)", r)
+	}
 	first := entry(hs.m.list.Entries(), id)
 	if first == nil || first.Status != runner.StatusPending || first.Err != "" || !hs.m.list.Live() {
 		t.Fatalf("the launch read before its session.json: %+v (live %v)", first, hs.m.list.Live())

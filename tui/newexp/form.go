@@ -104,7 +104,7 @@ func New(c *common.Common, l launch.Launcher) *Model {
 		in(FieldWorkers, "Sampler workers", strconv.Itoa(runner.DefaultSamplerWorkers), "", "for optimized and pipelined"),
 		in(FieldPrefetch, "Prefetch", strconv.Itoa(runner.DefaultPrefetch), "", "batches waiting, at most"),
 		in(FieldParts, "GAS parts", strconv.Itoa(runner.DefaultGASParts), "", "graph parts of the gas variant"),
-		in(FieldRepeats, "Repeats", "1", "", "runs per variant; 3+ give intervals"),
+		in(FieldRepeats, "Repeats", strconv.Itoa(max(exp.Repeats, 1)), "", "runs per variant; 3+ give intervals"),
 	}
 	m.setModelDefaults()
 	for _, v := range runner.Builtins() {

@@ -264,8 +264,8 @@ func TestLaunchDefault(t *testing.T) {
 		t.Fatalf("L launched %d experiments", len(hs.launched))
 	}
 	exp := hs.launched[0]
-	if exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != launch.DefaultEpochs {
-		t.Errorf("L launched %s %s for %d epochs", exp.Data, exp.Train.Model, exp.Train.Epochs)
+	if exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != launch.DefaultEpochs || exp.Repeats != 3 {
+		t.Errorf("L launched %s %s for %d epochs, %d repeats (want 3: an interval over runs)", exp.Data, exp.Train.Model, exp.Train.Epochs, exp.Repeats)
 	}
 	// the fixture's launcher fails: the root gets the error
 	if l := sent[common.LaunchedMsg](hs); len(l) != 1 || l[0].Err == nil {
