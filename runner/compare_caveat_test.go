@@ -40,10 +40,16 @@ func TestSpeedupCaveatsInRow(t *testing.T) {
 		if err := tab.Render(&out); err != nil {
 			t.Fatal(err)
 		}
-		rows := map[string]string{}
+		// a row and the note lines under it (a narrow table's)
+		rows, cur := map[string]string{}, ""
 		for _, l := range strings.Split(out.String(), "\n") {
 			if name, _, ok := strings.Cut(l, " "); ok && (name == "baseline" || name == "optimized") {
-				rows[name] = l
+				cur = name
+				rows[cur] = l
+			} else if cur != "" && strings.HasPrefix(l, "    ") {
+				rows[cur] += " " + strings.TrimSpace(l)
+			} else {
+				cur = ""
 			}
 		}
 		for run, want := range map[string][]string{
