@@ -126,6 +126,7 @@ func (t Table) notes() []string {
 	var notes []string
 	if t.Baseline != "" {
 		notes = append(notes, sessions.SpeedupNote(t.Baseline, t.Runs))
+		notes = append(notes, t.inconclusive()...)
 	}
 	for _, r := range t.Runs {
 		name := r.Variant
@@ -147,6 +148,36 @@ func (t Table) notes() []string {
 		}
 	}
 	return notes
+}
+
+// inconclusive returns a note for each variant but the baseline's whose
+// speedup shows no effect, saying why (sessions.Inconclusive).
+func (t Table) inconclusive() []string {
+	baseVariant := ""
+	for _, r := range t.Runs {
+		if r.Label == t.Baseline {
+			baseVariant = r.Variant
+		}
+	}
+	var order []string
+	groups := map[string][]*sessions.RunFigures{}
+	for i := range t.Runs {
+		r := &t.Runs[i]
+		if r.Variant == baseVariant {
+			continue
+		}
+		if _, ok := groups[r.Variant]; !ok {
+			order = append(order, r.Variant)
+		}
+		groups[r.Variant] = append(groups[r.Variant], r)
+	}
+	var out []string
+	for _, v := range order {
+		if why := sessions.Inconclusive(groups[v]); why != "" {
+			out = append(out, v+": "+why)
+		}
+	}
+	return out
 }
 
 // renderVariants writes, when the session has repeats, one line per

@@ -92,3 +92,42 @@ func PlanSummary(adjusted []string) string {
 	}
 	return s
 }
+
+// Inconclusive says why a variant's speedup does not show an effect, for
+// a note beside it ("" when its interval excludes 1, or it has no
+// speedup): reps are the runs of a variant other than the baseline's
+// (the first with a speedup carries the variant's figures). The reasons
+// are the ones the journals give: no interval (fewer than 3 repeats),
+// a busy host, and sampler workers on a host of two CPUs or fewer, where
+// they take the cores that training needs.
+func Inconclusive(reps []*RunFigures) string {
+	var r *RunFigures
+	busy := 0
+	for _, x := range reps {
+		if r == nil && x.Speedup > 0 {
+			r = x
+		}
+		if x.HostBusy != "" {
+			busy++
+		}
+	}
+	if r == nil {
+		return ""
+	}
+	if r.SpeedupMethod != "" && r.SpeedupHi > 0 && (r.SpeedupLo > 1 || r.SpeedupHi < 1) {
+		return ""
+	}
+	var why []string
+	if r.SpeedupMethod == "" {
+		why = append(why, fmt.Sprintf("no interval from %d run(s) a variant (--repeats 3 gives one)", max(r.SpeedupRepeats, 1)))
+	} else {
+		why = append(why, fmt.Sprintf("its 95 %% interval [%.2f, %.2f] holds 1.00", r.SpeedupLo, r.SpeedupHi))
+	}
+	if busy > 0 {
+		why = append(why, fmt.Sprintf("host busy in %d of %d runs", busy, len(reps)))
+	}
+	if w := r.Config["sampler_workers"]; r.HostCPUs > 0 && r.HostCPUs <= 2 && w != "" && w != "0" {
+		why = append(why, fmt.Sprintf("%d cores: sampler workers compete with training", r.HostCPUs))
+	}
+	return "no clear speedup here: " + strings.Join(why, "; ")
+}

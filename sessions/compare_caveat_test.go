@@ -1,6 +1,9 @@
 package sessions
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestPlanSummary condenses the adjusted lines of an optimized run under
 // a 19.4 MiB budget (as a real run wrote them) to what it dropped, what
@@ -25,5 +28,32 @@ func TestPlanSummary(t *testing.T) {
 	}
 	if got := PlanSummary(nil); got != "" {
 		t.Errorf("nothing adjusted: %q", got)
+	}
+}
+
+// TestInconclusive is the repro of L on a loaded two-core host: three
+// repeats of optimized at 0.89x [0.58, 1.17], every run busy. The note
+// says there is no clear speedup and why; a speedup whose interval
+// excludes 1 gets none, a single run says it has no interval.
+func TestInconclusive(t *testing.T) {
+	reps := make([]*RunFigures, 3)
+	for i := range reps {
+		reps[i] = &RunFigures{Variant: "optimized", Repeat: i + 1, Speedup: 0.89, SpeedupLo: 0.58, SpeedupHi: 1.17, SpeedupMethod: "repeats",
+			SpeedupRepeats: 3, HostBusy: "load 17.40 above 2 CPUs at the start", HostCPUs: 2, Config: map[string]string{"sampler_workers": "2"}}
+	}
+	got := Inconclusive(reps)
+	for _, want := range []string{"no clear speedup here", "[0.58, 1.17] holds 1.00", "host busy in 3 of 3 runs", "2 cores: sampler workers compete with training"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("note %q lacks %q", got, want)
+		}
+	}
+	clear := *reps[0]
+	clear.SpeedupLo, clear.SpeedupHi, clear.HostBusy = 1.1, 1.3, ""
+	if got := Inconclusive([]*RunFigures{&clear}); got != "" {
+		t.Errorf("an interval above 1: %q", got)
+	}
+	single := RunFigures{Speedup: 1.2, SingleRun: true, SpeedupRepeats: 1}
+	if got := Inconclusive([]*RunFigures{&single}); !strings.Contains(got, "no interval from 1 run(s) a variant (--repeats 3 gives one)") {
+		t.Errorf("single run: %q", got)
 	}
 }
