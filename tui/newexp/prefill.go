@@ -43,6 +43,13 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 	set(FieldBatch, strconv.Itoa(cfg.BatchSize))
 	set(FieldHidden, strconv.Itoa(cfg.Hidden))
 	set(FieldEpochs, strconv.Itoa(cfg.Epochs))
+	set(FieldLayers, strconv.Itoa(cfg.Layers))
+	set(FieldLR, strconv.FormatFloat(cfg.LR, 'g', -1, 64))
+	set(FieldSeed, strconv.FormatUint(cfg.Seed, 10))
+	set(FieldDevice, "cpu")
+	if cfg.Device != "" {
+		set(FieldDevice, cfg.Device)
+	}
 	set(FieldBudget, "")
 	if cfg.MemBudget > 0 {
 		set(FieldBudget, strconv.FormatInt(int64(cfg.MemBudget), 10))
