@@ -53,6 +53,7 @@ var vocabularyExceptions = map[string][]string{
 	"cli/explain/format.go":           {"none"},                     // no epoch was evaluated
 	"cli/explain/sections.go":         {"error"},                    // a column: the prediction's error
 	"tui/compare/waterfall.go":        {"unknown"},                  // a part no run measured or predicted
+	"tui/newexp/form.go":              {"device"},                   // the form field's key
 	"cli/replay/replay.go":            {"error", "host"},            // the printed events' keys
 	"cli/bench/bench.go":              {"unknown"},                  // a CPU model nobody named
 	"cli/bench/cache.go":              {"degree", "frequency"},      // the hit-rate curves (with the oracle's)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/gnnscope/gnnscope/gnn/data/load"
+	"github.com/gnnscope/gnnscope/gnn/device"
 	"github.com/gnnscope/gnnscope/gnn/featcache"
 	"github.com/gnnscope/gnnscope/gnn/nn"
 	"github.com/gnnscope/gnnscope/gnn/train"
@@ -22,6 +23,10 @@ func Samplers() []string { return names(train.Samplers) }
 // OOMActions lists what a batch that runs out of memory may do
 // (train.OOMActions).
 func OOMActions() []string { return names(train.OOMActions()) }
+
+// Devices lists the compute devices by kind (device.Kinds), the CPU
+// first; a CUDA device may also be named cuda:N.
+func Devices() []string { return names(device.Kinds()) }
 
 // CachePolicies lists the feature cache's policies (featcache.Policies).
 func CachePolicies() []string { return names(featcache.Policies()) }

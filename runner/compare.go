@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/gnnscope/gnnscope/sessions"
 )
@@ -62,20 +63,12 @@ func (t Table) Render(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "%s\n%s\n\n", title, t.Dir); err != nil {
 		return err
 	}
-	cols := fitColumns(t.Columns(), t.Width)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for i := -1; i < len(t.Runs); i++ {
-		cells := make([]string, len(cols))
-		for j, c := range cols {
-			if i < 0 {
-				cells[j] = c.Title
-			} else {
-				cells[j] = c.Cells[i]
-			}
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	cols, below := fitColumns(t.Columns(), t.Width), []string(nil)
+	if j := slices.IndexFunc(cols, func(c Column) bool { return c.Title == noteTitle }); j >= 0 && t.Width > 0 && tableWidth(cols) > t.Width {
+		below = cols[j].Cells // too wide for the row: under it, wrapped
+		cols = fitColumns(slices.Delete(slices.Clone(cols), j, j+1), t.Width)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeRows(w, cols, below, t.Width); err != nil {
 		return err
 	}
 	if err := t.renderVariants(w); err != nil {
@@ -95,12 +88,45 @@ func (t Table) Render(w io.Writer) error {
 	return nil
 }
 
+// writeRows writes the header and a row per run, columns aligned two
+// spaces apart; below[i], when not "-" or "", follows row i on lines of
+// its own, indented and wrapped to width.
+func writeRows(w io.Writer, cols []Column, below []string, width int) error {
+	widths := make([]int, len(cols))
+	for j, c := range cols {
+		widths[j] = tableWidth([]Column{c})
+	}
+	line := func(cell func(c Column) string) string {
+		var b strings.Builder
+		for j, c := range cols {
+			v := cell(c)
+			b.WriteString(v)
+			if j < len(cols)-1 {
+				b.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(v)+2))
+			}
+		}
+		return strings.TrimRight(b.String(), " ")
+	}
+	out := []string{line(func(c Column) string { return c.Title })}
+	for i := range cols[0].Cells {
+		out = append(out, line(func(c Column) string { return c.Cells[i] }))
+		if i < len(below) && below[i] != "-" && below[i] != "" {
+			for _, l := range wrapLines([]string{"note: " + below[i]}, max(width-4, 20)) {
+				out = append(out, "    "+strings.TrimLeft(l, " "))
+			}
+		}
+	}
+	_, err := fmt.Fprintln(w, strings.Join(out, "\n"))
+	return err
+}
+
 // notes are the lines below the table: what speedup means, and per run
 // what went wrong or makes its timing unreliable.
 func (t Table) notes() []string {
 	var notes []string
 	if t.Baseline != "" {
 		notes = append(notes, sessions.SpeedupNote(t.Baseline, t.Runs))
+		notes = append(notes, t.inconclusive()...)
 	}
 	for _, r := range t.Runs {
 		name := r.Variant
@@ -122,6 +148,36 @@ func (t Table) notes() []string {
 		}
 	}
 	return notes
+}
+
+// inconclusive returns a note for each variant but the baseline's whose
+// speedup shows no effect, saying why (sessions.Inconclusive).
+func (t Table) inconclusive() []string {
+	baseVariant := ""
+	for _, r := range t.Runs {
+		if r.Label == t.Baseline {
+			baseVariant = r.Variant
+		}
+	}
+	var order []string
+	groups := map[string][]*sessions.RunFigures{}
+	for i := range t.Runs {
+		r := &t.Runs[i]
+		if r.Variant == baseVariant {
+			continue
+		}
+		if _, ok := groups[r.Variant]; !ok {
+			order = append(order, r.Variant)
+		}
+		groups[r.Variant] = append(groups[r.Variant], r)
+	}
+	var out []string
+	for _, v := range order {
+		if why := sessions.Inconclusive(groups[v]); why != "" {
+			out = append(out, v+": "+why)
+		}
+	}
+	return out
 }
 
 // renderVariants writes, when the session has repeats, one line per

@@ -22,12 +22,13 @@ type Column struct {
 // STATUS, EPOCHS, the epoch times (EPOCH s, the mean, SD, MIN, MEDIAN,
 // MAX; a distributed run's are its slowest rank's), STRAGGLER when a run is
 // distributed (its slowest rank's training time over the median rank's),
-// the stage times, SPEEDUP, TEST ACC, UNCUT ACC when a run cut its
+// the stage times, SPEEDUP, SPEEDUP NOTE when a speedup needs one,
+// TEST ACC, UNCUT ACC when a run cut its
 // inference edges (the same weights on the whole graph), OOMS and GUARD
 // when memory was short, the history figures of GAS runs, and HIT RATE
 // and H2D/EPOCH when a run has cache events. A narrow
-// table keeps the variant, status, speedup, median epoch, train and eval
-// times longest; sample and transfer, the spread and the history
+// table keeps the variant, status, speedup, median epoch, train time and
+// test accuracy longest; sample and transfer, the spread and the history
 // figures go first.
 func (t Table) Columns() []Column {
 	gas, uncut, ranks, mem, cache := false, false, false, false, false
@@ -77,7 +78,8 @@ func (t Table) Columns() []Column {
 		}
 		return "-"
 	})
-	add("TEST ACC", 6, func(r *sessions.RunFigures) string { return optFloat("%.4f", r.TestAcc) })
+	t.caveats(add)
+	add("TEST ACC", 5, func(r *sessions.RunFigures) string { return optFloat("%.4f", r.TestAcc) })
 	if uncut {
 		add("UNCUT ACC", 11, func(r *sessions.RunFigures) string { return optFloat("%.4f", r.TestAccUncut) })
 	}
@@ -95,6 +97,36 @@ func (t Table) Columns() []Column {
 	return cols
 }
 
+// noteTitle is the title of the column of speedup caveats.
+const noteTitle = "SPEEDUP NOTE"
+
+// caveats adds, after SPEEDUP, the column SPEEDUP NOTE when a run's
+// speedup is not a like-for-like comparison (sessions.SpeedupCaveat: a
+// reference that skipped batches, different work, a plan changed to fit
+// the budget), so the row that shows the speedup says so. It ranks with
+// the speedup: a narrow table keeps it.
+func (t Table) caveats(add func(string, int, func(*sessions.RunFigures) string)) {
+	var base *sessions.RunFigures
+	for i := range t.Runs {
+		if t.Runs[i].Label == t.Baseline {
+			base = &t.Runs[i]
+		}
+	}
+	need := false
+	for i := range t.Runs {
+		need = need || sessions.SpeedupCaveat(base, &t.Runs[i]) != ""
+	}
+	if !need {
+		return
+	}
+	add(noteTitle, 2, func(r *sessions.RunFigures) string {
+		if c := sessions.SpeedupCaveat(base, r); c != "" {
+			return c
+		}
+		return "-"
+	})
+}
+
 // stages adds the stage columns: seconds per stage, data wait, overlap
 // and efficiency ("-" for a run without spans).
 func stages(add func(string, int, func(*sessions.RunFigures) string)) {
@@ -109,7 +141,7 @@ func stages(add func(string, int, func(*sessions.RunFigures) string)) {
 	add("SAMPLE s", 16, stage(func(r *sessions.RunFigures) string { return sec(r.SampleS) }))
 	add("TRANSFER s", 17, stage(func(r *sessions.RunFigures) string { return sec(r.TransferS) }))
 	add("TRAIN s", 4, stage(func(r *sessions.RunFigures) string { return sec(r.TrainS) }))
-	add("EVAL s", 5, stage(func(r *sessions.RunFigures) string { return sec(r.EvalS) }))
+	add("EVAL s", 6, stage(func(r *sessions.RunFigures) string { return sec(r.EvalS) }))
 	add("DATA WAIT s", 13, stage(func(r *sessions.RunFigures) string { return sec(r.DataWaitS) }))
 	add("OVERLAP", 14, stage(func(r *sessions.RunFigures) string { return fmt.Sprintf("%.2f", r.Overlap) }))
 	add("EFFICIENCY", 15, stage(func(r *sessions.RunFigures) string { return fmt.Sprintf("%.2f", r.Efficiency) }))
@@ -126,7 +158,7 @@ func history(add func(string, int, func(*sessions.RunFigures) string)) {
 // fitColumns drops columns, highest rank first, until the table is at
 // most width wide (two spaces between columns; 0: no limit), keeping at
 // least the columns of rank 5 and below (variant, status, speedup,
-// median epoch, train and eval).
+// median epoch, train and test accuracy).
 func fitColumns(cols []Column, width int) []Column {
 	if width <= 0 {
 		return cols

@@ -39,11 +39,11 @@ const (
 func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolved, log io.Writer) (profile.Status, error) {
 	started := time.Now()
 	if canceled(s) {
-		return endExternal(s, run, v, started, profile.StatusCanceled, errCanceledBeforeStart.Error())
+		return endExternal(s, run, v, started, profile.StatusCanceled, errCanceledBeforeStart.Error(), nil)
 	}
 	logFile, err := sessions.OpenRegularFile(filepath.Join(s.RunsDir(), run+".log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return endExternal(s, run, v, started, profile.StatusFailed, err.Error())
+		return endExternal(s, run, v, started, profile.StatusFailed, err.Error(), nil)
 	}
 	defer logFile.Close()
 	ext := v.External
@@ -53,7 +53,7 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	cmd.Stdout = logFile
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return endExternal(s, run, v, started, profile.StatusFailed, err.Error())
+		return endExternal(s, run, v, started, profile.StatusFailed, err.Error(), nil)
 	}
 	defer pr.Close()
 	cmd.Stderr = pw
@@ -66,7 +66,7 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
-		return endExternal(s, run, v, started, profile.StatusFailed, fmt.Sprintf("start %s: %v", ext.Argv[0], err))
+		return endExternal(s, run, v, started, profile.StatusFailed, fmt.Sprintf("start %s: %v", ext.Argv[0], err), nil)
 	}
 	tail := &tailBuffer{max: errTailBytes}
 	copied := make(chan struct{})
@@ -94,7 +94,19 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	// if the signal reached it before this process (a signal to the group).
 	status, text := exitOutcome(werr, stopped || (werr != nil && canceled(s)), tail.lines(errTailLines))
 	logf(log, "run %s: command ended (%s)", run, exitText(werr))
-	return endExternal(s, run, v, started, status, text)
+	return endExternal(s, run, v, started, status, text, treeUsage(cmd.ProcessState, started))
+}
+
+// treeUsage is the usage of a command that ended: the CPU time of its
+// process tree (the command's own and that of every descendant it waited
+// for, such as DataLoader workers), the wall time since started and the
+// load average now; nil when it did not end. The time its threads waited
+// for a CPU is not known for a tree: 0.
+func treeUsage(ps *os.ProcessState, started time.Time) *profile.Usage {
+	if ps == nil {
+		return nil
+	}
+	return &profile.Usage{CPUS: (ps.UserTime() + ps.SystemTime()).Seconds(), WallS: time.Since(started).Seconds(), Load: profile.LoadAverage()}
 }
 
 // stopGroup asks the process group pid leads to stop: SIGINT, then
@@ -140,8 +152,9 @@ func exitOutcome(werr error, stopped bool, stderr string) (status profile.Status
 // endExternal ends an external run's journal unless the command ended it:
 // it appends run_start when the journal has none (the command never
 // started the client), dated started, then run_end with status and text.
-// A run_end the command wrote is kept, and its status returned.
-func endExternal(s *sessions.Session, run string, v Resolved, started time.Time, status profile.Status, text string) (profile.Status, error) {
+// A run_end the command wrote is kept, and its status returned. usage,
+// when known, is the command's (treeUsage), for the run_end it writes.
+func endExternal(s *sessions.Session, run string, v Resolved, started time.Time, status profile.Status, text string, usage *profile.Usage) (profile.Status, error) {
 	path := s.JournalPath(run)
 	hasStart, end, err := journalEnds(path)
 	if err != nil {
@@ -165,7 +178,7 @@ func endExternal(s *sessions.Session, run string, v Resolved, started time.Time,
 		evs = append(evs, profile.Event{T: profile.TypeRunStart, V: profile.SchemaVersion, Run: run, Session: s.ID(),
 			Variant: v.Name, Config: v.External.config(), Host: &host, Wall: started.UTC().Format(time.RFC3339Nano)})
 	}
-	evs = append(evs, profile.Event{T: profile.TypeRunEnd, Status: status, Error: text})
+	evs = append(evs, profile.Event{T: profile.TypeRunEnd, Status: status, Error: text, Usage: usage})
 	err = jw.WriteEvents(evs)
 	if cerr := jw.Close(); err == nil {
 		err = cerr

@@ -184,6 +184,9 @@ type RunFigures struct {
 	// HostBusy says why the run's timing is unreliable (see HostBusy),
 	// empty when nothing says so.
 	HostBusy string `json:"host_busy,omitempty"`
+	// HostCPUs is the number of logical CPUs of the run's host (0: the
+	// journal does not tell).
+	HostCPUs int `json:"host_cpus,omitempty"`
 
 	// GPU is the GPU's own breakdown (nil for a run without device-side
 	// spans; see profile/gpubreak).
@@ -425,6 +428,9 @@ func (f *RunFigures) fill(js *JournalSummary) {
 		host = js.Start.Host
 	}
 	f.HostBusy = HostBusy(host, usage)
+	if host != nil {
+		f.HostCPUs = max(host.CPUs, host.Cores)
+	}
 }
 
 func (f *RunFigures) setEpochs(w []float64, source string) {

@@ -215,6 +215,6 @@ func SpeedupNote(base string, runs []RunFigures) string {
 		}
 	}
 	return fmt.Sprintf("speedup: median epoch time of %s over each run's variant; "+
-		"95 %% interval by bootstrap over per-repeat ratios (%d+ paired repeats: their median) or else over epochs; "+
+		"95 %% interval by bootstrap over per-repeat ratios (%d+ paired repeats: their median), none with fewer (epochs of one run are not independent samples; --repeats 3 gives one); "+
 		"failed, OOM-aborted, crashed and canceled runs have none", base, stats.MinRepeats)
 }

@@ -33,6 +33,56 @@ func ExactArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// MinimumArgs is cobra.MinimumNArgs with a message that names the
+// arguments: "gnnscope sessions rm expects ID ... (see --help)".
+func MinimumArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return fmt.Errorf("%s expects %s (see --help)", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}
+
+// MaximumArgs is cobra.MaximumNArgs with a message that names the
+// arguments.
+func MaximumArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return fmt.Errorf("%s takes at most %s, got %d arguments (see --help)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+// FlagError rewrites a flag parsing error of pflag, whose text for a bad
+// value carries Go's strconv message ("invalid argument "abc" for
+// "--epochs" flag: strconv.ParseInt: parsing "abc": invalid syntax"),
+// as one that says what the flag wants: "--epochs: "abc" is not a whole
+// number (see --help)". Other errors gain the pointer to --help.
+func FlagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	var value, flag string
+	if _, err := fmt.Sscanf(msg, "invalid argument %q for %q flag:", &value, &flag); err == nil {
+		want := "a valid value"
+		switch {
+		case strings.Contains(msg, "strconv.ParseInt"), strings.Contains(msg, "strconv.ParseUint"), strings.Contains(msg, "strconv.Atoi"):
+			want = "a whole number"
+		case strings.Contains(msg, "strconv.ParseFloat"):
+			want = "a number"
+		case strings.Contains(msg, "strconv.ParseBool"):
+			want = "true or false"
+		case strings.Contains(msg, "strconv.ParseDuration"), strings.Contains(msg, "time: "):
+			want = "a duration such as 30s"
+		default:
+			_, rest, _ := strings.Cut(msg, " flag: ")
+			return fmt.Errorf("%s: %q: %s (see %s --help)", flag, value, rest, cmd.CommandPath())
+		}
+		return fmt.Errorf("%s: %q is not %s (see %s --help)", flag, value, want, cmd.CommandPath())
+	}
+	return fmt.Errorf("%s (see %s --help)", msg, cmd.CommandPath())
+}
+
 // ParseInts parses a comma-separated list of integers such as "25,10";
 // empty items are skipped, and an empty list is an error.
 func ParseInts(s string) ([]int, error) {

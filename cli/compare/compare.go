@@ -75,7 +75,8 @@ then, per run:
                                       variant's, with its 95 % interval: a
                                       bootstrap over the per-repeat ratios (3+
                                       repeats NAME.rK; the speedup is then
-                                      their median) or else over epochs, marked
+                                      their median); with fewer, no interval
+                                      (epochs of one run are not independent),
                                       "single run" for one run a side; none for
                                       a run that stopped early
   per-repeat speedups                 baseline repeat k over the run's repeat k
@@ -109,7 +110,7 @@ Seconds have 3 decimals, ratios 3, accuracy 4.`,
   gnnscope compare 20261122-153045-ab12/optimized 20261123-091500-cd34/optimized --baseline 20261122-153045-ab12/baseline
   gnnscope compare 20261122-153045-ab12 --format csv > runs.csv
   gnnscope compare last --tta-target 0.80`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "SESSION[/RUN] ... (gnnscope sessions lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Runs = args
 			opts.FormatSet = cmd.Flags().Changed("format")

@@ -25,7 +25,7 @@ func TestNewCmdCompareFlags(t *testing.T) {
 	if err != nil || opts.Format != "md" || opts.FormatSet || !opts.JSON {
 		t.Errorf("--json: %+v, %v", opts, err)
 	}
-	if _, err := flagtest.Parse(t, NewCmdCompare); err == nil || !strings.Contains(err.Error(), "requires at least 1 arg(s)") {
+	if _, err := flagtest.Parse(t, NewCmdCompare); err == nil || !strings.Contains(err.Error(), "compare expects SESSION[/RUN] ...") {
 		t.Errorf("no argument: %v", err)
 	}
 	// Parsed, then refused before the store is opened.

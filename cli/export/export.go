@@ -81,7 +81,7 @@ are skipped and counted.`,
   gnnscope export trace 20261122-153045-ab12/optimized -o optimized.json
   gnnscope export trace 20261122-1530 20261123-0915 --wall-clock -o both.json
   gnnscope export trace 20261122-153045-ab12 -o - | gzip > trace.json.gz`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "SESSION[/RUN] ... (gnnscope sessions lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Runs = args
 			if runF != nil {

@@ -20,7 +20,7 @@ func TestNewCmdTraceFlags(t *testing.T) {
 	if err != nil || opts.Output != "" || opts.WallClock || opts.Force {
 		t.Errorf("defaults %+v, %v", opts, err)
 	}
-	if _, err := flagtest.Parse(t, NewCmdTrace); err == nil || !strings.Contains(err.Error(), "requires at least 1 arg(s)") {
+	if _, err := flagtest.Parse(t, NewCmdTrace); err == nil || !strings.Contains(err.Error(), "expects SESSION[/RUN] ...") {
 		t.Errorf("no argument: %v", err)
 	}
 	if _, err := flagtest.Parse(t, NewCmdTrace, "last", "--format", "x"); err == nil || !strings.Contains(err.Error(), "unknown flag: --format") {

@@ -27,8 +27,8 @@ func TestNewCmdReplayFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "accepts 1 arg(s), received 0"},
-		{[]string{"a", "b"}, "accepts 1 arg(s), received 2"},
+		{nil, "replay expects one SESSION[/RUN]"},
+		{[]string{"a", "b"}, "replay expects one SESSION[/RUN]"},
 		{[]string{"last", "--from", "soon"}, `invalid argument "soon" for "--from"`},
 	} {
 		if _, err := flagtest.Parse(t, NewCmdReplay, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {

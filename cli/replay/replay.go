@@ -82,7 +82,7 @@ the journal's event as written, with "skipped_ns" after a skipped gap.`,
   gnnscope replay 20261122-153045-ab12/optimized --speed 10 --headless
   gnnscope replay last --speed max --headless --json | jq -c 'select(.event.t == "metric")'
   gnnscope replay last --from 30s --speed 2 --headless`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "one SESSION[/RUN] (gnnscope sessions lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Session = args[0]
 			if runF != nil {

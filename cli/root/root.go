@@ -46,6 +46,7 @@ Without a command, on a terminal, gnnscope opens the workbench (as
 		},
 	}
 	cmd.SetVersionTemplate("gnnscope {{.Version}}\n")
+	cmd.SetFlagErrorFunc(cmdutil.FlagError)
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)

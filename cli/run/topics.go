@@ -125,9 +125,20 @@ Each variant's epoch time is then the median over its repeats of each
 repeat's median epoch. Each speedup is the median of the per-repeat ratios
 (the baseline's repeat k over the variant's repeat k) with a 95 % interval
 by bootstrap over those ratios (2000 resamples, fixed seed) when there are
-at least 3 repeats; with fewer, the ratio of the epoch medians with a
-bootstrap over epochs, marked "single run" for one run a variant. A run
-that failed, was aborted by an OOM, crashed or was canceled gets no
+at least 3 repeats. With fewer, the speedup is the ratio of the epoch
+medians, marked "single run" for one run a variant, and has no interval:
+the epochs of one run share its host's load and placement, so they are not
+independent samples of its speed; six identical single runs on a loaded
+two-core host ranged from 0.92x to 1.75x, each with a tight interval over
+its epochs that excluded the others.
+
+What --repeats buys: an interval that holds what varies from run to run
+(drift, load, placement), at N times the run time. --repeats 3 is the
+least that gives one; more repeats narrow it. The workbench's L and its
+form take 3 repeats when the experiment is small enough for them to end
+within a minute.
+
+A run that failed, was aborted by an OOM, crashed or was canceled gets no
 speedup; its figures are marked partial. A run whose host was busy (load
 average above its CPUs, or its threads waiting for a CPU over a third of
 their CPU time) is flagged "host busy: timing unreliable".

@@ -53,7 +53,7 @@ Missing folders of FILE are created.`,
 		Example: `  gnnscope sessions export last
   gnnscope sessions export 20261122-153045-ab12 -o cora-sage.tar.gz
   gnnscope sessions export last -o - | ssh laptop gnnscope sessions import -`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "one SESSION to export"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Store, _ = cmd.Flags().GetString("store")
 			opts.Session = args[0]
@@ -205,7 +205,7 @@ session whose trainer printed a large log).`,
 		Example: `  gnnscope sessions import cora-sage.tar.gz
   gnnscope sessions import --store /data/gnnscope cora-sage.tar.gz
   ssh gpu-box gnnscope sessions export last -o - | gnnscope sessions import -`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "one FILE: an archive that sessions export wrote"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Store, _ = cmd.Flags().GetString("store")
 			opts.File = args[0]

@@ -45,7 +45,7 @@ func TestNewCmdShowFlags(t *testing.T) {
 	if err != nil || opts.Session != "last" || !opts.JSON || opts.Store != "/s" {
 		t.Errorf("show: %+v, %v", opts, err)
 	}
-	if _, err := parseSub(t, NewCmdShow); err == nil || !strings.Contains(err.Error(), "accepts 1 arg(s), received 0") {
+	if _, err := parseSub(t, NewCmdShow); err == nil || !strings.Contains(err.Error(), "show expects one SESSION") {
 		t.Errorf("show without a session: %v", err)
 	}
 }
@@ -55,7 +55,7 @@ func TestNewCmdRmFlags(t *testing.T) {
 	if err != nil || !slices.Equal(opts.Sessions, []string{"a", "b"}) || !opts.Yes || opts.Store != "" {
 		t.Errorf("rm: %+v, %v", opts, err)
 	}
-	if _, err := parseSub(t, NewCmdRm); err == nil || !strings.Contains(err.Error(), "requires at least 1 arg(s)") {
+	if _, err := parseSub(t, NewCmdRm); err == nil || !strings.Contains(err.Error(), "rm expects SESSION...") {
 		t.Errorf("rm without a session: %v", err)
 	}
 }
@@ -75,7 +75,7 @@ func TestNewCmdImportFlags(t *testing.T) {
 	if err != nil || opts.File != "s.tar.gz" || !opts.Force || !opts.JSON || opts.Store != "/s" {
 		t.Errorf("import: %+v, %v", opts, err)
 	}
-	if _, err := parseSub(t, NewCmdImport, "a", "b"); err == nil || !strings.Contains(err.Error(), "accepts 1 arg(s), received 2") {
+	if _, err := parseSub(t, NewCmdImport, "a", "b"); err == nil || !strings.Contains(err.Error(), "import expects one FILE") {
 		t.Errorf("import of two files: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ broken: a launch or a removal that was interrupted) is deleted by the
 name the list shows. "last" is always the newest session.`,
 		Example: `  gnnscope sessions rm 20261122-153045-ab12
   gnnscope sessions rm 20261122-153045 20261122-160212 --yes`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "SESSION... (gnnscope sessions lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Store, _ = cmd.Flags().GetString("store")
 			opts.Sessions = args

@@ -43,7 +43,7 @@ and the comparison table of 'gnnscope run --wait'.
 --json prints {"session", "dir", "status", "imported", "runs", "comparison"}.`,
 		Example: `  gnnscope sessions show last
   gnnscope sessions show 20261122-153045 --json`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "one SESSION: an id, a unique prefix of one, or last"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Store, _ = cmd.Flags().GetString("store")
 			opts.Session = args[0]

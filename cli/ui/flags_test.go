@@ -20,7 +20,7 @@ func TestNewCmdUIFlags(t *testing.T) {
 	if err != nil || opts.Session != "last" || !opts.ASCII {
 		t.Errorf("ui last: %+v, %v", opts, err)
 	}
-	if _, err := flagtest.Parse(t, NewCmdUI, "a", "b"); err == nil || !strings.Contains(err.Error(), "accepts at most 1 arg") {
+	if _, err := flagtest.Parse(t, NewCmdUI, "a", "b"); err == nil || !strings.Contains(err.Error(), "takes at most one SESSION") {
 		t.Errorf("ui a b: %v", err)
 	}
 }

@@ -52,7 +52,7 @@ terminals and fonts that lack them.`,
   gnnscope ui last
   gnnscope ui --ascii --no-color
   gnnscope ui --home /data/gnnscope`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cmdutil.MaximumArgs(1, "one SESSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Session = args[0]

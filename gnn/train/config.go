@@ -239,6 +239,9 @@ func (c Config) Validate() error {
 	if c.Gemm != "" && !slices.Contains(device.Gemms(), c.Gemm) {
 		p.add("gemm %q: want %s", c.Gemm, enum.Or(device.Gemms()))
 	}
+	if c.Threads < 0 {
+		p.add("threads %d: want 0 (all cores) or a positive count", c.Threads)
+	}
 	c.checkSampler(&p)
 	c.checkSchedule(&p)
 	c.checkMemory(&p)

@@ -9,7 +9,6 @@ import (
 	"github.com/gnnscope/gnnscope/gnn/history"
 	"github.com/gnnscope/gnnscope/gnn/memory"
 	"github.com/gnnscope/gnnscope/gnn/nn"
-	"github.com/gnnscope/gnnscope/gnn/partition"
 	"github.com/gnnscope/gnnscope/gnn/sample"
 	"github.com/gnnscope/gnnscope/gnn/tensor"
 	"github.com/gnnscope/gnnscope/profile"
@@ -60,6 +59,7 @@ type gasDeps struct {
 	model         *nn.Model
 	opt           *nn.Optimizer
 	inf           *inference
+	loader        *sample.GAS // the loader fitGASParts built, or nil: setup builds it
 }
 
 // newGASSchedule partitions the graph, builds the GAS loader and the
@@ -78,21 +78,12 @@ func newGASSchedule(d trainDeps, gd gasDeps) (*gasSchedule, error) {
 func (sch *gasSchedule) setup() error {
 	t := &sch.gas
 	g := t.g
-	k := t.parts
-	if k > g.N {
-		return fmt.Errorf("%d parts for %d nodes: at most one part per node", k, g.N)
-	}
-	opt := partition.Options{Seed: t.seed}
-	if t.balance == PartBalanceEdges {
-		opt.VertexWeights = partition.DegreeWeights(g)
-	}
-	pr, err := partition.KWay(g, k, opt)
-	if err != nil {
-		return err
-	}
-	loader, err := sample.NewGAS(g, pr.Parts, k)
-	if err != nil {
-		return err
+	loader := t.loader // built by fitGASParts under a budget
+	if loader == nil {
+		var err error
+		if loader, err = gasLoader(g, t.parts, t.seed, t.balance); err != nil {
+			return err
+		}
 	}
 	s := &gasState{loader: loader, isTrain: make([]bool, g.N)}
 	sch.s = s
@@ -109,7 +100,7 @@ func (sch *gasSchedule) setup() error {
 	if len(s.hist) == 0 {
 		return nil
 	}
-	_, err = t.inf.run(inferRequest{dev: sch.d.dev, model: t.model, keep: func(l int, h []float32) error {
+	_, err := t.inf.run(inferRequest{dev: sch.d.dev, model: t.model, keep: func(l int, h []float32) error {
 		if _, err := s.fill(l, h, int64(t.opt.Steps())); err != nil {
 			return fmt.Errorf("fill history of layer %d: %w", l+1, err)
 		}

@@ -73,6 +73,14 @@ func (t *trainer) setup(res *Result) error {
 	if err != nil {
 		return err
 	}
+	gas, note, err := fitGASParts(gasFit{cfg: &t.cfg, g: t.ds.Graph, mem: &t.mem, features: t.ds.NumFeatures, classes: t.ds.NumClasses})
+	if err != nil {
+		return err
+	}
+	t.gas = gas
+	if note != "" {
+		plan = append(plan, note)
+	}
 	if cs.note != "" {
 		plan = append([]string{cs.note}, plan...)
 	}

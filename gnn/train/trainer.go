@@ -42,6 +42,7 @@ type trainer struct {
 	sel   *selector // the reported epoch and early stopping
 
 	onStart func(plan []string) // Options.OnStart
+	gas     *sample.GAS         // the GAS loader, when fitGASParts built it
 	cache   *featcache.Report   // the feature cache (setupCache), or nil
 
 	eval *evaluator // evaluation, built by setup with the schedule
@@ -169,7 +170,7 @@ func (t *trainer) newSchedule() (schedule, error) {
 		s, err := newGASSchedule(d, gasDeps{
 			g: t.ds.Graph, y: t.ds.Y, f: t.ds.NumFeatures, deg: t.deg, train: t.split.Train,
 			parts: t.cfg.Parts, partsPerBatch: t.cfg.PartsPerBatch, balance: t.cfg.PartBalance, layers: t.cfg.Layers, seed: t.cfg.Seed,
-			model: t.model, opt: t.opt, inf: t.inf,
+			model: t.model, opt: t.opt, inf: t.inf, loader: t.gas,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("gas setup: %w", err)

@@ -11,8 +11,13 @@ const (
 	// MethodRepeats: the interval is a bootstrap over the per-repeat
 	// ratios (at least MinRepeats paired repeats).
 	MethodRepeats = "repeats"
-	// MethodEpochs: the interval is a bootstrap over the epoch times of
-	// each side, resampled independently (fewer paired repeats).
+	// MethodEpochs named a bootstrap over the epoch times of each side,
+	// resampled independently, which journals' JSON of earlier versions
+	// may still carry. Compare no longer gives it: the epochs of one run
+	// are not independent samples of its speed (a run's host load and
+	// placement hold for all of them; identical single runs on a loaded
+	// two-core host gave 0.92x [0.80, 0.98] and 1.75x [1.61, 1.87]), so
+	// fewer than MinRepeats paired repeats get no interval.
 	MethodEpochs = "epochs"
 )
 
@@ -104,28 +109,23 @@ func Estimate(base, variant []Repeat) Speedup {
 // repeats (runs with no usable epoch are best left out by the caller).
 // Repeats are paired by K. With at least MinRepeats pairs, the speedup is
 // the median of the per-pair ratios and its interval a percentile
-// bootstrap of that median over the pairs; otherwise it is the ratio of
-// the medians of all epochs, with a percentile bootstrap resampling each
-// side's epochs. The generator has a fixed seed: the same input gives the
+// bootstrap of that median over the pairs, the repeats being the
+// independent samples. With fewer, it is the ratio of the medians of all
+// epochs, without interval: epochs of one run share its host's state and
+// are not independent samples (see MethodEpochs), and a resampling of
+// them gives intervals that other runs of the same experiment fall
+// outside of. The generator has a fixed seed: the same input gives the
 // same interval.
 func Compare(base, variant []Repeat) Speedup {
-	s, be, ve := estimate(base, variant)
+	s, _, _ := estimate(base, variant)
+	if s.Repeats < MinRepeats {
+		return s
+	}
 	rng := rand.New(rand.NewPCG(seed, uint64(len(s.Ratios))))
-	if s.Repeats >= MinRepeats {
-		s.Lo, s.Hi = bootstrap(func(buf []float64) float64 {
-			return Median(resample(rng, s.Ratios, buf))
-		}, len(s.Ratios))
-		s.Method = MethodRepeats
-		return s
-	}
-	if s.Ratio == 0 || len(be) < 2 || len(ve) < 2 {
-		return s
-	}
-	bbuf := make([]float64, len(be))
-	s.Lo, s.Hi = bootstrap(func(vbuf []float64) float64 {
-		return Median(resample(rng, be, bbuf)) / Median(resample(rng, ve, vbuf))
-	}, len(ve))
-	s.Method = MethodEpochs
+	s.Lo, s.Hi = bootstrap(func(buf []float64) float64 {
+		return Median(resample(rng, s.Ratios, buf))
+	}, len(s.Ratios))
+	s.Method = MethodRepeats
 	return s
 }
 

@@ -52,13 +52,22 @@ func TestCompareRepeats(t *testing.T) {
 	}
 }
 
+// TestCompareEpochs is the repro of six identical single runs whose
+// intervals over epochs did not overlap (0.92x [0.80, 0.98] ... 1.75x
+// [1.61, 1.87]): epochs of one run are not independent samples, so a
+// speedup from fewer than MinRepeats paired repeats has the ratio of the
+// epoch medians, the single-run mark and no interval.
 func TestCompareEpochs(t *testing.T) {
 	s := Compare([]Repeat{{1, []float64{2, 2.2, 1.8, 2}}}, []Repeat{{1, []float64{1, 1.1, 0.9, 1}}})
-	if s.Method != MethodEpochs || !s.Single || s.Repeats != 1 || s.Ratio != 2 {
+	if !s.Single || s.Repeats != 1 || s.Ratio != 2 {
 		t.Fatalf("single runs: %+v", s)
 	}
-	if !s.HasInterval() || s.Lo > 2 || s.Hi < 2 || s.Lo < 1.5 || s.Hi > 2.5 {
-		t.Errorf("interval [%v, %v] does not hold 2 or is too wide", s.Lo, s.Hi)
+	if s.HasInterval() || s.Method != "" {
+		t.Errorf("single runs: interval [%v, %v] by %q, want none", s.Lo, s.Hi, s.Method)
+	}
+	two := Compare([]Repeat{{1, []float64{2, 2}}, {2, []float64{2.2, 2.2}}}, []Repeat{{1, []float64{1, 1}}, {2, []float64{1, 1}}})
+	if two.Single || two.Repeats != 2 || two.HasInterval() {
+		t.Errorf("two repeats: %+v, want a ratio without interval", two)
 	}
 	one := Compare([]Repeat{{1, []float64{2}}}, []Repeat{{1, []float64{1}}})
 	if one.Ratio != 2 || one.HasInterval() || !one.Single {
@@ -120,7 +129,6 @@ func TestIntervalCoverage(t *testing.T) {
 		method          string
 	}{
 		{"5 repeats", 5, 5, MethodRepeats},
-		{"single runs", 1, 20, MethodEpochs},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cov := coverage(t, 1000, c.repeats, c.epochs, c.method)

@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/gnnscope/gnnscope/profile"
 	"github.com/gnnscope/gnnscope/profile/units"
@@ -393,27 +394,31 @@ func (m *Model) tableSize() (int, int) {
 	return len(rows), len(m.cmp.Runs)
 }
 
-// notes are the lines below the table: the baseline and run errors.
+// notes are the lines below the table: the baseline and run errors,
+// each wrapped to the width (never cut at the right edge).
 func (m *Model) notes() []string {
 	st := m.c.Styles
 	var out []string
+	add := func(style lipgloss.Style, text string) {
+		for _, l := range draw.Wrap(text, max(m.width, 1)) {
+			out = append(out, style.Render(l))
+		}
+	}
 	if m.cmp.Baseline != "" {
-		out = append(out, st.Muted.Render("speedup: median epoch time of "+m.cmp.Baseline+"'s variant over each run's; 95 % bootstrap interval"))
+		add(st.Muted, "speedup: median epoch time of "+m.cmp.Baseline+"'s variant over each run's; 95 % bootstrap interval over 3+ repeats, none from fewer")
 	}
 	for _, r := range m.cmp.Runs {
-		if r.Error != "" { // in full: wrapped, never cut mid-number
-			for _, l := range draw.Wrap(r.Label+": "+string(r.Status)+": "+r.Error, max(m.width, 1)) {
-				out = append(out, st.Error.Render(l))
-			}
+		if r.Error != "" {
+			add(st.Error, r.Label+": "+string(r.Status)+": "+r.Error)
 		}
 		if r.Partial {
-			out = append(out, st.Error.Render(r.Label+": partial figures (the run stopped: "+string(r.Status)+"); no speedup"))
+			add(st.Error, r.Label+": partial figures (the run stopped: "+string(r.Status)+"); no speedup")
 		}
 		for _, n := range r.OutcomeNotes(r.Label) {
-			out = append(out, st.Muted.Render(n))
+			add(st.Muted, n)
 		}
 		if r.HostBusy != "" {
-			out = append(out, st.Error.Render(r.Label+": "+sessions.HostBusyLabel+" ("+r.HostBusy+")"))
+			add(st.Error, r.Label+": "+sessions.HostBusyLabel+" ("+r.HostBusy+")")
 		}
 	}
 	return out

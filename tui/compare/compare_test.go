@@ -47,6 +47,10 @@ func (hs *harness) press(names ...string) {
 func TestGoldenCompare(t *testing.T) {
 	hs := newHarness(t, fixture.Standard(t), 80, 22, "20260102-030400-aaaa")
 	fixture.Golden(t, "compare_80x22", hs.m.View())
+	// the notes wrap at 80 columns: none is cut at the right edge
+	if v := ansi.Strip(hs.m.View()); !strings.Contains(v, "interval over 3+ repeats, none from fewer") {
+		t.Errorf("the speedup note is cut:\n%s", v)
+	}
 	if got := hs.m.Title(); got != "Compare 2 runs of 20260102-030400-aaaa" {
 		t.Errorf("title %q", got)
 	}

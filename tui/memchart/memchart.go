@@ -165,7 +165,7 @@ func (m *Model) headerText(r *runstate.Run, train, eval *series, level int) stri
 	switch {
 	case r.Mem.Len() == 0:
 		if level == 0 || (Budget(r) == 0 && len(r.OOMs) == 0) {
-			b.WriteString(m.pens[penAxis].Paint("  no mem events yet"))
+			b.WriteString(m.pens[penAxis].Paint("  " + r.NoMemText()))
 		}
 	case len(eval.peak) == 0:
 		b.WriteString("  peak " + units.BytesFine(r.Mem.MaxPeak))

@@ -132,7 +132,7 @@ func (m *Model) render(r *runstate.Run) []string {
 		hb.WriteString(muted.Paint(" (" + l + ")"))
 	}
 	if len(ss) == 0 {
-		hb.WriteString(muted.Paint("  no " + strings.Join(m.names, ", ") + " yet"))
+		hb.WriteString(muted.Paint("  " + r.NoMetricText(strings.Join(m.names, ", "))))
 		return []string{draw.Cut(hb.String(), m.w, "")}
 	}
 	for i, s := range ss {

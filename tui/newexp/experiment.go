@@ -60,7 +60,17 @@ func (m *Model) trainKeys(errs map[string]string) map[string]any {
 			keys["fanouts"] = fan
 		}
 	}
-	for _, k := range []string{FieldBatch, FieldHidden, FieldEpochs} {
+	if s := m.value(FieldLR); s != "" {
+		if v, err := strconv.ParseFloat(s, 64); err != nil {
+			errs[FieldLR] = fmt.Sprintf("%q is not a number", s)
+		} else {
+			keys[FieldLR] = v
+		}
+	}
+	if s := m.value(FieldDevice); s != "" && s != runner.Devices()[0] {
+		keys[FieldDevice] = s
+	}
+	for _, k := range []string{FieldBatch, FieldHidden, FieldLayers, FieldEpochs, FieldSeed} {
 		s := m.value(k)
 		if s == "" {
 			errs[k] = "required"

@@ -25,6 +25,10 @@ const (
 	FieldBatch    = "batch_size"
 	FieldHidden   = "hidden"
 	FieldEpochs   = "epochs"
+	FieldLayers   = "layers"
+	FieldLR       = "lr"
+	FieldSeed     = "seed"
+	FieldDevice   = "device"
 	FieldBudget   = "mem_budget"
 	FieldOnOOM    = "on_oom"
 	FieldCache    = "cache_bytes"
@@ -96,7 +100,11 @@ func New(c *common.Common, l launch.Launcher) *Model {
 		in(FieldFanouts, "Fanouts", "", "", "one per layer, -1 = all"),
 		in(FieldBatch, "Batch size", "", "", "target nodes per batch"),
 		in(FieldHidden, "Hidden size", "", "", "width of the hidden layers"),
+		in(FieldLayers, "Layers", strconv.Itoa(cfg.Layers), "", "GNN layers (one fanout each)"),
 		in(FieldEpochs, "Epochs", strconv.Itoa(cfg.Epochs), "", "passes over the training nodes"),
+		in(FieldLR, "Learning rate", strconv.FormatFloat(cfg.LR, 'g', -1, 64), "", "the optimizer's step size"),
+		in(FieldSeed, "Seed", strconv.FormatUint(cfg.Seed, 10), "", "samples, weights and split"),
+		in(FieldDevice, "Device", runner.Devices()[0], "", strings.Join(runner.Devices(), ", ")+" (in a CUDA build) or cuda:N"),
 		in(FieldBudget, "Memory budget", "", "", "512MiB, 0.1G...; empty = none"),
 		{key: FieldOnOOM, label: "On OOM", kind: choice, choices: runner.OOMActions(), help: "a batch over the budget: stop, or skip it"},
 		in(FieldCache, "Feature cache", "", "", "0.1G, 20%...; empty = none"),
@@ -104,7 +112,7 @@ func New(c *common.Common, l launch.Launcher) *Model {
 		in(FieldWorkers, "Sampler workers", strconv.Itoa(runner.DefaultSamplerWorkers), "", "for optimized and pipelined"),
 		in(FieldPrefetch, "Prefetch", strconv.Itoa(runner.DefaultPrefetch), "", "batches waiting, at most"),
 		in(FieldParts, "GAS parts", strconv.Itoa(runner.DefaultGASParts), "", "graph parts of the gas variant"),
-		in(FieldRepeats, "Repeats", "1", "", "runs per variant; 3+ give intervals"),
+		in(FieldRepeats, "Repeats", strconv.Itoa(max(exp.Repeats, 1)), "", "runs per variant; 3+ give intervals"),
 	}
 	m.setModelDefaults()
 	for _, v := range runner.Builtins() {
@@ -187,6 +195,8 @@ func (m *Model) setModelDefaults() {
 	m.field(FieldFanouts).input.SetValue(strings.Join(fan, ","))
 	m.field(FieldBatch).input.SetValue(strconv.Itoa(cfg.BatchSize))
 	m.field(FieldHidden).input.SetValue(strconv.Itoa(cfg.Hidden))
+	m.field(FieldLayers).input.SetValue(strconv.Itoa(cfg.Layers))
+	m.field(FieldLR).input.SetValue(strconv.FormatFloat(cfg.LR, 'g', -1, 64))
 }
 
 // Errors returns the inline errors by field key (variant toggles are

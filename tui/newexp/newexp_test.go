@@ -428,6 +428,7 @@ func TestPrefill(t *testing.T) {
 	exp := runner.NewExperiment("synth-small", "sage")
 	exp.Name, exp.Repeats = "copy", 3
 	exp.Train.Epochs, exp.Train.Hidden, exp.Train.LR = 7, 32, 0.005
+	exp.Train.Seed, exp.Train.Layers, exp.Train.Fanouts = 11, 3, []int{10, 5, 5}
 	variants := []runner.Variant{
 		{Name: "baseline"},
 		{Name: "optimized", Overrides: map[string]any{"sampler_workers": 3, "prefetch": 6, "overlap_eval": true}},
@@ -435,14 +436,15 @@ func TestPrefill(t *testing.T) {
 	}
 	notes := hs.m.Prefill(exp, variants)
 	joined := strings.Join(notes, "; ")
-	if !strings.Contains(joined, "variant big is not built in") || !strings.Contains(joined, "lr 0.005") {
-		t.Errorf("notes %q", notes)
+	if !strings.Contains(joined, "variant big is not built in") || strings.Contains(joined, "lr 0.005") || strings.Contains(joined, "seed") || strings.Contains(joined, "layers") {
+		t.Errorf("notes %q: the form holds lr, seed and layers", notes)
 	}
 	got, vs, errs := hs.m.Experiment()
 	if len(errs) != 0 {
 		t.Fatalf("errors %v", errs)
 	}
-	if got.Name != "copy" || got.Data != "synth-small" || got.Repeats != 3 || got.Train.Epochs != 7 || got.Train.Hidden != 32 {
+	if got.Name != "copy" || got.Data != "synth-small" || got.Repeats != 3 || got.Train.Epochs != 7 || got.Train.Hidden != 32 ||
+		got.Train.LR != 0.005 || got.Train.Seed != 11 || got.Train.Layers != 3 {
 		t.Errorf("experiment %+v", got)
 	}
 	if len(vs) != 2 || vs[1].Name != "optimized" || fmt.Sprint(vs[1].Overrides["sampler_workers"]) != "3" || fmt.Sprint(vs[1].Overrides["prefetch"]) != "6" {
@@ -547,5 +549,22 @@ func TestAblationToggle(t *testing.T) {
 	}
 	if _, _, errs := hs.m.Experiment(); !strings.Contains(errs[FieldAblation], "sampler") {
 		t.Errorf("ablation of full batches: errors %v", errs)
+	}
+}
+
+// TestPrefillExternal is the repro of e on a --cmd session, which failed
+// with `Model: "" is not one of ...`: the form opens with the engine's
+// defaults and says how to rerun the session's commands.
+func TestPrefillExternal(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	exp := runner.Experiment{Name: "mine", Repeats: 2}
+	variants := []runner.Variant{{Name: "base", External: &runner.External{Cmd: "python3 train.py"}}}
+	notes := strings.Join(hs.m.Prefill(exp, variants), "; ")
+	if strings.Contains(notes, "is not one of") || !strings.Contains(notes, `gnnscope run --cmd base="python3 train.py"`) {
+		t.Errorf("notes %q", notes)
+	}
+	got, _, errs := hs.m.Experiment()
+	if len(errs) != 0 || got.Name != "mine" || got.Repeats != 2 || got.Train.Model == "" {
+		t.Errorf("form after e on a --cmd session: %+v, errors %v", got, errs)
 	}
 }

@@ -23,6 +23,11 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 		}
 	}
 	set(FieldName, exp.Name)
+	if cfg.Model == "" { // a session of commands only: no engine experiment
+		set(FieldRepeats, strconv.Itoa(max(exp.Repeats, 1)))
+		m.validate() // the default variants stay on
+		return externalNotes(variants)
+	}
 	set(FieldData, exp.Data)
 	if err := m.SetValue(FieldModel, string(cfg.Model)); err != nil {
 		return []string{err.Error()}
@@ -38,6 +43,13 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 	set(FieldBatch, strconv.Itoa(cfg.BatchSize))
 	set(FieldHidden, strconv.Itoa(cfg.Hidden))
 	set(FieldEpochs, strconv.Itoa(cfg.Epochs))
+	set(FieldLayers, strconv.Itoa(cfg.Layers))
+	set(FieldLR, strconv.FormatFloat(cfg.LR, 'g', -1, 64))
+	set(FieldSeed, strconv.FormatUint(cfg.Seed, 10))
+	set(FieldDevice, runner.Devices()[0])
+	if cfg.Device != "" {
+		set(FieldDevice, cfg.Device)
+	}
 	set(FieldBudget, "")
 	if cfg.MemBudget > 0 {
 		set(FieldBudget, strconv.FormatInt(int64(cfg.MemBudget), 10))
@@ -59,6 +71,22 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 	}
 	m.validate()
 	return notes
+}
+
+// externalNotes says, for a session whose variants run the user's
+// commands, that the form holds the engine's experiments, and gives the
+// command line that reruns them.
+func externalNotes(variants []runner.Variant) []string {
+	var cmds []string
+	for _, v := range variants {
+		if v.External != nil {
+			cmds = append(cmds, fmt.Sprintf("--cmd %s=%q", v.Name, v.External.Cmd))
+		}
+	}
+	if len(cmds) == 0 {
+		return []string{"the session records no experiment the form can hold"}
+	}
+	return []string{"the session runs commands, which the form does not hold; rerun them with: gnnscope run " + strings.Join(cmds, " ")}
 }
 
 // prefillVariants checks the built-in variants among variants and takes

@@ -3,6 +3,7 @@ package sessionlist
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +71,20 @@ type Entry struct {
 	// Skips is set when a run of the session skipped training batches:
 	// its figures cover the trained ones only.
 	Skips bool
+	// Missing is set when the session's folder has no session.json yet (a
+	// launch under way writes it after making the folder): every poll
+	// reads the session again until it has one. The entry is pending
+	// while the folder is younger than StartGrace, an error after.
+	Missing bool
 }
+
+// StartGrace is how long a session folder without session.json is taken
+// for a launch under way (pending) before the list calls it an error.
+const StartGrace = 30 * time.Second
+
+// Starting reports whether the session is a launch under way whose
+// session.json the list has not read yet: the list polls until it has.
+func (e *Entry) Starting() bool { return e.Missing && e.Status == profile.StatusPending }
 
 // Running reports whether a run of the session may still change.
 func (e *Entry) Running() bool { return e.Status == profile.StatusRunning }
@@ -82,6 +96,12 @@ func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
 	s, err := store.Get(id)
 	if err != nil {
 		e.Status, e.Err = profile.StatusError, err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			e.Missing = true
+			if young(store, id) {
+				e.Status, e.Err = profile.StatusPending, ""
+			}
+		}
 		return nil, e
 	}
 	e.Name, e.Created = s.Meta.Name, s.Meta.Created
@@ -101,6 +121,16 @@ func header(store *sessions.Store, id string) (*sessions.Session, Entry) {
 	}
 	e.external(cmds, len(s.Meta.Variants))
 	return s, e
+}
+
+// young reports whether the folder of session id was made less than
+// StartGrace ago (or cannot be looked at: the next poll looks again).
+func young(store *sessions.Store, id string) bool {
+	fi, err := os.Stat(filepath.Join(store.SessionsDir(), id))
+	if err != nil {
+		return true
+	}
+	return time.Since(fi.ModTime()) < StartGrace
 }
 
 // variantCommand returns the command of an external variant as
@@ -299,7 +329,8 @@ type pollResult struct {
 	err     error
 }
 
-// poll lists the store's session folders, describes new ones, and
+// poll lists the store's session folders, describes new ones (and those
+// that had no session.json at the last look), and
 // refreshes the running ones of prev (keyed by id): run states from the
 // end of the journals, progress and figures from the tails. A session
 // whose runs have all ended is described once more from its whole
@@ -318,7 +349,7 @@ func (p *poller) poll(prev map[string]Entry) pollResult {
 	for _, id := range ids {
 		old, known := prev[id]
 		switch {
-		case !known:
+		case !known, old.Missing: // new, or read before its session.json existed
 			res.updated[id] = describe(p.store, id)
 		case old.Running():
 			e := p.refresh(old)

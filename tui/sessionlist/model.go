@@ -170,10 +170,11 @@ func (m *Model) pollCmd() tea.Cmd {
 	return func() tea.Msg { return polledMsg{p.poll(prev)} }
 }
 
-// anyRunning reports whether a session is running.
+// anyRunning reports whether a session is running or starting (its
+// session.json not read yet).
 func (m *Model) anyRunning() bool {
 	for i := range m.entries {
-		if m.entries[i].Running() {
+		if m.entries[i].Running() || m.entries[i].Starting() {
 			return true
 		}
 	}

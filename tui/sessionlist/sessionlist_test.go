@@ -264,8 +264,8 @@ func TestLaunchDefault(t *testing.T) {
 		t.Fatalf("L launched %d experiments", len(hs.launched))
 	}
 	exp := hs.launched[0]
-	if exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != launch.DefaultEpochs {
-		t.Errorf("L launched %s %s for %d epochs", exp.Data, exp.Train.Model, exp.Train.Epochs)
+	if exp.Data != "synth-tiny" || exp.Train.Model != "sage" || exp.Train.Epochs != launch.DefaultEpochs || exp.Repeats != 3 {
+		t.Errorf("L launched %s %s for %d epochs, %d repeats (want 3: an interval over runs)", exp.Data, exp.Train.Model, exp.Train.Epochs, exp.Repeats)
 	}
 	// the fixture's launcher fails: the root gets the error
 	if l := sent[common.LaunchedMsg](hs); len(l) != 1 || l[0].Err == nil {
@@ -475,4 +475,18 @@ func TestTicksOnlyWhileLive(t *testing.T) {
 	if len(ticks) != 2 {
 		t.Fatalf("after the tick's poll: %d timers, want the next one", len(ticks))
 	}
+}
+
+// TestGoldenList160 is the repro of names cut at 160 columns: a session
+// of five variants shows its variant list whole where there is room.
+func TestGoldenList160(t *testing.T) {
+	st := fixture.Standard(t)
+	fixture.Add(t, st, fixture.Session{ID: "20260103-010101-wide", Created: time.Date(2026, 1, 3, 1, 1, 1, 0, time.UTC), Variants: []string{"baseline", "optimized", "mem-guard", "pipelined", "overlap-eval"},
+		Runs: []fixture.Run{fixture.Baseline}})
+	hs := newHarness(t, st, 160, 12)
+	if v := ansi.Strip(hs.m.View()); !strings.Contains(v, "baseline,optimized,mem-guard,pipelined,overlap-eval") {
+		t.Errorf("the variants are cut at 160 columns:\n%s", v)
+	}
+	fixture.Golden(t, "list_160x12", hs.m.View())
+	golden.Fits(t, "list", hs.m.View(), 160, 12)
 }

@@ -208,6 +208,31 @@ func fitColumns(cols []column, w int) []column {
 	return out
 }
 
+// widen gives the width left over in w cells to the columns whose
+// cells are names (DATA, VARIANTS), each up to its longest cell, so a
+// wide terminal shows them whole.
+func (m *Model) widen(cols []column, w int) []column {
+	used := len(cols) - 1
+	for _, c := range cols {
+		used += c.width
+	}
+	for i := range cols {
+		c := &cols[i]
+		if c.title != "DATA" && c.title != "VARIANTS" {
+			continue
+		}
+		longest := 0
+		for j := range m.entries {
+			longest = max(longest, ansi.StringWidth(c.cell(&m.entries[j])))
+		}
+		if grow := min(longest-c.width, w-used); grow > 0 {
+			c.width += grow
+			used += grow
+		}
+	}
+	return cols
+}
+
 // View renders the list in its area.
 func (m *Model) View() string {
 	st := m.c.Styles
@@ -233,7 +258,7 @@ func (m *Model) View() string {
 		return draw.Fit(strings.Join(msg, "\n"), w, h)
 	}
 	const prefix = 3 // cursor, selection mark, space
-	cols := fitColumns(m.columns(), w-prefix)
+	cols := m.widen(fitColumns(m.columns(), w-prefix), w-prefix)
 	var b strings.Builder
 	hdr := strings.Repeat(" ", prefix)
 	for i, c := range cols {

@@ -74,7 +74,7 @@ def _cpu_model():
 
 
 def local_host(local_rank=None, gpu=None):
-    """The run_start host object: cpu, cores, os, hostname, and the GPU
+    """The run_start host object: cpu, cores, os, hostname, cpus, load, and the GPU
     name, driver and memory when known (gpu = (name, driver, bytes))."""
     try:
         cores = len(os.sched_getaffinity(0))
@@ -82,7 +82,14 @@ def local_host(local_rank=None, gpu=None):
         cores = os.cpu_count() or 1
     h = {"cpu": _cpu_model(), "cores": cores,
          "os": "%s/%s" % (sys.platform, platform.machine()),
-         "hostname": socket.gethostname()}
+         "hostname": socket.gethostname(),
+         # logical CPUs online and the 1-minute load average: readers flag
+         # a run whose host was busier than its CPUs ("host busy")
+         "cpus": os.cpu_count() or 0}
+    try:
+        h["load"] = round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        pass
     if gpu:
         name, driver, mem = gpu
         if name:

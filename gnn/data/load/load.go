@@ -121,10 +121,46 @@ func Resolve(ref string) (Kind, error) {
 		return KindPreset, nil
 	}
 	if errors.Is(statErr, fs.ErrNotExist) && !strings.ContainsAny(ref, `/\`) && !strings.Contains(ref, ".") {
-		return 0, fmt.Errorf("unknown dataset %q: not a preset (%s) and no such file or folder\n%s",
-			ref, strings.Join(presetNames(), ", "), Usage)
+		return 0, fmt.Errorf("unknown dataset %q: not a preset (%s) and no such file or folder%s\n%s",
+			ref, strings.Join(presetNames(), ", "), didYouMean(ref, presetNames()), Usage)
 	}
 	return 0, fmt.Errorf("dataset %s: %w\n%s", ref, statErr, Usage)
+}
+
+// didYouMean returns "; did you mean NAME?" for the name of names
+// closest to ref within two edits (ties: the first), "" when none is.
+func didYouMean(ref string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(ref), n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func presetNames() []string {
