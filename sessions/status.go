@@ -33,8 +33,8 @@ func (r RunState) Finished() bool {
 // runs/<run>.pid is alive, "crashed" if that process is gone, "unknown"
 // if there is no pid file or it names a process on another host. A writer
 // that could not end its journal (a full disk) but recorded its exit in
-// the pid file (Session.RecordExit) gets the status it recorded, with an
-// error saying the journal is incomplete. In a session imported from an
+// the pid file (Session.RecordExit) is "partial", its error saying why
+// and with what status the run itself ended. In a session imported from an
 // archive (which has no pid files), a run without run_end is "crashed".
 func RunStatus(s *Session, run string) (profile.Status, error) {
 	st, err := s.RunState(run)
@@ -79,7 +79,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 		case alive:
 			st.Status = profile.StatusRunning
 		case pf.Exit != "":
-			st.Status, st.Error = pf.Exit, pf.exitText()
+			st.Status, st.Error = profile.StatusPartial, pf.exitText()
 		case !known:
 			st.Status = profile.StatusUnknown
 		default:
