@@ -108,8 +108,8 @@ func TestDeleteRefusesHeldSession(t *testing.T) {
 }
 
 // TestRecordExit: a writer that could not end its journal (a full disk)
-// but recorded its exit in the pid file reads as its status, the journal
-// marked incomplete, not as crashed.
+// but recorded its exit in the pid file reads as partial, with that
+// status in its error, not as crashed.
 func TestRecordExit(t *testing.T) {
 	st := newStore(t)
 	s, err := st.Create(SessionMeta{})

@@ -20,6 +20,9 @@ type RunState struct {
 	Journal  string         `json:"journal"`
 	Size     int64          `json:"size"`     // journal bytes (0 if none yet)
 	Modified time.Time      `json:"modified"` // journal's last write
+	// Dropped counts the events found after run_end (written by a process
+	// the run left behind): ignored, they change nothing.
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // Finished reports whether the run has a run_end.
@@ -71,6 +74,15 @@ func (s *Session) RunState(run string) (RunState, error) {
 	if locked, known := Locked(st.Journal); hasJournal && known && locked {
 		st.Status = profile.StatusRunning // its writer holds the journal
 		return st, nil
+	}
+	if end != nil { // events after a run_end are dropped, never a status
+		if e, after, err := runEndBefore(st.Journal); err == nil && e != nil {
+			st.Status, st.Error, st.Dropped = e.Status, e.Error, after
+			if st.Status == "" {
+				st.Status = profile.StatusOK
+			}
+			return st, nil
+		}
 	}
 	switch {
 	case perr == nil:
@@ -181,6 +193,45 @@ func lastDecoded(r io.ReaderAt, size int64, maxLine int) (*profile.Event, error)
 		end = start
 	}
 	return nil, nil
+}
+
+// runEndBefore finds the journal's last run_end that has events after it,
+// walking its lines backwards, and counts those events; nil when it has
+// none. It reads the whole journal when there is none (a crashed run).
+func runEndBefore(path string) (end *profile.Event, after int, err error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b := &backReader{r: f, block: make([]byte, min(fi.Size(), 64<<10))}
+	var buf []byte
+	for end := fi.Size(); end > 0; {
+		prev, err := b.lastNewline(end - 1)
+		if err != nil {
+			return nil, 0, err
+		}
+		start := prev + 1
+		if n := end - start; n > 1 && n-1 <= MaxEventSize {
+			line, err := b.slice(start, end, &buf)
+			if err != nil {
+				return nil, 0, err
+			}
+			var e profile.Event
+			if !blank(line) && profile.DecodeEvent(line, &e) == nil {
+				if e.T == profile.TypeRunEnd {
+					return &e, after, nil
+				}
+				after++
+			}
+		}
+		end = start
+	}
+	return nil, 0, nil
 }
 
 // backReader reads a file backwards a block at a time.
