@@ -51,6 +51,9 @@ func actAsWorker(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if !w.all && os.Getenv(cancelAsStartEnv) == "1" {
+		cancelAsStart(store, w)
+	}
 	ctx, stop := StopContext(context.Background())
 	defer stop()
 	switch {

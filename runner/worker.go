@@ -320,6 +320,9 @@ func RunSequence(ctx context.Context, store *sessions.Store, id, exe string, log
 			}
 			werr = <-done
 		}
+		if ctx.Err() != nil || canceled(s) {
+			settleCanceled(s, run, log)
+		}
 		state, serr := s.RunState(run)
 		if serr != nil {
 			logf(log, "run %s: exited (%s); state: %v", run, exitText(werr), serr)
