@@ -238,7 +238,7 @@ func listRun(opts *ListOptions) error {
 	}
 	entries := make([]Entry, 0, len(infos))
 	for _, info := range infos {
-		entries = append(entries, describeSession(store, info))
+		entries = append(entries, describeCached(store, info))
 	}
 	if opts.Reverse {
 		slices.Reverse(entries)
