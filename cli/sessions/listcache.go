@@ -14,7 +14,7 @@ import (
 
 // listCacheVersion changes whenever Entry or how it is computed changes:
 // entries cached by another version are computed again.
-const listCacheVersion = 1
+const listCacheVersion = 2
 
 // cachedEntry is a session's list entry as cached in the store's
 // listcache/<id>.json, with the key of what it was computed from.
@@ -67,10 +67,22 @@ func describeCached(store *sessions.Store, info sessions.SessionInfo) Entry {
 			return c.Entry
 		}
 	}
-	e := describeSession(store, info)
+	e := slim(describeSession(store, info))
 	if e.Error == "" {
 		writeCached(path, cachedEntry{Version: listCacheVersion, Key: key, Entry: e})
 	}
+	return e
+}
+
+// slim keeps of e's runs what the list's table shows (their skipped
+// batches): a cached entry costs what its line does. `sessions ls
+// --json`, which prints every run's figures, is not cached.
+func slim(e Entry) Entry {
+	runs := make([]sessions.RunFigures, len(e.Runs))
+	for i, r := range e.Runs {
+		runs[i] = sessions.RunFigures{Run: r.Run, SkippedBatches: r.SkippedBatches, TotalBatches: r.TotalBatches}
+	}
+	e.Runs = runs
 	return e
 }
 

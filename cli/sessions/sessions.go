@@ -237,8 +237,12 @@ func listRun(opts *ListOptions) error {
 		return err
 	}
 	entries := make([]Entry, 0, len(infos))
+	describe := describeCached // the table's figures, cached
+	if opts.JSON {
+		describe = describeSession // every run's figures
+	}
 	for _, info := range infos {
-		entries = append(entries, describeCached(store, info))
+		entries = append(entries, describe(store, info))
 	}
 	if opts.Reverse {
 		slices.Reverse(entries)
