@@ -85,8 +85,9 @@ is right above the prompt (-r: newest first):
   ID        the session id (its creation time, UTC, and a random suffix)
   CREATED   creation time (local)
   STATUS    running if a run is running or waiting to start; otherwise
-            crashed, oom, failed, canceled or unknown if a run ended so
-            (the first of these that applies); else ok
+            crashed, oom, failed, partial (its journal lost events, as
+            on a full disk), canceled or unknown if a run ended so (the
+            first of these that applies); else ok
   VARIANTS  the session's runs
   DATA, MODEL
   BASE s    mean epoch time of the baseline run (the run named baseline,
