@@ -75,7 +75,7 @@ var vocabularyExceptions = map[string][]string{
 	"runner/spec.go":                  {"auto"},                     // the external variant's key
 	"runner/experiment.go":            {"auto"},                     // the split mode
 	"sessions/names.go":               {"empty"},                    // what is wrong with a name
-	"sessions/compare_format.go":      {"host"},                     // a table row
+	"sessions/compare_format.go":      {"host", "partial"},          // a table row; the CSV column of stopped runs
 	"tui/compare/compare.go":          {"host"},                     // a table row
 	"tui/internal/fixture/fixture.go": {"error"},                    // run_end's "error" key
 	"tui/internal/synth/synth.go":     {"degree"},                   // a synthetic config, as a journal holds it

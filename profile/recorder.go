@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -65,6 +66,10 @@ type Recorder struct {
 
 	errMu sync.Mutex
 	err   error // first sink error
+
+	// Events the sink took and refused (read and written by the writer
+	// goroutine only).
+	kept, lost int
 
 	aggMu sync.Mutex
 	agg   *Aggregator // every event handed to the sink
@@ -312,8 +317,10 @@ func (r *Recorder) Flush() error {
 // Close records run_end with status, err's message and summary, hands
 // everything to the sink, flushes it and stops the writer. An empty status
 // is derived from err: nil gives ok, context.Canceled canceled, anything
-// else failed. A nil summary is replaced by the Summary of every recorded
-// event. Close does not close the sink (its owner does). It returns the
+// else failed. When the sink refused events before, run_end's status is
+// StatusPartial and its error says how many events were kept and lost and
+// how the run ended. A nil summary is replaced by the Summary of every
+// recorded event. Close does not close the sink (its owner does). It returns the
 // first sink error, or an error encoding the summary. Later calls return
 // the same error and record nothing.
 func (r *Recorder) Close(status Status, err error, summary any) error {
@@ -431,7 +438,24 @@ func (r *Recorder) write(evs []Event) {
 		r.agg.add(&evs[i])
 	}
 	r.aggMu.Unlock()
-	r.setErr(r.sink.WriteEvents(evs))
+	if err := r.sink.WriteEvents(evs); err != nil {
+		r.lost += len(evs)
+		r.setErr(err)
+	} else {
+		r.kept += len(evs)
+	}
+}
+
+// incomplete is the error text of a run whose journal lost events (a
+// sink error before run_end): what was kept and lost, why, and how the
+// run itself ended; "" when nothing was lost.
+func (r *Recorder) incomplete(status Status) string {
+	err := r.Err()
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("journal incomplete: %d of %d events kept, %d lost (%v); the run itself ended %s",
+		r.kept, r.kept+r.lost, r.lost, err, status)
 }
 
 func (r *Recorder) writeEnd(end *endJob) {
@@ -453,6 +477,12 @@ func (r *Recorder) writeEnd(end *endJob) {
 	}
 	if end.err != nil {
 		e.Error = end.err.Error()
+	}
+	// A journal that lost events is partial whatever the run did: its
+	// figures are not the run's.
+	if text := r.incomplete(status); text != "" {
+		e.Status = StatusPartial
+		e.Error = strings.TrimSuffix(text+"; "+e.Error, "; ")
 	}
 	summary := end.summary
 	if summary == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -408,5 +409,68 @@ func TestRecorderReusedSlotsCarryNothing(t *testing.T) {
 		if w := want[i%4]; !reflect.DeepEqual(e, w) {
 			t.Errorf("event %d = %+v, want %+v", i, e, w)
 		}
+	}
+}
+
+// fullForAWhile refuses writes while full is set, as a disk that fills
+// and is freed.
+type fullForAWhile struct {
+	memSink
+	full bool
+}
+
+func (s *fullForAWhile) WriteEvents(evs []Event) error {
+	s.mu.Lock()
+	full := s.full
+	s.mu.Unlock()
+	if full {
+		return errors.New("write journal: no space left on device")
+	}
+	return s.memSink.WriteEvents(evs)
+}
+
+// TestLostEventsMakeRunPartial: events the sink refused (a full disk,
+// freed before the end) make run_end partial, whatever the run's own
+// status, with what was kept and lost and how the run ended.
+func TestLostEventsMakeRunPartial(t *testing.T) {
+	sink := &fullForAWhile{}
+	r := NewRecorder(sink, RecorderOptions{})
+	r.Span(StageTrain, LaneCompute, 0, 0, 0, 1)
+	r.Flush()
+	sink.mu.Lock()
+	sink.full = true
+	sink.mu.Unlock()
+	r.Span(StageTrain, LaneCompute, 1, 0, 0, 1)
+	r.Span(StageTrain, LaneCompute, 1, 1, 0, 1)
+	r.Flush()
+	sink.mu.Lock()
+	sink.full = false
+	sink.mu.Unlock()
+	if err := r.Close(StatusOK, nil, nil); err == nil {
+		t.Fatal("Close reported no error")
+	}
+	evs, _ := sink.snapshot()
+	end := evs[len(evs)-1]
+	if end.T != TypeRunEnd || end.Status != StatusPartial {
+		t.Fatalf("last event %+v", end)
+	}
+	for _, want := range []string{"1 of 3 events kept, 2 lost", "no space left", "the run itself ended ok"} {
+		if !strings.Contains(end.Error, want) {
+			t.Errorf("run_end error %q lacks %q", end.Error, want)
+		}
+	}
+}
+
+// TestNothingLostStaysOK: a sink that took everything leaves the status.
+func TestNothingLostStaysOK(t *testing.T) {
+	sink := &memSink{}
+	r := NewRecorder(sink, RecorderOptions{})
+	r.Span(StageTrain, LaneCompute, 0, 0, 0, 1)
+	if err := r.Close(StatusCanceled, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := sink.snapshot()
+	if end := evs[len(evs)-1]; end.Status != StatusCanceled || end.Error != "" {
+		t.Fatalf("run_end %+v", end)
 	}
 }

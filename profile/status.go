@@ -2,7 +2,8 @@ package profile
 
 // Status is a run's status, or a session's (the worst of its runs'). A
 // finished run's status is run_end's "status" (StatusOK, StatusOOM,
-// StatusFailed, StatusCrashed, StatusCanceled: the strings on disk);
+// StatusFailed, StatusCrashed, StatusCanceled, StatusPartial: the strings
+// on disk);
 // readers and views derive the others for runs without run_end. Every
 // status is defined here and listed by Statuses; tui/common styles each.
 type Status string
@@ -14,6 +15,11 @@ const (
 	StatusFailed   Status = "failed"   // the run stopped on another error
 	StatusCrashed  Status = "crashed"  // no run_end and the process is gone (set by readers)
 	StatusCanceled Status = "canceled" // the run was canceled by the user
+	// StatusPartial: the run went on, but its journal lost events (a write
+	// failed, as on a full disk): what it kept is a prefix or has holes, so
+	// its figures are not the run's. Written in run_end when the writer
+	// could still write it, else in its exit record.
+	StatusPartial Status = "partial"
 )
 
 // The statuses readers and views derive for a run without run_end, or
@@ -44,17 +50,18 @@ const (
 // Statuses lists every status, those of run_end first.
 func Statuses() []Status {
 	return []Status{
-		StatusOK, StatusOOM, StatusFailed, StatusCrashed, StatusCanceled,
+		StatusOK, StatusOOM, StatusFailed, StatusCrashed, StatusCanceled, StatusPartial,
 		StatusRunning, StatusPending, StatusNotStarted, StatusUnknown,
 		StatusEmpty, StatusError, StatusWaiting, StatusReplaying, StatusBroken,
 	}
 }
 
 // Stopped reports whether the status stops a run early (failed, oom,
-// crashed, canceled): whatever figures the run has are partial.
+// crashed, canceled) or lost part of its record (partial): whatever
+// figures the run has are partial.
 func (s Status) Stopped() bool {
 	switch s {
-	case StatusFailed, StatusOOM, StatusCrashed, StatusCanceled:
+	case StatusFailed, StatusOOM, StatusCrashed, StatusCanceled, StatusPartial:
 		return true
 	}
 	return false

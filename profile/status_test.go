@@ -10,7 +10,7 @@ func TestStatuses(t *testing.T) {
 		}
 		seen[s] = true
 	}
-	stopped := map[Status]bool{StatusFailed: true, StatusOOM: true, StatusCrashed: true, StatusCanceled: true}
+	stopped := map[Status]bool{StatusFailed: true, StatusOOM: true, StatusCrashed: true, StatusCanceled: true, StatusPartial: true}
 	timed := map[Status]bool{StatusOK: true, StatusRunning: true}
 	for _, s := range Statuses() {
 		if s.Stopped() != stopped[s] {

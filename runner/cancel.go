@@ -19,12 +19,16 @@ type CancelReport struct {
 	Signaled  []string `json:"signaled"`  // running runs sent SIGTERM
 	Marked    []string `json:"marked"`    // pending runs marked canceled
 	Finished  []string `json:"finished"`  // runs that had already ended
+	// Orphans are runs whose worker was gone but whose command left
+	// processes behind (a worker killed with SIGKILL): they were killed.
+	Orphans []string `json:"orphans"`
 }
 
 // Cancel stops a session: it marks the session canceled (no run starts
 // any more), sends SIGTERM to the sequencer and to the process group of
 // every running worker (which stop training and end their journals with
-// status canceled), and marks runs that have not started canceled. It does
+// status canceled), marks runs that have not started canceled, and kills
+// what the commands of runs whose worker is gone left behind. It does
 // not wait for the workers to finish; RunStates tells when they have.
 // ref names the session as every command does: its id, a unique prefix of
 // it, or "last" (see sessions.Store.MatchSession).
@@ -61,7 +65,7 @@ func cancelSession(store *sessions.Store, ref string, mark func(*sessions.Sessio
 		return nil, fmt.Errorf("cancel: %w", err)
 	}
 	id := s.ID()
-	rep := &CancelReport{Session: s.ID(), Signaled: []string{}, Marked: []string{}, Finished: []string{}}
+	rep := &CancelReport{Session: s.ID(), Signaled: []string{}, Marked: []string{}, Finished: []string{}, Orphans: []string{}}
 	markErr := mark(s)
 	var errs []error
 	seqPids, runPids := sessionProcs(store.Root(), id)
@@ -95,6 +99,9 @@ func cancelSession(store *sessions.Store, ref string, mark func(*sessions.Sessio
 		case r.Finished() || r.Status == profile.StatusCrashed:
 			rep.Finished = append(rep.Finished, r.Run)
 		}
+		if r.Status != profile.StatusRunning && killOrphans(TrainerProcs(s, r.Run)) > 0 {
+			rep.Orphans = append(rep.Orphans, r.Run)
+		}
 	}
 	if markErr != nil {
 		errs = append(errs, fmt.Errorf("mark the session canceled (the processes were signaled): %w", markErr))
@@ -103,6 +110,19 @@ func cancelSession(store *sessions.Store, ref string, mark func(*sessions.Sessio
 		return rep, fmt.Errorf("cancel session %s: %w", id, errors.Join(errs...))
 	}
 	return rep, nil
+}
+
+// killOrphans sends SIGKILL to the processes pids (a command's, whose
+// worker is gone: nobody else would end them) and returns how many it
+// reached.
+func killOrphans(pids []int) int {
+	n := 0
+	for _, pid := range pids {
+		if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // withPidFile adds to pids the process of the pid file at path, if it is

@@ -17,9 +17,9 @@ import (
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
-// cancelGrace is how long a canceled command has after SIGINT before it
+// CancelGrace is how long a canceled command has after SIGINT before it
 // gets SIGTERM, and after SIGTERM before SIGKILL.
-const cancelGrace = 5 * time.Second
+const CancelGrace = 5 * time.Second
 
 // Bounds of the stderr tail that becomes a failed run's error.
 const (
@@ -29,13 +29,15 @@ const (
 
 // runExternal supervises the command of external variant v as run of
 // session s: it starts the command in a process group of its own (killed
-// if this process dies, on Linux), with the gnnscope variables in its
+// if this process dies, on Linux, where this process is also the
+// subreaper of the command's orphans), with the gnnscope variables in its
 // environment (see External.environ), stdout appended to runs/<run>.log
 // and stderr copied there, waits for it, and ends the journal unless the
 // command did (endExternal). ctx canceled (SIGTERM or SIGINT to this
 // process, as Cancel sends) passes SIGINT to the command's group, SIGTERM
-// after cancelGrace, SIGKILL after another. The caller has claimed the
-// journal and written the pid file.
+// after CancelGrace, SIGKILL after another. Once the command exits, what
+// it left behind is ended (endTree) before the run ends. The caller has
+// claimed the journal and written the pid file.
 func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolved, log io.Writer) (profile.Status, error) {
 	started := time.Now()
 	if canceled(s) {
@@ -58,6 +60,9 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	defer pr.Close()
 	cmd.Stderr = pw
 	ownGroup(cmd)
+	if err := becomeSubreaper(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		logf(log, "warning: orphans of the command will not be ended with it: %v", err)
+	}
 	// The parent-death signal follows the thread that started the child.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -85,10 +90,15 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 		logf(log, "run %s: canceling the command (pid %d)", run, cmd.Process.Pid)
 		werr = stopGroup(cmd.Process.Pid, done, log)
 	}
-	// A child the command left behind may hold stderr open: wait a little.
+	// The run ends with its last process: what the command left behind
+	// (its group, orphans inherited as their subreaper) is ended first,
+	// so nothing writes to the journal after run_end.
+	if n := endTree(cmd.Process.Pid, time.Second, CancelGrace, log); n > 0 {
+		logf(log, "run %s: ended %d process(es) the command left behind", run, n)
+	}
 	select {
 	case <-copied:
-	case <-time.After(time.Second):
+	case <-time.After(time.Second): // a process out of reach holds stderr
 	}
 	// A command that ended badly in a canceled session was canceled, even
 	// if the signal reached it before this process (a signal to the group).
@@ -110,7 +120,7 @@ func treeUsage(ps *os.ProcessState, started time.Time) *profile.Usage {
 }
 
 // stopGroup asks the process group pid leads to stop: SIGINT, then
-// SIGTERM and SIGKILL each after cancelGrace; it returns the command's
+// SIGTERM and SIGKILL each after CancelGrace; it returns the command's
 // wait error.
 func stopGroup(pid int, done <-chan error, log io.Writer) error {
 	for _, sig := range groupStopSignals {
@@ -120,7 +130,7 @@ func stopGroup(pid int, done <-chan error, log io.Writer) error {
 		select {
 		case err := <-done:
 			return err
-		case <-time.After(cancelGrace):
+		case <-time.After(CancelGrace):
 		}
 	}
 	return <-done

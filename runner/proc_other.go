@@ -3,9 +3,12 @@
 package runner
 
 import (
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 func detach(*exec.Cmd) {}
@@ -34,3 +37,9 @@ func signalGroup(pid int, _ syscall.Signal) error {
 var groupStopSignals = []syscall.Signal{syscall.SIGKILL}
 
 func killedBy(error) (string, bool) { return "", false }
+
+func becomeSubreaper() error { return errors.ErrUnsupported }
+
+// endTree finds nothing left: without process groups the command was
+// its own tree.
+func endTree(int, time.Duration, time.Duration, io.Writer) int { return 0 }

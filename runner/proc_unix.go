@@ -5,9 +5,11 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // detach makes cmd start in a new process session (setsid): it has no
@@ -69,4 +71,74 @@ func killedBy(err error) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%d (%v)", int(ws.Signal()), ws.Signal()), true
+}
+
+// treePoll is how often endTree looks whether what it signaled is gone.
+const treePoll = 20 * time.Millisecond
+
+// endTree ends what an external command left behind once its leader
+// (pid, the leader of process group pid) exited: the rest of its process
+// group and the orphans this process inherited as their subreaper. It
+// lets them go on their own for linger, then sends SIGTERM, and SIGKILL
+// after grace, and reaps them; it returns once none is left (or, for
+// processes that neither SIGKILL ends nor this process can reap, after
+// another grace), with how many it found.
+func endTree(pid int, linger, grace time.Duration, log io.Writer) int {
+	found := 0
+	left := func() bool {
+		reapOrphans()
+		orphans := ownChildren()
+		found = max(found, len(orphans))
+		alive := pid > 1 && syscall.Kill(-pid, 0) == nil
+		if alive && found == 0 {
+			found = 1
+		}
+		return alive || len(orphans) > 0
+	}
+	// waitGone polls for d until nothing is left, having sent sig (0:
+	// none) to the group and once to every orphan, those that orphaned
+	// meanwhile too.
+	waitGone := func(d time.Duration, sig syscall.Signal) bool {
+		if sig != 0 && pid > 1 {
+			syscall.Kill(-pid, sig)
+		}
+		sent := map[int]bool{}
+		for deadline := time.Now().Add(d); ; time.Sleep(treePoll) {
+			for _, o := range ownChildren() {
+				if sig != 0 && !sent[o] {
+					sent[o] = true
+					syscall.Kill(o, sig)
+				}
+			}
+			if !left() {
+				return true
+			}
+			if time.Now().After(deadline) {
+				return false
+			}
+		}
+	}
+	if waitGone(linger, 0) {
+		return found
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		logf(log, "the command left processes behind: %v to them", sig)
+		if waitGone(grace, sig) {
+			return found
+		}
+	}
+	logf(log, "processes the command left behind are still there after SIGKILL")
+	return found
+}
+
+// reapOrphans collects the exit status of every child of this process
+// that has ended (the orphans it inherited), without waiting.
+func reapOrphans() {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			return
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gnnscope/gnnscope/sessions"
 )
 
 // workerArgs is what a worker or sequencer process of a session was
@@ -101,4 +103,12 @@ type procInfo struct {
 	pid  int
 	args []string      // command line after the program name
 	cwd  func() string // working folder ("" if unknown), read on demand
+}
+
+// TrainerProcs lists the living processes of an external run's command
+// on this host, whole tree and orphans included, found by the run's
+// journal in their environment (GNNSCOPE_JOURNAL; Linux only, none
+// elsewhere). Once the run's worker is gone, they are what is left of it.
+func TrainerProcs(s *sessions.Session, run string) []int {
+	return envProcs(EnvJournal + "=" + s.JournalPath(run))
 }

@@ -36,3 +36,34 @@ func listProcs() []procInfo {
 	}
 	return out
 }
+
+// envProcs lists this host's processes whose environment holds the
+// variable kv ("NAME=value"), from /proc/*/environ (those of other users
+// are unreadable: skipped). An environment is inherited: it finds a
+// command's whole tree, orphans included.
+func envProcs(kv string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(kv)
+	self := os.Getpid()
+	var out []int
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil || pid <= 1 || pid == self {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, v := range bytes.Split(b, []byte{0}) {
+			if bytes.Equal(v, want) {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -8,7 +8,8 @@ import (
 
 // SessionStatus is a session's status from its runs' statuses (as
 // RunStates reports them): running if a run is running or pending; else
-// the first of crashed, oom, failed, canceled and unknown that a run has;
+// the first of crashed, oom, failed, partial, canceled and unknown that a
+// run has;
 // else any other status a run has; else ok. A session without runs is
 // profile.StatusEmpty.
 func SessionStatus(statuses []profile.Status) profile.Status {
@@ -20,7 +21,7 @@ func SessionStatus(statuses []profile.Status) profile.Status {
 			return profile.StatusRunning
 		}
 	}
-	for _, bad := range []profile.Status{profile.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusCanceled, profile.StatusUnknown} {
+	for _, bad := range []profile.Status{profile.StatusCrashed, profile.StatusOOM, profile.StatusFailed, profile.StatusPartial, profile.StatusCanceled, profile.StatusUnknown} {
 		if slices.Contains(statuses, bad) {
 			return bad
 		}

@@ -22,6 +22,7 @@ func TestSessionStatus(t *testing.T) {
 		{[]profile.Status{profile.StatusOOM, profile.StatusRunning}, profile.StatusRunning},
 		{[]profile.Status{profile.StatusOK, profile.StatusFailed, profile.StatusCrashed}, profile.StatusCrashed},
 		{[]profile.Status{profile.StatusCanceled, profile.StatusOOM}, profile.StatusOOM},
+		{[]profile.Status{profile.StatusOK, profile.StatusCanceled, profile.StatusPartial}, profile.StatusPartial},
 		{[]profile.Status{profile.StatusOK, "odd"}, "odd"},
 	} {
 		if got := SessionStatus(c.statuses); got != c.want {

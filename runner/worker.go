@@ -118,9 +118,10 @@ func runWorker(ctx context.Context, store *sessions.Store, id, run string, log i
 }
 
 // trainRun trains variant v of exp as run of session s, recording into
-// the journal jw, which it closes. A journal that could not be ended has
-// the run's exit recorded in its pid file (Session.RecordExit), so the run
-// does not read as crashed.
+// the journal jw, which it closes. A journal that lost events is partial
+// (the recorder's run_end says so); one that could not be ended has the
+// run's exit recorded in its pid file (Session.RecordExit), so the run
+// reads as partial, not crashed.
 func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experiment, v Resolved, jw journalSink, log io.Writer) (profile.Status, error) {
 	if v.Config.Threads > 0 {
 		runtime.GOMAXPROCS(v.Config.Threads)
@@ -186,11 +187,12 @@ func trainRun(ctx context.Context, s *sessions.Session, run string, exp Experime
 		cerr = jerr
 	}
 	incomplete := ""
-	if cerr != nil {
-		incomplete = fmt.Sprintf(" (journal incomplete: %v)", cerr)
+	if cerr != nil { // events or run_end lost: the run is partial
+		incomplete = fmt.Sprintf(" (journal incomplete: %v; the run itself ended %s)", cerr, status)
 		if rerr := s.RecordExit(run, os.Getpid(), status, err, cerr); rerr != nil {
 			logf(log, "%v", rerr)
 		}
+		status = profile.StatusPartial
 	}
 	if err == nil {
 		logf(log, "done: %s%s (test accuracy %.4f, %.3fs per epoch)", status, incomplete, res.TestAcc, res.EpochS)
@@ -323,6 +325,9 @@ func RunSequence(ctx context.Context, store *sessions.Store, id, exe string, log
 				logf(log, "run %s: %v", run, err)
 			}
 			werr = <-done
+		}
+		if ctx.Err() != nil || canceled(s) {
+			settleCanceled(s, run, log)
 		}
 		state, serr := s.RunState(run)
 		if serr != nil {

@@ -108,8 +108,8 @@ func TestDeleteRefusesHeldSession(t *testing.T) {
 }
 
 // TestRecordExit: a writer that could not end its journal (a full disk)
-// but recorded its exit in the pid file reads as its status, the journal
-// marked incomplete, not as crashed.
+// but recorded its exit in the pid file reads as partial, with that
+// status in its error, not as crashed.
 func TestRecordExit(t *testing.T) {
 	st := newStore(t)
 	s, err := st.Create(SessionMeta{})
@@ -140,7 +140,7 @@ func TestRecordExit(t *testing.T) {
 		t.Errorf("pid file after the exit: %v, %v", fi, err)
 	}
 	rs, err := s.RunState("full")
-	if err != nil || rs.Status != profile.StatusOK || !strings.Contains(rs.Error, "journal incomplete") ||
+	if err != nil || rs.Status != profile.StatusPartial || !strings.Contains(rs.Error, "journal incomplete") ||
 		!strings.Contains(rs.Error, "no space left on device") {
 		t.Errorf("recorded exit: %+v, %v", rs, err)
 	}
@@ -152,7 +152,7 @@ func TestRecordExit(t *testing.T) {
 	if fi, _ := os.Stat(s.PidPath("full")); fi.Size() != PidFileSize {
 		t.Errorf("pid file of a long error: %d bytes", fi.Size())
 	}
-	if rs, _ := s.RunState("full"); rs.Status != profile.StatusFailed {
+	if rs, _ := s.RunState("full"); rs.Status != profile.StatusPartial || !strings.Contains(rs.Error, "the run itself ended failed") {
 		t.Errorf("long error: %+v", rs)
 	}
 	// a run_end in the journal wins

@@ -102,7 +102,7 @@ func shorten(s string) string {
 // disk): runErr is the run's error (nil for ok), journalErr why the
 // journal failed. The pid file keeps its size (PidFileSize), so the
 // rewrite needs no new space on file systems that overwrite in place.
-// RunState then reports that status, the journal marked incomplete.
+// RunState then reports the run partial, with that status in its error.
 func (s *Session) RecordExit(run string, pid int, status profile.Status, runErr, journalErr error) error {
 	if err := ValidName(run); err != nil {
 		return fmt.Errorf("record exit: %w", err)
@@ -151,12 +151,13 @@ func overwrite(path string, b []byte) error {
 }
 
 // exitText is the error of a run whose writer recorded its exit but could
-// not end its journal.
+// not end its journal: why, and how the run itself ended.
 func (pf PidFile) exitText() string {
 	text := "journal incomplete"
 	if pf.JournalError != "" {
 		text += ": " + pf.JournalError
 	}
+	text += "; the run itself ended " + pf.Exit.String()
 	if pf.ExitError != "" {
 		text += "; " + pf.ExitError
 	}

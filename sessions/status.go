@@ -20,6 +20,9 @@ type RunState struct {
 	Journal  string         `json:"journal"`
 	Size     int64          `json:"size"`     // journal bytes (0 if none yet)
 	Modified time.Time      `json:"modified"` // journal's last write
+	// Dropped counts the events found after run_end (written by a process
+	// the run left behind): ignored, they change nothing.
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // Finished reports whether the run has a run_end.
@@ -33,8 +36,8 @@ func (r RunState) Finished() bool {
 // runs/<run>.pid is alive, "crashed" if that process is gone, "unknown"
 // if there is no pid file or it names a process on another host. A writer
 // that could not end its journal (a full disk) but recorded its exit in
-// the pid file (Session.RecordExit) gets the status it recorded, with an
-// error saying the journal is incomplete. A pid file that holds no pid
+// the pid file (Session.RecordExit) is "partial", its error saying why
+// and with what status the run itself ended. A pid file that holds no pid
 // (empty or torn) leaves the run "unknown", or "crashed" when its journal
 // exists and no process holds its lock. In a session imported from an
 // archive (which has no pid files), a run without run_end is "crashed".
@@ -74,6 +77,15 @@ func (s *Session) RunState(run string) (RunState, error) {
 		st.Status = profile.StatusRunning // its writer holds the journal
 		return st, nil
 	}
+	if end != nil { // events after a run_end are dropped, never a status
+		if e, after, err := runEndBefore(st.Journal); err == nil && e != nil {
+			st.Status, st.Error, st.Dropped = e.Status, e.Error, after
+			if st.Status == "" {
+				st.Status = profile.StatusOK
+			}
+			return st, nil
+		}
+	}
 	switch {
 	case perr == nil:
 		alive, known := pf.Alive()
@@ -81,7 +93,7 @@ func (s *Session) RunState(run string) (RunState, error) {
 		case alive:
 			st.Status = profile.StatusRunning
 		case pf.Exit != "":
-			st.Status, st.Error = pf.Exit, pf.exitText()
+			st.Status, st.Error = profile.StatusPartial, pf.exitText()
 		case !known:
 			st.Status = profile.StatusUnknown
 		default:
@@ -196,6 +208,45 @@ func lastDecoded(r io.ReaderAt, size int64, maxLine int) (*profile.Event, error)
 		end = start
 	}
 	return nil, nil
+}
+
+// runEndBefore finds the journal's last run_end that has events after it,
+// walking its lines backwards, and counts those events; nil when it has
+// none. It reads the whole journal when there is none (a crashed run).
+func runEndBefore(path string) (end *profile.Event, after int, err error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b := &backReader{r: f, block: make([]byte, min(fi.Size(), 64<<10))}
+	var buf []byte
+	for end := fi.Size(); end > 0; {
+		prev, err := b.lastNewline(end - 1)
+		if err != nil {
+			return nil, 0, err
+		}
+		start := prev + 1
+		if n := end - start; n > 1 && n-1 <= MaxEventSize {
+			line, err := b.slice(start, end, &buf)
+			if err != nil {
+				return nil, 0, err
+			}
+			var e profile.Event
+			if !blank(line) && profile.DecodeEvent(line, &e) == nil {
+				if e.T == profile.TypeRunEnd {
+					return &e, after, nil
+				}
+				after++
+			}
+		}
+		end = start
+	}
+	return nil, 0, nil
 }
 
 // backReader reads a file backwards a block at a time.

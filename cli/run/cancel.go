@@ -31,20 +31,7 @@ func cancelRun(opts *RunOptions, store *sessions.Store) error {
 			fmt.Fprintf(errw, "will not start: %s\n", strings.Join(rep.Marked, ", "))
 		}
 	}
-	// Give the workers time to close their journals.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	deadline := time.Now().Add(30 * time.Second)
-	var states []sessions.RunState
-	for {
-		var serr error
-		states, serr = runner.RunStates(s)
-		busy, _ := s.InUse() // the sequencer may outlive the runs by a moment
-		if serr != nil || (!runner.Active(states) && !busy) || time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	states := waitStopped(opts, s)
 	if opts.JSON {
 		if werr := opts.IO.WriteJSON(struct {
 			*runner.CancelReport
@@ -54,7 +41,10 @@ func cancelRun(opts *RunOptions, store *sessions.Store) error {
 		}
 	} else {
 		out := opts.IO.Out
-		if len(rep.Signaled) == 0 && len(rep.Marked) == 0 && !rep.Sequencer {
+		if len(rep.Orphans) > 0 {
+			fmt.Fprintf(out, "killed what the commands of %s left running after their workers died\n", strings.Join(rep.Orphans, ", "))
+		}
+		if len(rep.Signaled) == 0 && len(rep.Marked) == 0 && len(rep.Orphans) == 0 && !rep.Sequencer {
 			fmt.Fprintf(out, "session %s: nothing to cancel\n", s.ID())
 		} else {
 			fmt.Fprintf(out, "session %s canceled\n", s.ID())
@@ -66,8 +56,48 @@ func cancelRun(opts *RunOptions, store *sessions.Store) error {
 	if err != nil {
 		return err
 	}
-	if runner.Active(states) {
-		return fmt.Errorf("some runs of session %s have not stopped yet", s.ID())
+	if left := stopping(s, states); len(left) > 0 {
+		return fmt.Errorf("session %s: %s still stopping after %s (a command that ignores SIGINT gets SIGTERM, then SIGKILL, %s apart); "+
+			"'gnnscope sessions show %s' tells when it has stopped", s.ID(), strings.Join(left, ", "), cancelWait, runner.CancelGrace, s.ID())
 	}
 	return nil
+}
+
+// cancelWait bounds how long `run --cancel` waits for the runs to stop.
+const cancelWait = 15 * time.Second
+
+// waitStopped waits, at most cancelWait (Ctrl-C ends it sooner), until no
+// run of s is running or pending, its sequencer is gone and no process of
+// a command is left (stopping), and returns the runs' states. Every
+// 2 s it says on stderr what it still waits for.
+func waitStopped(opts *RunOptions, s *sessions.Session) []sessions.RunState {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	next := start.Add(2 * time.Second)
+	for {
+		states, serr := runner.RunStates(s)
+		busy, _ := s.InUse() // the sequencer may outlive the runs by a moment
+		left := stopping(s, states)
+		if serr != nil || (len(left) == 0 && !busy) || time.Since(start) > cancelWait || ctx.Err() != nil {
+			return states
+		}
+		if now := time.Now(); now.After(next) && !opts.Quiet && !opts.JSON && len(left) > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "waiting for %s to stop (%.0f s)\n", strings.Join(left, ", "), now.Sub(start).Seconds())
+			next = now.Add(2 * time.Second)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stopping lists the runs of s that have not really stopped: running or
+// pending, or with a process of their command still alive.
+func stopping(s *sessions.Session, states []sessions.RunState) []string {
+	var left []string
+	for _, r := range states {
+		if runner.Active([]sessions.RunState{r}) || len(runner.TrainerProcs(s, r.Run)) > 0 {
+			left = append(left, r.Run)
+		}
+	}
+	return left
 }

@@ -85,8 +85,9 @@ is right above the prompt (-r: newest first):
   ID        the session id (its creation time, UTC, and a random suffix)
   CREATED   creation time (local)
   STATUS    running if a run is running or waiting to start; otherwise
-            crashed, oom, failed, canceled or unknown if a run ended so
-            (the first of these that applies); else ok
+            crashed, oom, failed, partial (its journal lost events, as
+            on a full disk), canceled or unknown if a run ended so (the
+            first of these that applies); else ok
   VARIANTS  the session's runs
   DATA, MODEL
   BASE s    mean epoch time of the baseline run (the run named baseline,
@@ -241,8 +242,12 @@ func listRun(opts *ListOptions) error {
 		return err
 	}
 	entries := make([]Entry, 0, len(infos))
+	describe := describeCached // the table's figures, cached
+	if opts.JSON {
+		describe = describeSession // every run's figures
+	}
 	for _, info := range infos {
-		entries = append(entries, describeSession(store, info))
+		entries = append(entries, describe(store, info))
 	}
 	if opts.Reverse {
 		slices.Reverse(entries)

@@ -37,7 +37,8 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*ShowOptions) error) *cobra.Comman
 		Short: "Show a session: its experiment, the state of each run and the comparison table",
 		Long: `Show one session: the experiment (dataset, model and the key training
 settings, each variant's overrides), where it ran, the state of every run
-(running, pending, ok, oom, failed, canceled, crashed) with its journal,
+(running, pending, ok, oom, failed, canceled, crashed, partial) with its
+journal,
 and the comparison table of 'gnnscope run --wait'.
 
 --json prints {"session", "dir", "status", "imported", "runs", "comparison"}.`,

@@ -2,11 +2,14 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gnnscope/gnnscope/cli/cmdutil"
 	"github.com/gnnscope/gnnscope/cli/iostreams"
+	clisessions "github.com/gnnscope/gnnscope/cli/sessions"
 	"github.com/gnnscope/gnnscope/sessions"
 	"github.com/gnnscope/gnnscope/tui"
 )
@@ -22,12 +25,23 @@ type UIOptions struct {
 	NoColor bool
 	ASCII   bool
 	Home    string
+
+	// Getenv reads the environment (nil: os.Getenv): the locale picks
+	// --ascii, and TERM=dumb the headless views.
+	Getenv func(string) string
+	// Headless prints what the workbench would open, without it: the
+	// sessions list, or SESSION's details (`sessions ls`, `sessions
+	// show`); for a terminal that cannot draw the workbench.
+	Headless func(session string) error
+	// Open opens the workbench (nil: tui.Run).
+	Open func(context.Context, tui.Options) error
 }
 
 // NewCmdUI returns `gnnscope ui`. With runF, the command calls it with the
 // parsed options instead of opening the workbench.
 func NewCmdUI(f *cmdutil.Factory, runF func(*UIOptions) error) *cobra.Command {
 	opts := &UIOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
+	opts.Headless = headless(f, &opts.Home)
 	cmd := &cobra.Command{
 		Use:   "ui [SESSION] [--no-color] [--ascii] [--home DIR]",
 		Short: "Open the workbench: sessions, live dashboards, comparisons, exports",
@@ -47,7 +61,10 @@ finds them and follows them again.
 
 Colors follow the terminal; NO_COLOR or --no-color turns them off, and
 --ascii draws with 7-bit characters only (no braille, no box drawing), for
-terminals and fonts that lack them.`,
+terminals and fonts that lack them; a locale that is not UTF-8 (LC_ALL,
+LC_CTYPE or LANG: C, POSIX, ISO-8859-1, or none set) implies it. On a
+terminal that cannot draw it (TERM=dumb) the workbench says so and
+prints the sessions list instead (with SESSION, 'sessions show SESSION').`,
 		Example: `  gnnscope
   gnnscope ui last
   gnnscope ui --ascii --no-color
@@ -73,11 +90,43 @@ terminals and fonts that lack them.`,
 // Workbench opens the workbench with the default options: what `gnnscope`
 // without a command does on a terminal.
 func Workbench(f *cmdutil.Factory) error {
-	return uiRun(&UIOptions{IO: f.IOStreams})
+	opts := &UIOptions{IO: f.IOStreams}
+	opts.Headless = headless(f, &opts.Home)
+	return uiRun(opts)
+}
+
+// headless returns UIOptions.Headless for the store under *home.
+func headless(f *cmdutil.Factory, home *string) func(string) error {
+	return func(session string) error {
+		args := []string{"ls"}
+		if session != "" {
+			args = []string{"show", session}
+		}
+		if *home != "" {
+			args = append(args, "--store", *home)
+		}
+		cmd := clisessions.NewCmdSessions(f)
+		cmd.SetArgs(args)
+		return cmd.Execute()
+	}
 }
 
 func uiRun(opts *UIOptions) error {
-	topts := tui.Options{Home: opts.Home, NoColor: opts.NoColor || opts.IO.NoColor(), ASCII: opts.ASCII}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if dumbTerminal(getenv) && opts.Headless != nil {
+		what := "the sessions list"
+		if opts.Session != "" {
+			what = "session " + opts.Session
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "TERM=dumb: this terminal cannot draw the workbench (it moves no cursor); showing %s instead.\n"+
+			"Set TERM to your terminal's type (e.g. TERM=xterm-256color) to open it.\n\n", what)
+		return opts.Headless(opts.Session)
+	}
+	ascii := opts.ASCII || !utf8Locale(getenv)
+	topts := tui.Options{Home: opts.Home, NoColor: opts.NoColor || opts.IO.NoColor(), ASCII: ascii}
 	if opts.Session != "" {
 		open := opts.OpenStore
 		if open == nil {
@@ -91,11 +140,15 @@ func uiRun(opts *UIOptions) error {
 			return err
 		}
 	}
-	return tui.Run(context.Background(), topts)
+	run := opts.Open
+	if run == nil {
+		run = tui.Run
+	}
+	return run(context.Background(), topts)
 }
 
 // Replay opens the workbench on the replay of a session: what 'gnnscope
 // replay SESSION' does on a terminal.
 func Replay(io *iostreams.IOStreams, home, id string) error {
-	return tui.Run(context.Background(), tui.Options{Home: home, NoColor: io.NoColor(), Session: id, Replay: true})
+	return tui.Run(context.Background(), tui.Options{Home: home, NoColor: io.NoColor(), ASCII: !utf8Locale(os.Getenv), Session: id, Replay: true})
 }

@@ -10,7 +10,7 @@ import (
 // status in: ok in OK's color; what is under way (running, pending) in
 // Warn's; what did not run or cannot be told (canceled, not started,
 // empty, unknown) muted; a run that stopped badly or could not be read
-// (oom, failed, crashed, error) or is no whole session (broken) in Error's; the dashboard's waiting and
+// (oom, failed, crashed, partial, error) or is no whole session (broken) in Error's; the dashboard's waiting and
 // replaying plain. A status not named here is drawn as an error.
 func (s *Styles) Status(status profile.Status) lipgloss.Style {
 	st, _ := s.status(status)
@@ -26,7 +26,7 @@ func (s *Styles) status(status profile.Status) (lipgloss.Style, bool) {
 		return s.Warn, true
 	case profile.StatusCanceled, profile.StatusNotStarted, profile.StatusEmpty, profile.StatusUnknown:
 		return s.Muted, true
-	case profile.StatusOOM, profile.StatusFailed, profile.StatusCrashed, profile.StatusError, profile.StatusBroken:
+	case profile.StatusOOM, profile.StatusFailed, profile.StatusCrashed, profile.StatusPartial, profile.StatusError, profile.StatusBroken:
 		return s.Error, true
 	case profile.StatusWaiting, profile.StatusReplaying:
 		return s.App, true
