@@ -104,6 +104,9 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	// if the signal reached it before this process (a signal to the group).
 	status, text := exitOutcome(werr, stopped || (werr != nil && canceled(s)), tail.lines(errTailLines))
 	logf(log, "run %s: command ended (%s)", run, exitText(werr))
+	if v.External.TorchProfile > 0 {
+		attachTorchTraces(s, run, log)
+	}
 	return endExternal(s, run, v, started, status, text, treeUsage(cmd.ProcessState, started))
 }
 

@@ -29,6 +29,12 @@ type TraceImportOptions struct {
 	// run's own supervisor): AttachTraces does not refuse a run that
 	// reads as running.
 	Held bool
+	// Offset, when HasOffset, is the trace time in nanoseconds
+	// (baseTimeNanoseconds included) that is the run's time 0, as the
+	// client that wrote the trace measured it (its torch.profile span's
+	// offset_ns); it wins over Zero and the trace's wall-clock times.
+	Offset    int64
+	HasOffset bool
 }
 
 // TraceFile is what one trace gave.
@@ -245,6 +251,19 @@ func (s *Session) AttachTraces(run string, files []string, opts TraceImportOptio
 	return out, nil
 }
 
+// AttachRankTrace adds one torch.profiler trace to rank's journal of
+// run, as AttachTraces does for a trace whose rank the caller knows.
+func (s *Session) AttachRankTrace(run string, rank int, path string, opts TraceImportOptions) (TraceFile, error) {
+	if err := ValidName(run); err != nil {
+		return TraceFile{}, fmt.Errorf("attach trace: %w", err)
+	}
+	ix, err := scanTrace(path)
+	if err != nil {
+		return TraceFile{}, err
+	}
+	return s.attachTrace(run, path, ix, rank, opts)
+}
+
 func (s *Session) attachTrace(run, path string, ix *kineto.Index, rank int, opts TraceImportOptions) (TraceFile, error) {
 	jpath := s.RankJournalPath(run, rank)
 	if locked, known := Locked(jpath); locked && known && !opts.Held {
@@ -260,6 +279,8 @@ func (s *Session) attachTrace(run, path string, ix *kineto.Index, rank int, opts
 	}
 	var origin int64
 	switch {
+	case opts.HasOffset:
+		origin = opts.Offset
 	case ix.WallClock():
 		origin = wall.UnixNano()
 	case !opts.Zero.IsZero():

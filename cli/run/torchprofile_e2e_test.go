@@ -5,6 +5,7 @@ package run_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +75,47 @@ func TestExternalTorchProfileAndLoaderLanes(t *testing.T) {
 	}
 	if steps != 4 || windows != 1 {
 		t.Errorf("profiler steps %d, windows %d; want 4, 1", steps, windows)
+	}
+	checkAttachedTrace(t, evs)
+}
+
+// checkAttachedTrace: the run's supervisor attached the client's trace to
+// the journal, before its run_end, on the run's clock: the trace's
+// ProfilerStep ranges start where the client's profiler.step spans do,
+// within a millisecond (the median over the steps: the trainer may be
+// preempted between the profiler's mark and the client's).
+func checkAttachedTrace(t *testing.T, evs []profile.Event) {
+	t.Helper()
+	var client, trace []int64
+	ops, endAt := 0, -1
+	for i, e := range evs {
+		switch {
+		case e.T == profile.TypeRunEnd:
+			endAt = i
+		case e.T != profile.TypeSpan:
+		case e.Name == "profiler.step":
+			client = append(client, e.Start)
+		case e.Name == "ProfilerStep":
+			trace = append(trace, e.Start)
+		case strings.HasPrefix(e.Lane, "cpu/"):
+			ops++
+			if endAt >= 0 {
+				t.Errorf("trace event %d after run_end", i)
+			}
+		}
+	}
+	if ops == 0 || len(trace) == 0 {
+		t.Fatalf("no trace attached: %d operator spans, %d ProfilerStep ranges", ops, len(trace))
+	}
+	slices.Sort(trace)
+	n := min(len(client), len(trace))
+	diffs := make([]int64, 0, n)
+	for i := range n {
+		d := trace[len(trace)-n+i] - client[len(client)-n+i]
+		diffs = append(diffs, max(d, -d))
+	}
+	slices.Sort(diffs)
+	if med := diffs[len(diffs)/2]; med > 1e6 {
+		t.Errorf("ProfilerStep starts against the client's steps: median |difference| %d ns, over 1 ms (%v)", med, diffs)
 	}
 }
