@@ -54,6 +54,7 @@ var vocabularyExceptions = map[string][]string{
 	"cli/explain/sections.go":         {"error"},                    // a column: the prediction's error
 	"tui/compare/waterfall.go":        {"unknown"},                  // a part no run measured or predicted
 	"tui/newexp/form.go":              {"device"},                   // the form field's key
+	"tui/newexp/commands.go":          {"auto"},                     // a spec's key: auto = false is --no-auto
 	"cli/replay/replay.go":            {"error", "host"},            // the printed events' keys
 	"cli/bench/bench.go":              {"unknown"},                  // a CPU model nobody named
 	"cli/bench/cache.go":              {"degree", "frequency"},      // the hit-rate curves (with the oracle's)

@@ -3,7 +3,13 @@
 // workers and prefetch depth of the pipelined variants, and the variants
 // to run — the baseline and one toggle per optimization (the built-in
 // optimized schedule, pipelined sampling, overlapped evaluation, the
-// memory guard, GNNAutoScale).
+// memory guard, GNNAutoScale) — and the user's commands, one field each
+// (NAME=COMMAND, read by runner.ParseCmd as `gnnscope run --cmd` reads
+// it; a filled last field gets an empty one after it, a cleared field
+// drops its run). With commands and no variant toggled, the experiment is
+// the commands alone and the engine's fields are not checked. A copy of a
+// --cmd session holds its commands, whose runs keep their folder,
+// environment and instrumentation when edited.
 //
 // Every change is checked with the rules `gnnscope run` applies (dataset
 // references by runner.CheckDataset, the training config by

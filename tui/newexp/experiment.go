@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -166,8 +167,14 @@ func (m *Model) Experiment() (runner.Experiment, []runner.Variant, map[string]st
 	if m.field(FieldAblation).on {
 		variants = m.ablation(exp, params, baseOK, pipeErr, errs)
 	}
-	if len(variants) == 0 && errs[FieldAblation] == "" {
-		errs[FieldLaunch] = "choose at least one variant (space toggles)"
+	cmds := m.commands(variantNames(variants), errs)
+	if !m.toggled() && m.filledCommands() { // commands alone: the engine's fields do not matter
+		commandsOnly(errs)
+		exp = runner.Experiment{Name: exp.Name, Repeats: exp.Repeats}
+	}
+	variants = append(variants, cmds...)
+	if len(variants) == 0 && errs[FieldAblation] == "" && !m.filledCommands() {
+		errs[FieldLaunch] = "choose at least one variant (space toggles) or give a command"
 	}
 	if len(errs) == 0 {
 		if _, err := runner.Resolve(exp, variants); err != nil {
@@ -238,29 +245,40 @@ func (m *Model) validate() map[string]string {
 // Spec returns the experiment as a TOML spec that `gnnscope run --spec`
 // reads back to the same experiment and variants.
 func (m *Model) Spec(exp runner.Experiment, variants []runner.Variant) ([]byte, error) {
+	engine := slices.ContainsFunc(variants, func(v runner.Variant) bool { return v.External == nil })
 	errs := map[string]string{}
-	keys := m.trainKeys(errs)
-	if len(errs) > 0 {
-		return nil, errors.New("the form has errors")
+	var keys map[string]any
+	if engine {
+		if keys = m.trainKeys(errs); len(errs) > 0 {
+			return nil, errors.New("the form has errors")
+		}
 	}
 	var b bytes.Buffer
 	b.WriteString("# written by the gnnscope workbench; rerun with: gnnscope run --spec spec.toml\n")
 	top, err := toml.Marshal(struct {
 		Name    string `toml:"name,omitempty"`
-		Data    string `toml:"data"`
+		Data    string `toml:"data,omitempty"`
 		Repeats int    `toml:"repeats,omitzero"`
 	}{exp.Name, exp.Data, exp.Repeats})
 	if err != nil {
 		return nil, err
 	}
 	b.Write(top)
-	train, err := toml.Marshal(keys)
-	if err != nil {
-		return nil, err
+	if engine {
+		train, err := toml.Marshal(keys)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("\n[train]\n")
+		b.Write(train)
 	}
-	b.WriteString("\n[train]\n")
-	b.Write(train)
 	for _, v := range variants {
+		if v.External != nil {
+			if err := writeExternal(&b, v); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		fmt.Fprintf(&b, "\n[variants.%s]\n", v.Name)
 		if len(v.Overrides) > 0 {
 			over, err := toml.Marshal(v.Overrides)

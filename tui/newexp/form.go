@@ -61,7 +61,8 @@ type field struct {
 	on      bool
 	help    string
 	err     string
-	variant *runner.Builtin // variant toggles only (nil: the ablation's)
+	variant *runner.Builtin  // variant toggles only (nil: the ablation's)
+	ext     *runner.External // command fields only: the run it was copied from
 }
 
 // Model is the new-experiment form.
@@ -77,6 +78,8 @@ type Model struct {
 	busy     bool
 	launched bool
 	note     string // for the status bar at Init: whose copy the form is (Open)
+	cmds     int    // command fields made so far (their keys' numbers)
+	first    int    // the field Init focuses
 }
 
 // New returns the form with the default experiment's settings; it
@@ -120,6 +123,7 @@ func New(c *common.Common, l launch.Launcher) *Model {
 	}
 	m.fields = append(m.fields, &field{key: FieldAblation, label: "ablation", kind: toggle, help: "instead: baseline, each optimization alone, optimized"})
 	m.fields = append(m.fields, &field{key: FieldLaunch, label: "Launch", kind: button, help: "save; runs start in the background"})
+	m.addCommand("", nil)
 	m.validate()
 	return m
 }
@@ -127,7 +131,11 @@ func New(c *common.Common, l launch.Launcher) *Model {
 // Init focuses the first field and, on a copy (Open), says in the
 // status bar whose experiment it is.
 func (m *Model) Init() tea.Cmd {
-	focus := m.setFocus(0)
+	focus := m.setFocus(m.first)
+	if m.first > 0 { // a copy's commands: from their section's head down
+		_, at := m.lines()
+		m.offset = max(at[m.first]-2, 0)
+	}
 	if m.note == "" {
 		return focus
 	}
@@ -166,6 +174,9 @@ func (m *Model) SetValue(key, value string) error {
 	switch f.kind {
 	case text:
 		f.input.SetValue(value)
+		if isCommand(f) {
+			m.keepEmptyCommand()
+		}
 	case choice:
 		i := slices.Index(f.choices, value)
 		if i < 0 {
@@ -262,11 +273,20 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if f.kind == text {
 			var cmd tea.Cmd
 			f.input, cmd = f.input.Update(msg)
-			m.validate()
+			m.edited(f)
 			return cmd
 		}
 	}
 	return nil
+}
+
+// edited revalidates after a text field changed; a filled last command
+// field gets an empty one after it.
+func (m *Model) edited(f *field) {
+	if isCommand(f) {
+		m.keepEmptyCommand()
+	}
+	m.validate()
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -318,7 +338,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case text:
 		var cmd tea.Cmd
 		f.input, cmd = f.input.Update(msg)
-		m.validate()
+		m.edited(f)
 		return cmd
 	}
 	return nil

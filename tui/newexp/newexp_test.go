@@ -551,20 +551,3 @@ func TestAblationToggle(t *testing.T) {
 		t.Errorf("ablation of full batches: errors %v", errs)
 	}
 }
-
-// TestPrefillExternal is the repro of e on a --cmd session, which failed
-// with `Model: "" is not one of ...`: the form opens with the engine's
-// defaults and says how to rerun the session's commands.
-func TestPrefillExternal(t *testing.T) {
-	hs := newHarness(t, 120, 40)
-	exp := runner.Experiment{Name: "mine", Repeats: 2}
-	variants := []runner.Variant{{Name: "base", External: &runner.External{Cmd: "python3 train.py"}}}
-	notes := strings.Join(hs.m.Prefill(exp, variants), "; ")
-	if strings.Contains(notes, "is not one of") || !strings.Contains(notes, `gnnscope run --cmd base="python3 train.py"`) {
-		t.Errorf("notes %q", notes)
-	}
-	got, _, errs := hs.m.Experiment()
-	if len(errs) != 0 || got.Name != "mine" || got.Repeats != 2 || got.Train.Model == "" {
-		t.Errorf("form after e on a --cmd session: %+v, errors %v", got, errs)
-	}
-}

@@ -25,8 +25,18 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 	set(FieldName, exp.Name)
 	if cfg.Model == "" { // a session of commands only: no engine experiment
 		set(FieldRepeats, strconv.Itoa(max(exp.Repeats, 1)))
-		m.validate() // the default variants stay on
-		return externalNotes(variants)
+		notes := m.prefillVariants(variants)
+		if cmds := m.commandFields(); len(cmds) > 1 {
+			m.first = slices.Index(m.fields, cmds[0])
+			notes = append(notes, "its commands are under Commands: edit them, ctrl+s launches")
+		} else { // nothing the form holds: the default variants stay on
+			for _, b := range runner.Builtins() {
+				m.field("variant." + string(b.Name)).on = b.Default
+			}
+			notes = append(notes, "the session records no experiment the form can hold")
+		}
+		m.validate()
+		return notes
 	}
 	set(FieldData, exp.Data)
 	if err := m.SetValue(FieldModel, string(cfg.Model)); err != nil {
@@ -73,22 +83,6 @@ func (m *Model) Prefill(exp runner.Experiment, variants []runner.Variant) []stri
 	return notes
 }
 
-// externalNotes says, for a session whose variants run the user's
-// commands, that the form holds the engine's experiments, and gives the
-// command line that reruns them.
-func externalNotes(variants []runner.Variant) []string {
-	var cmds []string
-	for _, v := range variants {
-		if v.External != nil {
-			cmds = append(cmds, fmt.Sprintf("--cmd %s=%q", v.Name, v.External.Cmd))
-		}
-	}
-	if len(cmds) == 0 {
-		return []string{"the session records no experiment the form can hold"}
-	}
-	return []string{"the session runs commands, which the form does not hold; rerun them with: gnnscope run " + strings.Join(cmds, " ")}
-}
-
 // prefillVariants checks the built-in variants among variants and takes
 // their settings (workers, prefetch, GAS parts); the others are noted.
 func (m *Model) prefillVariants(variants []runner.Variant) []string {
@@ -112,8 +106,12 @@ func (m *Model) prefillVariants(variants []runner.Variant) []string {
 		return "", false
 	}
 	for _, v := range variants {
+		if v.External != nil {
+			m.prefillCommand(v)
+			continue
+		}
 		f := m.field("variant." + v.Name)
-		if f == nil || v.External != nil {
+		if f == nil {
 			notes = append(notes, fmt.Sprintf("variant %s is not built in: not in the form", v.Name))
 			continue
 		}

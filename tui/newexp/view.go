@@ -13,7 +13,9 @@ import (
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	for _, f := range m.fields {
-		if f.kind == text {
+		if isCommand(f) {
+			f.input.SetWidth(cmdW(w))
+		} else if f.kind == text {
 			f.input.SetWidth(inputW(w))
 		}
 	}
@@ -33,8 +35,12 @@ func (m *Model) lines() ([]string, []int) {
 	var out []string
 	at := make([]int, len(m.fields))
 	inW := inputW(m.width)
-	sectionShown := false
+	sectionShown, cmdShown := false, false
 	for i, f := range m.fields {
+		if isCommand(f) && !cmdShown {
+			cmdShown = true
+			out = append(out, "", st.Header.Render("Commands")+st.Muted.Render("  (NAME=COMMAND, as run --cmd; clear one to drop it)"))
+		}
 		if f.kind == toggle && !sectionShown {
 			sectionShown = true
 			out = append(out, "", st.Header.Render("Variants")+st.Muted.Render("  (Repeats runs each; space toggles)"))
@@ -50,7 +56,11 @@ func (m *Model) lines() ([]string, []int) {
 		var widget string
 		switch f.kind {
 		case text:
-			widget = "[" + draw.PadRight(f.input.View(), inW) + "]"
+			w := inW
+			if isCommand(f) {
+				w = cmdW(m.width)
+			}
+			widget = "[" + draw.PadRight(f.input.View(), w) + "]"
 		case choice:
 			l, r := "‹", "›"
 			if m.c.Opts.ASCII {
@@ -88,6 +98,10 @@ func (m *Model) lines() ([]string, []int) {
 				continue
 			}
 			note = st.Error.Render(msg)
+		}
+		if f.err == "" && f.help == "" { // a command's row: the section's head says what it takes
+			out = append(out, row)
+			continue
 		}
 		out = append(out, row+"  "+note)
 		if f.err != "" && f.kind == button {
