@@ -121,16 +121,15 @@ type runConfig struct {
 
 // Builder collects a Trace from a run's events in journal order.
 type Builder struct {
-	agg       *profile.Aggregator
-	t         Trace
-	host      *profile.Host
-	batches   map[batchKey]*Batch
-	epochs    map[int]*EpochRec
-	hits      int64
-	misses    int64
-	first     int64 // start of the first span other than setup
-	hasFirst  bool
-	evalLanes map[string]bool
+	agg      *profile.Aggregator
+	t        Trace
+	host     *profile.Host
+	batches  map[batchKey]*Batch
+	epochs   map[int]*EpochRec
+	hits     int64
+	misses   int64
+	first    int64 // start of the first span other than setup
+	hasFirst bool
 }
 
 // NewBuilder returns an empty Builder.
