@@ -14,7 +14,7 @@ import (
 
 // listCacheVersion changes whenever Entry or how it is computed changes:
 // entries cached by another version are computed again.
-const listCacheVersion = 3
+const listCacheVersion = 4
 
 // cachedEntry is a session's list entry as cached in the store's
 // listcache/<id>.json, with the key of what it was computed from.
@@ -100,13 +100,16 @@ func describeCached(store *sessions.Store, f sessions.SessionInfo) Entry {
 	return e
 }
 
-// slim keeps of e's runs what the list's table shows (their skipped
-// batches): a cached entry costs what its line does. `sessions ls
-// --json`, which prints every run's figures, is not cached.
+// slim keeps of e's runs what the list's table shows: those that
+// skipped batches, with their skipped batches only. A cached entry costs
+// what its line does, not a record per run. `sessions ls --json`, which
+// prints every run's figures, is not cached.
 func slim(e Entry) Entry {
-	runs := make([]sessions.RunFigures, len(e.Runs))
-	for i, r := range e.Runs {
-		runs[i] = sessions.RunFigures{Run: r.Run, SkippedBatches: r.SkippedBatches, TotalBatches: r.TotalBatches}
+	runs := []sessions.RunFigures{}
+	for _, r := range e.Runs {
+		if sessions.SkipText(r.SkippedBatches, r.TotalBatches) != "" {
+			runs = append(runs, sessions.RunFigures{Run: r.Run, SkippedBatches: r.SkippedBatches, TotalBatches: r.TotalBatches})
+		}
 	}
 	e.Runs = runs
 	return e
