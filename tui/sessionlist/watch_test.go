@@ -36,7 +36,7 @@ func TestWatcher(t *testing.T) {
 		var w *watcher
 		if polling {
 			w = &watcher{changed: make(chan struct{}, 1), done: make(chan struct{})}
-			go w.poll(dir)
+			go w.poll(dir, WatchPoll)
 		} else {
 			w = newWatcher(dir)
 			if w.fs == nil {
