@@ -19,7 +19,7 @@
 #                take over 'last'; rm last deletes the newest session
 #   log-cap      a trainer printing far more than --log-max leaves a log
 #                of about the cap
-#   procs-*      the process and terminal probes of scripts/faults-procs.sh
+#   procs:*      the process and terminal probes of scripts/faults-procs.sh
 #                (disk full mid-run, leftover children, a killed worker,
 #                non-UTF-8 arguments, TERM=dumb); the disk-full one needs
 #                root (a tmpfs), and is skipped without it
