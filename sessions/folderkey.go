@@ -12,8 +12,8 @@ import (
 )
 
 // FolderKey returns a digest of what the folder of session id holds:
-// the name, size and modification time of every entry of the folder and
-// of its runs/ folder. It costs one directory read and one lstat per
+// its path, and the name, size and modification time of every entry of
+// the folder and of its runs/ folder. It costs one directory read and one lstat per
 // entry and reads no file, yet any write to a session's files (a journal
 // that grows, a pid file rewritten, a run added, session.json changed)
 // changes it: a list entry cached under it holds while it does. Like
@@ -27,6 +27,7 @@ func (st *Store) FolderKey(id string) (string, error) {
 		st.checkExposure(id, dir)
 	}
 	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", dir) // a store copied elsewhere has other paths
 	if err := hashFolder(h, dir, ""); err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gnnscope/gnnscope/profile"
@@ -62,6 +63,30 @@ func TestFolderKey(t *testing.T) {
 	}
 	if key() == k2 {
 		t.Error("session.json changed and the key held")
+	}
+	// the same files in a store copied elsewhere (cp -a keeps the times)
+	other, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(other.SessionsDir(), os.DirFS(st.SessionsDir())); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(other.SessionsDir(), s.ID())
+	for _, p := range []string{"session.json", "runs", "runs/a.jsonl", "runs/a.pid", ""} {
+		fi, err := os.Stat(filepath.Join(s.Dir(), p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(copied, p), fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(copied, p), fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k, err := other.FolderKey(s.ID()); err != nil || k == key() {
+		t.Errorf("a copy of the store elsewhere has the same key (%v)", err)
 	}
 	if _, err := st.FolderKey("../x"); err == nil {
 		t.Error("a name out of the store has a key")
