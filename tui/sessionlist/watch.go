@@ -36,13 +36,17 @@ type watcher struct {
 }
 
 // newWatcher starts watching dir.
-func newWatcher(dir string) *watcher {
+func newWatcher(dir string) *watcher { return watchEvery(dir, WatchFallback) }
+
+// watchEvery starts watching dir, looking at its modification time every
+// fallback besides where fsnotify works.
+func watchEvery(dir string, fallback time.Duration) *watcher {
 	w := &watcher{changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if fw, err := fsnotify.NewWatcher(); err == nil {
 		if err := fw.Add(dir); err == nil {
 			w.fs = fw
 			go w.notify()
-			go w.poll(dir, WatchFallback)
+			go w.poll(dir, fallback)
 			return w
 		}
 		fw.Close()
