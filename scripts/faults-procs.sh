@@ -7,6 +7,8 @@
 # runner/external_bytes_test.go, cli/ui/terminal_test.go); this script
 # runs them as a user would. The disk-full probe mounts a tmpfs: root only.
 #
+# scripts/faults.sh runs it too (its procs: rows).
+#
 # Usage: scripts/faults-procs.sh [-b BINARY]
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -19,6 +19,10 @@
 #                take over 'last'; rm last deletes the newest session
 #   log-cap      a trainer printing far more than --log-max leaves a log
 #                of about the cap
+#   procs:*      the process and terminal probes of scripts/faults-procs.sh
+#                (disk full mid-run, leftover children, a killed worker,
+#                non-UTF-8 arguments, TERM=dumb); the disk-full one needs
+#                root (a tmpfs), and is skipped without it
 #
 # Usage: scripts/faults.sh [-b BINARY] [-n LAUNCHES] [-k] [REGEX]
 #   -b  the gnnscope binary (default: built from this tree)
@@ -256,6 +260,23 @@ fi
 # cancel that waits; terminals; listing speed.) Add them here: each probe
 # is an `if want NAME; then ... row NAME EXPECT OUTCOME ok|FAIL; fi` block
 # using g (the binary), sdir, finished and $work like the ones above.
+
+# procs-*: the process and terminal probes (points 3, 7, 8, 10, 14, 15),
+# kept in scripts/faults-procs.sh, which runs each in a store of its own;
+# its lines (probe, held/FAILED/skipped, detail) become rows. A skipped
+# probe (the disk-full one needs root for its tmpfs) fails nothing.
+if want procs; then
+  while IFS= read -r line; do
+    p=$(echo "${line:0:28}" | sed 's/ *$//')
+    v=$(echo "${line:29:8}" | sed 's/ *$//')
+    d=${line:38}
+    case $v in
+    held) row "procs: $p" "see scripts/faults-procs.sh" "$d" ok ;;
+    skipped) rows+=("procs: $p|see scripts/faults-procs.sh|$d|skipped") ;;
+    *) row "procs: $p" "see scripts/faults-procs.sh" "$d" FAIL ;;
+    esac
+  done < <(scripts/faults-procs.sh -b "$bin" 2>&1)
+fi
 
 printf '%s\n' "| probe | must hold | outcome | |" "|---|---|---|---|"
 for r in "${rows[@]}"; do

@@ -254,6 +254,22 @@ type SessionInfo struct {
 // Err set rather than failing the whole list; a folder that is no whole
 // session (StatusBroken) with Broken set to the reason.
 func (st *Store) List() ([]SessionInfo, error) {
+	out, err := st.Folders()
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Broken == "" {
+			out[i] = st.Info(out[i].ID)
+		}
+	}
+	return out, nil
+}
+
+// Folders is List without reading the sessions: each folder's ID and
+// Dir, and Broken and Err for a broken one (see StatusBroken). It costs
+// one directory read and a few lstats per folder.
+func (st *Store) Folders() ([]SessionInfo, error) {
 	root := filepath.Join(st.root, "sessions")
 	ents, err := os.ReadDir(root)
 	if err != nil {
@@ -274,22 +290,29 @@ func (st *Store) List() ([]SessionInfo, error) {
 		if ValidName(ent.Name()) != nil {
 			continue
 		}
-		s, err := st.Get(ent.Name())
-		if err != nil {
-			info.Err = err.Error()
-			out = append(out, info)
-			continue
-		}
-		info.SessionMeta = s.Meta
-		runs, err := s.RunStates()
-		if err != nil {
-			info.Err = err.Error()
-		}
-		info.Runs = runs
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b SessionInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// Info is List's entry of session id: its metadata and the state of
+// each run, Err set when it cannot be read (fully).
+func (st *Store) Info(id string) SessionInfo {
+	info := SessionInfo{Dir: filepath.Join(st.root, "sessions", id)}
+	info.ID = id
+	s, err := st.Get(id)
+	if err != nil {
+		info.Err = err.Error()
+		return info
+	}
+	info.SessionMeta = s.Meta
+	runs, err := s.RunStates()
+	if err != nil {
+		info.Err = err.Error()
+	}
+	info.Runs = runs
+	return info
 }
 
 // Delete removes a session folder. It refuses while a process holds the

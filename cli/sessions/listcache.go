@@ -14,14 +14,18 @@ import (
 
 // listCacheVersion changes whenever Entry or how it is computed changes:
 // entries cached by another version are computed again.
-const listCacheVersion = 2
+const listCacheVersion = 4
 
 // cachedEntry is a session's list entry as cached in the store's
 // listcache/<id>.json, with the key of what it was computed from.
 type cachedEntry struct {
 	Version int    `json:"version"`
 	Key     string `json:"key"`
-	Entry   Entry  `json:"entry"`
+	// Files is the session folder's key when the entry was computed
+	// (Store.FolderKey): while it holds, the entry is read back without
+	// reading the runs' states.
+	Files string `json:"files"`
+	Entry Entry  `json:"entry"`
 }
 
 // entryKey is the key a session's list entry is cached under: a digest
@@ -50,37 +54,62 @@ func entryKey(info sessions.SessionInfo) (string, bool) {
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
-// describeCached is describeSession through the cache: an entry whose
-// key still holds is read back instead of reading every journal again
-// (listing costs what the list shows, not the runs' events); a new one is
-// cached when its session has settled. A cache that cannot be read or
-// written only costs the computation.
-func describeCached(store *sessions.Store, info sessions.SessionInfo) Entry {
+// describeCached is describeSession through the cache, for the session
+// folder f of Store.Folders. The cache is checked first against the
+// folder's key (Store.FolderKey: one directory read and one lstat per
+// file, no file read), so a warm list reads no journal: listing costs
+// what the list shows. An entry whose files changed is computed again
+// from the run states and cached anew once its session has settled. The
+// folder key is taken before the states are read, so a write meanwhile
+// only makes the next list compute the entry again. A cache that cannot
+// be read or written only costs the computation.
+func describeCached(store *sessions.Store, f sessions.SessionInfo) Entry {
+	if f.Broken != "" {
+		return describeSession(store, f)
+	}
+	files, ferr := store.FolderKey(f.ID)
+	path := filepath.Join(store.Root(), "listcache", f.ID+".json")
+	var c cachedEntry
+	if b, err := sessions.ReadRegular(path, sessions.MaxMetaSize); err == nil {
+		if json.Unmarshal(b, &c) != nil || c.Version != listCacheVersion {
+			c = cachedEntry{}
+		}
+	}
+	if ferr == nil && c.Files != "" && c.Files == files {
+		return c.Entry
+	}
+	info := store.Info(f.ID)
 	key, ok := entryKey(info)
 	if !ok {
 		return describeSession(store, info)
 	}
-	path := filepath.Join(store.Root(), "listcache", info.ID+".json")
-	if b, err := sessions.ReadRegular(path, sessions.MaxMetaSize); err == nil {
-		var c cachedEntry
-		if json.Unmarshal(b, &c) == nil && c.Version == listCacheVersion && c.Key == key {
-			return c.Entry
+	if c.Key == key {
+		if ferr == nil {
+			c.Files = files
+			writeCached(path, c)
 		}
+		return c.Entry
 	}
 	e := slim(describeSession(store, info))
 	if e.Error == "" {
-		writeCached(path, cachedEntry{Version: listCacheVersion, Key: key, Entry: e})
+		if ferr != nil {
+			files = ""
+		}
+		writeCached(path, cachedEntry{Version: listCacheVersion, Key: key, Files: files, Entry: e})
 	}
 	return e
 }
 
-// slim keeps of e's runs what the list's table shows (their skipped
-// batches): a cached entry costs what its line does. `sessions ls
-// --json`, which prints every run's figures, is not cached.
+// slim keeps of e's runs what the list's table shows: those that
+// skipped batches, with their skipped batches only. A cached entry costs
+// what its line does, not a record per run. `sessions ls --json`, which
+// prints every run's figures, is not cached.
 func slim(e Entry) Entry {
-	runs := make([]sessions.RunFigures, len(e.Runs))
-	for i, r := range e.Runs {
-		runs[i] = sessions.RunFigures{Run: r.Run, SkippedBatches: r.SkippedBatches, TotalBatches: r.TotalBatches}
+	runs := []sessions.RunFigures{}
+	for _, r := range e.Runs {
+		if sessions.SkipText(r.SkippedBatches, r.TotalBatches) != "" {
+			runs = append(runs, sessions.RunFigures{Run: r.Run, SkippedBatches: r.SkippedBatches, TotalBatches: r.TotalBatches})
+		}
 	}
 	e.Runs = runs
 	return e

@@ -26,7 +26,7 @@ func writeRun(t *testing.T, s *sessions.Session, run string, evs ...profile.Even
 
 func listed(t *testing.T, st *sessions.Store) Entry {
 	t.Helper()
-	infos, err := st.List()
+	infos, err := st.Folders()
 	if err != nil || len(infos) != 1 {
 		t.Fatalf("list: %v, %v", infos, err)
 	}
@@ -69,9 +69,28 @@ func TestListCache(t *testing.T) {
 	if e := listed(t, st); e.Data != "marked in the cache" {
 		t.Errorf("the cache was not read: %+v", e)
 	}
+	// a journal that grows (events after run_end, dropped): computed
+	// again, without the marked entry
+	jw, err := sessions.OpenJournal(s.JournalPath("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jw.WriteEvents([]profile.Event{{T: profile.TypeMetric, Name: "loss", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := jw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e := listed(t, st); e.Data == "marked in the cache" {
+		t.Errorf("a grown journal's session came from the cache: %+v", e)
+	}
+	mark(t, path, "marked again")
+	if e := listed(t, st); e.Data != "marked again" {
+		t.Errorf("the entry was not cached again: %+v", e)
+	}
 	// a run added: computed again
 	writeRun(t, s, "b", start, profile.Event{T: profile.TypeRunEnd, Status: profile.StatusFailed})
-	if e := listed(t, st); e.Data == "marked in the cache" || e.Status != profile.StatusFailed {
+	if e := listed(t, st); e.Data == "marked again" || e.Status != profile.StatusFailed {
 		t.Errorf("a stale entry was used: %+v", e)
 	}
 }
@@ -87,5 +106,25 @@ func TestListCacheSkipsUnsettled(t *testing.T) {
 	}
 	if _, ok := entryKey(sessions.SessionInfo{Runs: []sessions.RunState{{Run: "a", Status: profile.StatusOK}}}); !ok {
 		t.Error("a settled session has no cache key")
+	}
+}
+
+// mark changes the data of the entry cached at path to data.
+func mark(t *testing.T, path, data string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("nothing cached: %v", err)
+	}
+	var c cachedEntry
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Entry.Data = data
+	if b, err = json.Marshal(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

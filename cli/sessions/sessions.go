@@ -237,17 +237,9 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	infos, err := store.List()
+	entries, err := listEntries(store, opts.JSON)
 	if err != nil {
 		return err
-	}
-	entries := make([]Entry, 0, len(infos))
-	describe := describeCached // the table's figures, cached
-	if opts.JSON {
-		describe = describeSession // every run's figures
-	}
-	for _, info := range infos {
-		entries = append(entries, describe(store, info))
 	}
 	if opts.Reverse {
 		slices.Reverse(entries)
@@ -289,6 +281,24 @@ func listRun(opts *ListOptions) error {
 		}
 	}
 	return nil
+}
+
+// listEntries describes every session of the store, oldest first: from
+// the cache for the table, every run's figures for --json (all).
+func listEntries(store *sessions.Store, all bool) ([]Entry, error) {
+	list, describe := store.Folders, describeCached
+	if all {
+		list, describe = store.List, describeSession
+	}
+	infos, err := list()
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]Entry, 0, len(infos))
+	for _, info := range infos {
+		entries = append(entries, describe(store, info))
+	}
+	return entries, nil
 }
 
 func localTime(t time.Time, layout string) string {

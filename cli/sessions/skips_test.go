@@ -21,3 +21,16 @@ func TestEntrySkips(t *testing.T) {
 		t.Errorf("none: %q", got)
 	}
 }
+
+// TestSlimKeepsSkips: a cached entry keeps only the runs that skipped
+// batches, and its status says the same as the whole entry's.
+func TestSlimKeepsSkips(t *testing.T) {
+	e := Entry{Runs: []sessions.RunFigures{{Run: "a"}, {Run: "b", SkippedBatches: 3, TotalBatches: 12}, {Run: "c", TotalBatches: 12}}}
+	s := slim(e)
+	if len(s.Runs) != 1 || s.Runs[0].Run != "b" {
+		t.Errorf("slim kept %+v", s.Runs)
+	}
+	if s.skips() != e.skips() {
+		t.Errorf("slim says %q, the entry %q", s.skips(), e.skips())
+	}
+}

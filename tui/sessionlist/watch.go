@@ -13,13 +13,21 @@ import (
 // modification time where the platform cannot notify it of changes.
 const WatchPoll = 500 * time.Millisecond
 
+// WatchFallback is how often the list looks at the sessions folder's
+// modification time where the platform notifies changes: a file system
+// that accepts the watch yet sends nothing (a network one, written from
+// another host) still shows new sessions within this time. One stat per
+// look: an idle list costs nothing measurable.
+const WatchFallback = 10 * time.Second
+
 // changedMsg says that the sessions folder changed: a session was
 // created, imported or deleted, possibly from another shell.
 type changedMsg struct{}
 
 // watcher reports changes to the store's sessions folder, through
-// fsnotify where the platform has it and by polling the folder's
-// modification time elsewhere. Changes coalesce: at most one waits.
+// fsnotify where the platform has it (with a slow look at the folder's
+// modification time besides, see WatchFallback) and by polling that
+// time elsewhere. Changes coalesce: at most one waits.
 type watcher struct {
 	changed chan struct{}
 	done    chan struct{}
@@ -28,17 +36,22 @@ type watcher struct {
 }
 
 // newWatcher starts watching dir.
-func newWatcher(dir string) *watcher {
+func newWatcher(dir string) *watcher { return watchEvery(dir, WatchFallback) }
+
+// watchEvery starts watching dir, looking at its modification time every
+// fallback besides where fsnotify works.
+func watchEvery(dir string, fallback time.Duration) *watcher {
 	w := &watcher{changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if fw, err := fsnotify.NewWatcher(); err == nil {
 		if err := fw.Add(dir); err == nil {
 			w.fs = fw
 			go w.notify()
+			go w.poll(dir, fallback)
 			return w
 		}
 		fw.Close()
 	}
-	go w.poll(dir)
+	go w.poll(dir, WatchPoll)
 	return w
 }
 
@@ -69,7 +82,9 @@ func (w *watcher) notify() {
 	}
 }
 
-func (w *watcher) poll(dir string) {
+// poll signals a change of dir's modification time, looking every
+// interval, until the watcher closes.
+func (w *watcher) poll(dir string, every time.Duration) {
 	mtime := func() time.Time {
 		if fi, err := os.Stat(dir); err == nil {
 			return fi.ModTime()
@@ -77,7 +92,7 @@ func (w *watcher) poll(dir string) {
 		return time.Time{}
 	}
 	last := mtime()
-	t := time.NewTicker(WatchPoll)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

@@ -36,7 +36,7 @@ func TestWatcher(t *testing.T) {
 		var w *watcher
 		if polling {
 			w = &watcher{changed: make(chan struct{}, 1), done: make(chan struct{})}
-			go w.poll(dir)
+			go w.poll(dir, WatchPoll)
 		} else {
 			w = newWatcher(dir)
 			if w.fs == nil {
@@ -54,6 +54,31 @@ func TestWatcher(t *testing.T) {
 			t.Errorf("polling %v: wait after close returned %T", polling, msg)
 		}
 	}
+}
+
+// TestWatcherFallback: where fsnotify accepts the watch but sends
+// nothing (here: the watch removed, as on a file system written from
+// another host), a session folder created is still reported by the slow
+// look at the folder's modification time.
+func TestWatcherFallback(t *testing.T) {
+	dir := t.TempDir()
+	w := watchEvery(dir, WatchPoll)
+	defer w.close()
+	if w.fs == nil {
+		t.Skip("fsnotify is not available here: the watcher polls (TestWatcher)")
+	}
+	if err := w.fs.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * WatchPoll) // the poller's first look
+	select {
+	case <-w.changed: // what removing the watch may have sent
+	default:
+	}
+	if err := os.Mkdir(filepath.Join(dir, "20260102-030400-aaaa"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	waitChange(t, w)
 }
 
 // TestChangedPolls: a change of the sessions folder makes the list poll,
