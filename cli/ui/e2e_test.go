@@ -14,6 +14,7 @@ import (
 	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
+	"github.com/gnnscope/gnnscope/tui/launch"
 )
 
 // TestWorkbenchEndToEnd builds the real binary, opens the workbench in a
@@ -139,12 +140,14 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the default experiment ends in seconds; wait for both runs
+	// the default experiment (baseline and optimized, DefaultRepeats
+	// times each) ends in well under a minute; wait for every run
+	runs := 2 * launch.DefaultRepeats
 	deadline := time.Now().Add(3 * time.Minute)
 	var states []sessions.RunState
 	for {
 		states, err = runner.RunStates(s)
-		if err == nil && len(states) == 2 && !runner.Active(states) {
+		if err == nil && len(states) == runs && !runner.Active(states) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -158,13 +161,13 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 			t.Errorf("run %s ended %s: %s\n%s", r.Run, r.Status, r.Error, log)
 		}
 	}
-	waitScreen("both runs ended on the dashboard", 30*time.Second, func(sc string) bool {
-		return strings.Count(sc, " ok ") >= 2 && !strings.Contains(sc, "running")
+	waitScreen("every run ended on the dashboard", 30*time.Second, func(sc string) bool {
+		return strings.Count(sc, " ok ") >= runs && !strings.Contains(sc, "running")
 	})
 
 	tm("send-keys", "-t", "e2e", "c")
 	cmp := waitScreen("the comparison", 30*time.Second,
-		has("Compare 2 runs of "+s.ID(), "baseline (base)", "optimized", "epoch mean s", "speedup", "test acc"))
+		has(fmt.Sprintf("Compare %d runs of %s", runs, s.ID()), "(base)", "optimized", "epoch mean s", "speedup", "test acc"))
 	if strings.Contains(cmp, "sampler_workers") == false {
 		t.Errorf("the comparison does not show the configuration differences:\n%s", cmp)
 	}

@@ -54,6 +54,11 @@ func (m *Model) timelineKey(msg tea.KeyPressMsg) bool {
 		if tl.Bars() {
 			return false
 		}
+		// enter closes open details wherever the cursor is (a live
+		// window may have moved past it), as their footer says
+		if tl.Unselect() {
+			break
+		}
 		if !tl.SelectAtCursor(r) {
 			m.status = "no span under the cursor"
 		}
