@@ -421,6 +421,11 @@ func (m *Model) notes() []string {
 			add(st.Error, r.Label+": "+sessions.HostBusyLabel+" ("+r.HostBusy+")")
 		}
 	}
+	// the notes take at most a third of the screen: the table's rows stay
+	if limit := max(m.height/3, 2); len(out) > limit {
+		more := len(out) - limit + 1
+		out = append(out[:limit-1], st.Muted.Render(draw.Cut(fmt.Sprintf("… %d more lines of notes: gnnscope compare prints them all", more), max(m.width, 1), st.Glyphs.Ellipsis)))
+	}
 	return out
 }
 
