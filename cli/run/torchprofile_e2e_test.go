@@ -3,6 +3,8 @@
 package run_test
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,6 +79,7 @@ func TestExternalTorchProfileAndLoaderLanes(t *testing.T) {
 		t.Errorf("profiler steps %d, windows %d; want 4, 1", steps, windows)
 	}
 	checkAttachedTrace(t, evs)
+	checkAttachedMemory(t, evs, filepath.Join(s.RunsDir(), "w.torch.json"))
 }
 
 // checkAttachedTrace: the run's supervisor attached the client's trace to
@@ -117,5 +120,78 @@ func checkAttachedTrace(t *testing.T, evs []profile.Event) {
 	slices.Sort(diffs)
 	if med := diffs[len(diffs)/2]; med > 1e6 {
 		t.Errorf("ProfilerStep starts against the client's steps: median |difference| %d ns, over 1 ms (%v)", med, diffs)
+	}
+}
+
+// checkAttachedMemory: the trace's memory records (which the client adds
+// to a trace torch wrote without Kineto) became the run's memory series,
+// of phase trace: a mem event for every profiled step, and none but of
+// those steps or of the window outside them (batch -1: memory recorded
+// before the first step begins). On the run's clock the records lie in
+// the profiled window, give or take the client's marks around the
+// profiler's (see checkAttachedTrace).
+func checkAttachedMemory(t *testing.T, evs []profile.Event, trace string) {
+	t.Helper()
+	steps := map[int]bool{}
+	var win *profile.Event
+	for i, e := range evs {
+		switch {
+		case e.T == profile.TypeSpan && e.Name == "ProfilerStep":
+			steps[e.Batch] = true
+		case e.T == profile.TypeSpan && e.Name == "torch.profile":
+			win = &evs[i]
+		}
+	}
+	mem := map[int]bool{}
+	for _, e := range evs {
+		if e.T != profile.TypeMem || e.Phase != "trace" {
+			continue
+		}
+		if mem[e.Batch] || (!steps[e.Batch] && e.Batch != -1) {
+			t.Errorf("mem of batch %d: a second one, or of no step (steps %v)", e.Batch, steps)
+		}
+		mem[e.Batch] = true
+		if e.Peak <= 0 || e.Peak < e.Live || e.Live < 0 {
+			t.Errorf("mem of step %d: peak %d, live %d", e.Batch, e.Peak, e.Live)
+		}
+	}
+	for n := range steps {
+		if !mem[n] {
+			t.Errorf("no mem event of step %d (mem of %v)", n, mem)
+		}
+	}
+	if win == nil {
+		t.Fatal("no torch.profile span")
+	}
+	var w struct {
+		Offset int64 `json:"offset_ns"`
+	}
+	if err := json.Unmarshal(win.Attrs, &w); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc []struct {
+		Name string  `json:"name"`
+		Ts   float64 `json:"ts"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", trace, err)
+	}
+	const slack = 50e6
+	n := 0
+	for _, e := range doc {
+		if e.Name != "[memory]" {
+			continue
+		}
+		n++
+		if at := int64(math.Round(e.Ts*1000)) - w.Offset; at < win.Start-slack || at > win.Start+win.Dur+slack {
+			t.Errorf("memory record at %d ns, outside the window %d + %d ns", at, win.Start, win.Dur)
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s: no [memory] events", trace)
 	}
 }

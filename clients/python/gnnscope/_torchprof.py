@@ -28,14 +28,32 @@ recorded steps' starts and ends (the trace was read back; its time base
 differs between builds: torch without Kineto writes times from the
 profiler's start); align "wall": the trace could not be read, and O is the
 wall-clock time of the run's start (Kineto's absolute wall-clock times).
+
+Memory: torch without Kineto (Debian's 1.13) writes no `[memory]` events
+into the trace although profile_memory records every allocation and
+free. When the trace is such a bare array and holds none, the recorded
+ones are appended in Kineto's shape (instant events "[memory]", args
+"Device Type", "Device Id", "Bytes", "Total Allocated"), on the trace's
+time base (the record's time minus the profiler's trace start).
+"Total Allocated" is the running sum of the window's allocations and
+frees, per device, raised by its lowest point: what was allocated before
+the window and freed in it would make the sum negative, so it is a lower
+bound of what torch held, not the allocator's total (args "gnnscope"
+says so). No "Total Reserved": the CPU does not tell it. A trace that
+Kineto wrote (a JSON object, its own memory events) is left as it is.
 """
 
 import json
 import os
+import tempfile
 import time
 
 DEFAULT_WARMUP = 3
 MAX_READ = 256 << 20  # traces larger than this are not read back
+MEMORY = "[memory]"
+LEGACY_PID = "CPU functions"  # the pid torch without Kineto writes
+MEMORY_NOTE = "running sum of the window's allocations and frees, from its lowest point"
+CHUNK = 1 << 20
 
 
 def steps_from_env(env):
@@ -107,11 +125,7 @@ class TorchProfile:
         self.prof.start()
 
     def _ready(self, prof):
-        prof.export_chrome_trace(self.path)
-        try:
-            os.chmod(self.path, 0o600)  # private, as the run's journal
-        except OSError:
-            pass
+        export(prof, self.path)
 
     def _finish(self):
         self.done = True
@@ -166,6 +180,151 @@ class TorchProfile:
         c.span("torch.profile", (steps[0][0], None), (steps[-1][1], None), ep, b, "profiler",
                {"trace": os.path.basename(self.path), "steps": len(steps),
                 "offset_ns": int(off), "align": align})
+
+
+def export(prof, path):
+    """Writes prof's Chrome trace to path, private, with the memory
+    records a trace without Kineto lacks (see the module's doc)."""
+    prof.export_chrome_trace(path)
+    try:
+        add_memory(prof, path)
+    except Exception:  # the trace as torch wrote it is still a trace
+        pass
+    try:
+        os.chmod(path, 0o600)  # private, as the run's journal
+    except OSError:
+        pass
+
+
+def memory_records(prof):
+    """The profiler's memory records as (ts µs on the exported trace's
+    time base, thread, device type, device id, bytes), in time order;
+    [] when prof does not give them."""
+    try:
+        res = prof.profiler.kineto_results
+        origin = int(res.trace_start_us())
+        evs = res.events()
+    except Exception:
+        return []
+    out = []
+    for e in evs:
+        try:
+            if e.name() != MEMORY:
+                continue
+            idx = int(e.device_index())
+            out.append((int(e.start_us()) - origin, int(e.start_thread_id()),
+                        int(e.device_type()), idx - 256 if idx > 127 else idx,
+                        int(e.nbytes())))
+        except Exception:
+            continue
+    out.sort(key=lambda r: r[0])  # stable: records at one time keep their order
+    return out
+
+
+def memory_events(records, pid=LEGACY_PID):
+    """Kineto-shaped [memory] instant events for records (as
+    memory_records gives them): Total Allocated is the running sum per
+    device, raised by its lowest point (0 counts: the window's start)."""
+    low, run = {}, {}
+    for _, _, typ, dev, n in records:
+        k = (typ, dev)
+        run[k] = run.get(k, 0) + n
+        low[k] = min(low.get(k, 0), run[k])
+    run = {}
+    out = []
+    for ts, tid, typ, dev, n in records:
+        k = (typ, dev)
+        run[k] = run.get(k, 0) + n
+        out.append({"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": MEMORY,
+                    "pid": pid, "tid": tid, "ts": ts,
+                    "args": {"Device Type": typ, "Device Id": dev, "Bytes": n,
+                             "Total Allocated": run[k] - low[k], "gnnscope": MEMORY_NOTE}})
+    return out
+
+
+def _tail(f, size):
+    """The trace's last non-space byte and its offset (b"", -1 if none)."""
+    pos = size
+    while pos > 0:
+        n = min(pos, 4096)
+        f.seek(pos - n)
+        b = f.read(n).rstrip()
+        if b:
+            return b[-1:], pos - n + len(b) - 1
+        pos -= n
+    return b"", -1
+
+
+def _legacy_without_memory(f, size):
+    """Whether the open trace is a bare JSON array without [memory]
+    events: the offset of its closing bracket and whether anything
+    precedes it, or (-1, False)."""
+    last, end = _tail(f, size)
+    if last != b"]":
+        return -1, False
+    f.seek(0)
+    head, prev, items = b"", b"", False
+    key = json.dumps(MEMORY).encode()
+    pos = 0
+    while pos < end:
+        b = f.read(min(CHUNK, end - pos))
+        if not b:
+            return -1, False
+        if pos == 0:
+            head = b.lstrip()
+            if head[:1] != b"[":
+                return -1, False
+            items = bool(head[1:].strip())
+        elif b.strip():
+            items = True
+        if key in prev[-len(key):] + b:
+            return -1, False
+        prev, pos = b, pos + len(b)
+    return end, items
+
+
+def add_memory(prof, path):
+    """Appends prof's memory records to the trace at path as [memory]
+    events when it is a bare array (torch without Kineto) that has none;
+    the file is copied in chunks to a temporary one that replaces it.
+    Returns the number of events added."""
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return 0
+    if size > MAX_READ:
+        return 0
+    with open(path, "rb") as f:
+        end, items = _legacy_without_memory(f, size)
+        if end < 0:
+            return 0
+        evs = memory_events(memory_records(prof))
+        if not evs:
+            return 0
+        d = os.path.dirname(path) or "."
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(path) + ".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                f.seek(0)
+                left = end
+                while left > 0:
+                    b = f.read(min(CHUNK, left))
+                    if not b:
+                        raise OSError("%s: shorter than it was" % path)
+                    out.write(b)
+                    left -= len(b)
+                for i, ev in enumerate(evs):
+                    out.write(b", " if items or i else b"")
+                    out.write(json.dumps(ev, separators=(", ", ": ")).encode())
+                out.write(b"]")
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    return len(evs)
 
 
 def read_steps(path):
