@@ -153,6 +153,13 @@ func AppendEvent(dst []byte, e *Event) []byte {
 		dst = append(dst, `,"attrs":`...)
 		dst = appendRaw(dst, e.Attrs)
 	}
+	dst = appendStrField(dst, `,"node":`, e.Node)
+	dst = appendIntField(dst, 0, `,"node_rank":`, int64(e.NodeRank))
+	dst = appendStrField(dst, `,"wall_local":`, e.WallLocal)
+	if e.Clock != nil {
+		dst = append(dst, `,"clock":`...)
+		dst = appendClock(dst, e.Clock)
+	}
 	return append(dst, '}')
 }
 
@@ -310,4 +317,16 @@ func appendUsage(dst []byte, u *Usage) []byte {
 	dst = strconv.AppendInt(dst, int64(u.Threads), 10)
 	dst = append(dst, `,"load":`...)
 	return append(appendFloat(dst, u.Load), '}')
+}
+
+// appendClock appends c as a JSON object, every field written. (Outside
+// AppendEvent, as appendUsage.)
+func appendClock(dst []byte, c *Clock) []byte {
+	dst = append(dst, `{"offset":`...)
+	dst = strconv.AppendInt(dst, c.Offset, 10)
+	dst = append(dst, `,"delay":`...)
+	dst = strconv.AppendInt(dst, c.Delay, 10)
+	dst = append(dst, `,"samples":`...)
+	dst = strconv.AppendInt(dst, int64(c.Samples), 10)
+	return append(dst, '}')
 }
