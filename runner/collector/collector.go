@@ -28,6 +28,9 @@ const (
 	helloTimeout = 30 * time.Second
 	// writeTimeout bounds every reply: a client that reads none is dropped.
 	writeTimeout = 10 * time.Second
+	// flushEvery is the longest a streaming rank's events wait in the
+	// journal's buffer.
+	flushEvery = time.Second
 )
 
 // Options configure a collector.

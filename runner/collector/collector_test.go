@@ -3,6 +3,7 @@ package collector
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -312,5 +313,38 @@ func TestAdvertised(t *testing.T) {
 	}
 	if c.Addr().Network() != "tcp" || strings.HasPrefix(c.Addr().String(), "[") {
 		t.Errorf("0.0.0.0 widened to %s", c.Addr())
+	}
+}
+
+// TestOddEvents: an event with Python's bare NaN is written (JSON
+// refuses it, the journal's decoder reads it), one that is no event is
+// skipped and counted with the sequence advancing past it, and a line
+// without a known key is ignored.
+func TestOddEvents(t *testing.T) {
+	c, s, log := start(t)
+	cl := dial(t, c)
+	cl.hello(c, 0, 1)
+	cl.event(0, rankEvents(0, 1, time.Now())[0])
+	cl.send(`{"seq":1,"ev":{"t":"metric","name":"loss","epoch":1,"batch":0,"value":NaN}}`)
+	cl.send(`{"seq":2,"ev":{"no":"type"}}`)
+	cl.send(`{"later":"a message of a newer client"}`)
+	cl.send(`{"seq":3,"ev":{"t":"metric","name":"loss","epoch":1,"batch":1,"value":0.5}}`)
+	if n := cl.bye(4); n != 4 {
+		t.Errorf("bye answered %d, want 4", n)
+	}
+	ends, _ := c.Stop(DrainTime)
+	if len(ends) != 1 || ends[0].Malformed != 1 || ends[0].Events != 4 {
+		t.Errorf("ends %+v", ends)
+	}
+	evs, _ := journal(t, s, 0)
+	if len(evs) != 3 || evs[1].Name != "loss" || !math.IsNaN(evs[1].Value) || evs[2].Value != 0.5 {
+		t.Errorf("journal %+v", evs)
+	}
+	if !strings.Contains(log.String(), "rank 0: event 2 skipped") {
+		t.Errorf("log: %s", log)
+	}
+	if nc, err := net.Dial("tcp", c.Addr().String()); err == nil {
+		nc.Close()
+		t.Error("a stopped collector still listens")
 	}
 }

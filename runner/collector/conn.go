@@ -136,6 +136,7 @@ func (c *Collector) release(cn *conn) {
 func (c *Collector) lines(cn *conn) error {
 	rk := cn.rank
 	dirty := false
+	flushed := time.Now()
 	for {
 		line, err := readLine(cn.r, &cn.buf, MaxLine)
 		t2 := time.Now().UnixNano()
@@ -180,9 +181,11 @@ func (c *Collector) lines(cn *conn) error {
 		if err != nil {
 			return err
 		}
-		if dirty && cn.r.Buffered() == 0 {
+		// what is written reaches the file when the client pauses, and
+		// at least every second while it streams (live views tail it)
+		if dirty && (cn.r.Buffered() == 0 || time.Since(flushed) > flushEvery) {
 			rk.flush()
-			dirty = false
+			dirty, flushed = false, time.Now()
 		}
 	}
 }

@@ -85,6 +85,9 @@ type wireMessage struct {
 func parseMessage(line []byte) (message, error) {
 	var w wireMessage
 	if err := json.Unmarshal(line, &w); err != nil {
+		if seq, ev, ok := eventLine(line); ok {
+			return message{Kind: msgEvent, Seq: seq, Ev: ev}, nil
+		}
 		return message{}, fmt.Errorf("malformed line: %v", err)
 	}
 	switch {
@@ -104,6 +107,30 @@ func parseMessage(line []byte) (message, error) {
 		return message{Kind: msgBye, Bye: *w.Bye}, nil
 	}
 	return message{Kind: msgUnknown}, nil
+}
+
+// eventLine reads an event line of the form docs/collector.md writes,
+// {"seq":n,"ev":EV} with EV as is (for an event JSON refuses but the
+// journal's decoder reads, with the bare NaN and Infinity of Python's
+// json module).
+func eventLine(line []byte) (seq int64, ev []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte(`{"seq":`))
+	if !ok {
+		return 0, nil, false
+	}
+	i := 0
+	for i < len(rest) && i < 18 && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	ev, ok = bytes.CutPrefix(rest[i:], []byte(`,"ev":`))
+	if !ok || len(ev) < 2 || ev[len(ev)-1] != '}' {
+		return 0, nil, false
+	}
+	return n, ev[:len(ev)-1], true
 }
 
 // readLine returns the next line without its newline, aliasing buf (or
