@@ -155,12 +155,7 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	}
 	dst = appendStrField(dst, `,"node":`, e.Node)
 	dst = appendIntField(dst, 0, `,"node_rank":`, int64(e.NodeRank))
-	dst = appendStrField(dst, `,"wall_local":`, e.WallLocal)
-	if e.Clock != nil {
-		dst = append(dst, `,"clock":`...)
-		dst = appendClock(dst, e.Clock)
-	}
-	return append(dst, '}')
+	return append(appendCollected(dst, e), '}')
 }
 
 // AppendLine appends e as one journal line: AppendEvent plus '\n'.
@@ -319,8 +314,20 @@ func appendUsage(dst []byte, u *Usage) []byte {
 	return append(appendFloat(dst, u.Load), '}')
 }
 
-// appendClock appends c as a JSON object, every field written. (Outside
-// AppendEvent, as appendUsage.)
+// appendCollected appends the keys only a collector writes (run_start's
+// wall_local and clock, a clock event's clock). They lie outside
+// AppendEvent, as appendUsage does: a client never writes them, and the
+// Python client's tests read AppendEvent's keys as the fields it writes.
+func appendCollected(dst []byte, e *Event) []byte {
+	dst = appendStrField(dst, `,"wall_local":`, e.WallLocal)
+	if e.Clock != nil {
+		dst = append(dst, `,"clock":`...)
+		dst = appendClock(dst, e.Clock)
+	}
+	return dst
+}
+
+// appendClock appends c as a JSON object, every field written.
 func appendClock(dst []byte, c *Clock) []byte {
 	dst = append(dst, `{"offset":`...)
 	dst = strconv.AppendInt(dst, c.Offset, 10)
