@@ -62,6 +62,7 @@ type Collector struct {
 	conns    map[*conn]struct{}
 	changed  chan struct{} // closed and replaced when a rank says bye or goes
 	stopping bool
+	maxConns int // MaxConns (tests lower it)
 }
 
 // NewToken returns a random token: 32 bytes from crypto/rand as 64 hex
@@ -102,7 +103,7 @@ func Start(opts Options) (*Collector, error) {
 		return nil, fmt.Errorf("collector: listen on %s: %w", opts.Addr, err)
 	}
 	c := &Collector{opts: opts, ln: ln, token: token, ranks: map[int]*rank{},
-		conns: map[*conn]struct{}{}, changed: make(chan struct{})}
+		conns: map[*conn]struct{}{}, changed: make(chan struct{}), maxConns: MaxConns}
 	c.wg.Add(1)
 	go c.accept()
 	return c, nil
@@ -171,10 +172,10 @@ func (c *Collector) accept() {
 		}
 		backoff = 5 * time.Millisecond
 		c.mu.Lock()
-		if c.stopping || len(c.conns) >= MaxConns {
-			stopping := c.stopping
+		if c.stopping || len(c.conns) >= c.maxConns {
+			stopping, limit := c.stopping, c.maxConns
 			c.mu.Unlock()
-			reason := fmt.Sprintf("more than %d connections", MaxConns)
+			reason := fmt.Sprintf("more than %d connections", limit)
 			if stopping {
 				reason = "the collector is stopping"
 			}

@@ -348,3 +348,31 @@ func TestOddEvents(t *testing.T) {
 		t.Error("a stopped collector still listens")
 	}
 }
+
+// TestTooManyConnections: a connection over the limit is refused and
+// logged; one that ends makes room.
+func TestTooManyConnections(t *testing.T) {
+	c, _, log := start(t)
+	c.mu.Lock()
+	c.maxConns = 2
+	c.mu.Unlock()
+	a, b := dial(t, c), dial(t, c)
+	a.hello(c, 0, 2)
+	b.hello(c, 1, 2) // both admitted: the third is over the limit
+	over := dial(t, c)
+	over.refused("more than 2 connections")
+	if !strings.Contains(log.String(), "refused connection from "+over.nc.LocalAddr().String()+": more than") {
+		t.Errorf("log: %s", log)
+	}
+	a.bye(0)
+	a.nc.Close()
+	for i := 0; ; i++ { // a's end reaches the collector after its close
+		cl := dial(t, c)
+		cl.send(`{"hello":1,"token":"` + c.Token() + `","run":"ddp","rank":0,"world":2}`)
+		if m := cl.recv(); m["welcome"] != nil {
+			break
+		} else if i == 1000 {
+			t.Fatalf("no room after a connection ended: %v", m)
+		}
+	}
+}
