@@ -98,7 +98,7 @@ func Start(opts Options) (*Collector, error) {
 	ln, err := net.Listen(network, opts.Addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("collector: address %s is already in use: %w", opts.Addr, syscall.EADDRINUSE)
+			return nil, &inUseError{opts.Addr}
 		}
 		return nil, fmt.Errorf("collector: listen on %s: %w", opts.Addr, err)
 	}
@@ -108,6 +108,15 @@ func Start(opts Options) (*Collector, error) {
 	go c.accept()
 	return c, nil
 }
+
+// inUseError is Start's error for an address another program listens on.
+type inUseError struct{ addr string }
+
+func (e *inUseError) Error() string {
+	return "collector: address " + e.addr + " is already in use (another program listens there: pick another port)"
+}
+
+func (e *inUseError) Unwrap() error { return syscall.EADDRINUSE }
 
 // listenNetwork is the network that listens on addr's host alone: tcp4
 // for an IPv4 address (0.0.0.0 included, which "tcp" would widen to
