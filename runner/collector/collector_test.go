@@ -116,6 +116,9 @@ func TestTwoRanksStream(t *testing.T) {
 	if all[0].T != profile.TypeRunStart || all[1].T != profile.TypeClock {
 		t.Errorf("journal starts %s, %s", all[0].T, all[1].T)
 	}
+	if !strings.Contains(log.String(), "collector: rank 1 (node nodeb) connected from 127.0.0.1:") {
+		t.Errorf("log lacks rank 1's connection: %s", log)
+	}
 	if strings.Contains(log.String(), "did not say bye") {
 		t.Errorf("log: %s", log)
 	}

@@ -65,7 +65,7 @@ func (c *Collector) serve(cn *conn) {
 		c.logRefused(cn.nc, err.Error())
 		return
 	}
-	c.logf("collector: rank %d (node %s) connected from %s, resuming at event %d", h.Rank, h.Node, cn.nc.RemoteAddr(), next)
+	c.logf("collector: rank %d (node %s) connected from %s, resuming at event %d", *h.Rank, h.Node, cn.nc.RemoteAddr(), next)
 	if cn.send(welcomeLine(next)) != nil {
 		return
 	}
