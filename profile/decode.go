@@ -236,6 +236,26 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 	case "adjusted":
 		e.Adjusted, err = d.strs()
 	default:
+		err = d.rareField(e, key)
+	}
+	return err
+}
+
+// rareField reads the keys of a collected rank's run_start and of clock
+// events (once per journal or per few seconds: off field's hot path),
+// and skips unknown ones.
+func (d *decoder) rareField(e *Event, key []byte) error {
+	var err error
+	switch string(key) {
+	case "node":
+		e.Node, err = d.str()
+	case "node_rank":
+		e.NodeRank, err = d.smallInt()
+	case "wall_local":
+		e.WallLocal, err = d.str()
+	case "clock":
+		e.Clock, err = d.clock()
+	default:
 		_, err = d.skip(0)
 	}
 	return err

@@ -107,3 +107,49 @@ func (d *decoder) usage() (*Usage, error) {
 	}
 	return u, nil
 }
+
+// clock decodes a clock estimate (null: nil); unknown keys are skipped.
+func (d *decoder) clock() (*Clock, error) {
+	if d.null() {
+		return nil, nil
+	}
+	if d.peek() != '{' {
+		return nil, d.errf("expected an object for clock")
+	}
+	d.i++
+	c := &Clock{}
+	d.ws()
+	if d.peek() == '}' {
+		d.i++
+		return c, nil
+	}
+	for {
+		d.ws()
+		key, err := d.keyBytes()
+		if err != nil {
+			return nil, err
+		}
+		if !d.colon() {
+			return nil, d.errf("expected ':'")
+		}
+		switch string(key) {
+		case "offset":
+			c.Offset, err = d.int()
+		case "delay":
+			c.Delay, err = d.int()
+		case "samples":
+			c.Samples, err = d.smallInt()
+		default:
+			_, err = d.skip(0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if done, err := d.next('}'); done || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		}
+	}
+}

@@ -153,7 +153,9 @@ func AppendEvent(dst []byte, e *Event) []byte {
 		dst = append(dst, `,"attrs":`...)
 		dst = appendRaw(dst, e.Attrs)
 	}
-	return append(dst, '}')
+	dst = appendStrField(dst, `,"node":`, e.Node)
+	dst = appendIntField(dst, 0, `,"node_rank":`, int64(e.NodeRank))
+	return append(appendCollected(dst, e), '}')
 }
 
 // AppendLine appends e as one journal line: AppendEvent plus '\n'.
@@ -310,4 +312,28 @@ func appendUsage(dst []byte, u *Usage) []byte {
 	dst = strconv.AppendInt(dst, int64(u.Threads), 10)
 	dst = append(dst, `,"load":`...)
 	return append(appendFloat(dst, u.Load), '}')
+}
+
+// appendCollected appends the keys only a collector writes (run_start's
+// wall_local and clock, a clock event's clock). They lie outside
+// AppendEvent, as appendUsage does: a client never writes them, and the
+// Python client's tests read AppendEvent's keys as the fields it writes.
+func appendCollected(dst []byte, e *Event) []byte {
+	dst = appendStrField(dst, `,"wall_local":`, e.WallLocal)
+	if e.Clock != nil {
+		dst = append(dst, `,"clock":`...)
+		dst = appendClock(dst, e.Clock)
+	}
+	return dst
+}
+
+// appendClock appends c as a JSON object, every field written.
+func appendClock(dst []byte, c *Clock) []byte {
+	dst = append(dst, `{"offset":`...)
+	dst = strconv.AppendInt(dst, c.Offset, 10)
+	dst = append(dst, `,"delay":`...)
+	dst = strconv.AppendInt(dst, c.Delay, 10)
+	dst = append(dst, `,"samples":`...)
+	dst = strconv.AppendInt(dst, int64(c.Samples), 10)
+	return append(dst, '}')
 }

@@ -22,6 +22,10 @@ const (
 	TypeHistErr  = "hist_err"  // error of histories against exact embeddings
 	TypeMetric   = "metric"    // loss, accuracy, learning rate, throughput
 	TypeRunEnd   = "run_end"   // last line of a finished journal
+	// TypeClock is a rank's clock measured against a collector's
+	// (ts, clock), written by the collector of a run whose ranks stream
+	// their events to it (docs/collector.md).
+	TypeClock = "clock"
 )
 
 // Stage names (a span's "name"). New names are allowed; these are the ones
@@ -204,6 +208,17 @@ type Usage struct {
 	Load    float64 `json:"load"`
 }
 
+// Clock is a rank's clock estimate against a collector's (run_start's
+// and a clock event's "clock"): the offset of the collector's wall clock
+// from the rank's, the round trip of the exchange it came from (the
+// offset's uncertainty is half of it), both in ns, and the number of
+// exchanges it was chosen among (the one of lowest delay).
+type Clock struct {
+	Offset  int64 `json:"offset"`
+	Delay   int64 `json:"delay"`
+	Samples int   `json:"samples"`
+}
+
 // Event is one journal line. T selects which fields are meaningful; the table
 // in DESIGN.md lists them per type. JSON field names are the schema's.
 //
@@ -226,6 +241,16 @@ type Event struct {
 	// before the run so that its optimizations fit the user's constraints
 	// (e.g. a memory budget), one line each: what changed, and why.
 	Adjusted []string `json:"adjusted,omitempty"`
+	// Node is the host name of the rank's machine, NodeRank the machine's
+	// index among the job's (GROUP_RANK, NODE_RANK or SLURM_NODEID).
+	Node     string `json:"node,omitempty"`
+	NodeRank int    `json:"node_rank,omitempty"`
+	// WallLocal is the rank's own wall-clock start when a collector moved
+	// Wall onto its clock by Clock's offset.
+	WallLocal string `json:"wall_local,omitempty"`
+	// Clock is the estimate a collector used (run_start), or one the rank
+	// reported (clock, with ts: when, in ns from the run's start).
+	Clock *Clock `json:"clock,omitempty"`
 
 	// span (also: epoch, batch)
 	Name  string          `json:"name,omitempty"` // stage or metric name

@@ -25,6 +25,13 @@ func allTypes() []Event {
 		{T: TypeRunStart, V: SchemaVersion, Run: "optimized", Variant: "optimized",
 			Adjusted: []string{"mem_guard split: memory budget 18.3MiB", `a "quoted" one`}},
 		{T: TypeRunStart, V: SchemaVersion, Run: "empty", Adjusted: []string{}},
+		// a rank on another machine whose start a collector moved onto its clock
+		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Rank: 9, World: 16, Wall: "2026-11-22T15:30:45.1Z",
+			Node: "gpu-b", NodeRank: 1, WallLocal: "2026-11-22T15:30:45.35Z",
+			Clock: &Clock{Offset: -250000000, Delay: 120000, Samples: 8}},
+		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Node: "gpu-a"},
+		{T: TypeClock, Clock: &Clock{}},
+		{T: TypeClock, Ts: 5000000000, Clock: &Clock{Offset: 1234, Delay: -5, Samples: 3}},
 		{T: TypeSpan, Name: StageSample, Lane: SamplerLane(0)}, // epoch 0, batch 0, start 0, dur 0
 		{T: TypeSpan, Name: StageTrain, Lane: LaneCompute, Epoch: 3, Batch: 17, Start: 123456789012, Dur: 4567,
 			Attrs: json.RawMessage(`{"nodes":1024,"rule":"degree-sum"}`)},
@@ -91,6 +98,7 @@ func TestZerosWrittenForTheirType(t *testing.T) {
 		TypeMetric:  `{"t":"metric","name":"loss","epoch":0,"batch":0,"value":0}`,
 		TypeGPU:     `{"t":"gpu","ts":0,"used":0,"total":0,"util":0}`,
 		TypeHistErr: `{"t":"hist_err","epoch":0,"layer":0,"rel_err":0}`,
+		TypeClock:   `{"t":"clock","clock":{"offset":0,"delay":0,"samples":0}}`,
 	}
 	for _, e := range allTypes() {
 		want, ok := cases[e.T]
@@ -221,6 +229,8 @@ func TestDecodeRejects(t *testing.T) {
 		`{"t":"span","start":12` /* torn */, `{"t":"spa`,
 		`{"t":"run_start","adjusted":[1]}`, `{"t":"run_start","adjusted":["a"`, `{"t":"run_start","adjusted":"a"}`,
 		`{"t":"run_start","adjusted":["a",]}`,
+		`{"t":"clock","clock":[1]}`, `{"t":"clock","clock":{"offset":"1"}}`, `{"t":"clock","clock":{"delay":1.5}}`,
+		`{"t":"clock","clock":{"samples":1`, `{"t":"run_start","node_rank":"1"}`, `{"t":"run_start","node":2}`,
 	} {
 		var e Event
 		err := DecodeEvent([]byte(in), &e)
@@ -337,6 +347,21 @@ func TestStages(t *testing.T) {
 	names[0] = "x"
 	if Stages()[0].Name != StageSample {
 		t.Error("Stages shares its slice")
+	}
+}
+
+// TestClockTolerates: a clock object's unknown keys are skipped, its
+// integers may be written as integral floats, and null is no clock.
+func TestClockTolerates(t *testing.T) {
+	var e Event
+	if err := DecodeEvent([]byte(`{"t":"clock","ts":5,"clock":{"later":[1,{}],"offset":-2.0,"samples":8,"delay":3e3}}`), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.T != TypeClock || e.Ts != 5 || e.Clock == nil || *e.Clock != (Clock{Offset: -2, Delay: 3000, Samples: 8}) {
+		t.Errorf("got %+v clock %+v", e, e.Clock)
+	}
+	if err := DecodeEvent([]byte(`{"t":"run_start","clock":null,"node_rank":2}`), &e); err != nil || e.Clock != nil || e.NodeRank != 2 {
+		t.Errorf("got %+v, %v", e, err)
 	}
 }
 

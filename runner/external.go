@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,11 @@ const (
 	// with torch.profiler (after a few warm-up steps) into
 	// runs/<run>.torch.json; set only when External.TorchProfile is.
 	EnvTorchProfile = "GNNSCOPE_TORCH_PROFILE"
+	// EnvCollector is the address ranks stream their events to, and
+	// EnvCollectorToken the token they present (set only when
+	// External.Listen is: docs/collector.md).
+	EnvCollector      = "GNNSCOPE_COLLECTOR"
+	EnvCollectorToken = "GNNSCOPE_COLLECTOR_TOKEN"
 )
 
 // pyclientDir is the session folder's copy of the embedded Python client.
@@ -56,6 +62,26 @@ type External struct {
 	// client captures with torch.profiler (EnvTorchProfile); it needs the
 	// auto-instrumentation, which finds the steps.
 	TorchProfile int `json:"torch_profile,omitempty"`
+	// Listen, when set, is the HOST:PORT a collector listens on for the
+	// run's ranks on other machines (runner/collector), set in the
+	// command's environment as EnvCollector.
+	Listen string `json:"listen,omitempty"`
+}
+
+// CheckListen checks a collector's listen address: HOST:PORT, the host
+// possibly empty (every address), the port a number.
+func CheckListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n int
+		if n, err = strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
+			err = errors.New("port out of range")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("listen address %q is not HOST:PORT (%v)", addr, err)
+	}
+	return nil
 }
 
 // MaxTorchProfile is the most training steps a torch.profiler window may
@@ -274,13 +300,22 @@ func (e *External) config() json.RawMessage {
 	return b
 }
 
+// collectorEnv is what a command learns of its run's collector.
+type collectorEnv struct {
+	addr  string // EnvCollector
+	token string // EnvCollectorToken
+}
+
 // environ returns the command's environment: base (the launcher's) without
 // the variables the runner sets, then Env, then the gnnscope variables and
 // PYTHONPATH with the client folder first (the user's PYTHONPATH, from Env
 // or base, after it), and EnvTorchProfile when TorchProfile is set (over
 // Env's and base's; without it theirs is kept, for scripts run by hand).
-func (e *External) environ(base []string, journal, session, run, variant, pyclient string) []string {
-	ours := []string{EnvJournal, EnvSession, EnvRun, EnvVariant, EnvAuto, "PYTHONPATH"}
+// With a collector (col not nil), EnvCollector and EnvCollectorToken are
+// its; without one, base's are dropped (they name another run's) and
+// Env's kept.
+func (e *External) environ(base []string, journal, session, run, variant, pyclient string, col *collectorEnv) []string {
+	ours := []string{EnvJournal, EnvSession, EnvRun, EnvVariant, EnvAuto, "PYTHONPATH", EnvCollector, EnvCollectorToken}
 	if e.TorchProfile > 0 {
 		ours = append(ours, EnvTorchProfile)
 	}
@@ -304,7 +339,7 @@ func (e *External) environ(base []string, journal, session, run, variant, pyclie
 			userPath = e.Env[k]
 			continue
 		}
-		if k == EnvTorchProfile && e.TorchProfile > 0 {
+		if k == EnvTorchProfile && e.TorchProfile > 0 || (k == EnvCollector || k == EnvCollectorToken) && col != nil {
 			continue
 		}
 		out = append(out, k+"="+e.Env[k])
@@ -321,6 +356,9 @@ func (e *External) environ(base []string, journal, session, run, variant, pyclie
 		EnvVariant+"="+variant, EnvAuto+"="+auto, "PYTHONPATH="+path)
 	if e.TorchProfile > 0 {
 		out = append(out, EnvTorchProfile+"="+strconv.Itoa(e.TorchProfile))
+	}
+	if col != nil {
+		out = append(out, EnvCollector+"="+col.addr, EnvCollectorToken+"="+col.token)
 	}
 	return out
 }

@@ -36,8 +36,11 @@ const (
 // command did (endExternal). ctx canceled (SIGTERM or SIGINT to this
 // process, as Cancel sends) passes SIGINT to the command's group, SIGTERM
 // after CancelGrace, SIGKILL after another. Once the command exits, what
-// it left behind is ended (endTree) before the run ends. The caller has
-// claimed the journal and written the pid file.
+// it left behind is ended (endTree) before the run ends. With
+// External.Listen, a collector receives the events of the command's ranks
+// (startCollector) from before the command starts until its ranks have
+// said bye after it ended (stopCollector). The caller has claimed the
+// journal and written the pid file.
 func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolved, log io.Writer) (profile.Status, error) {
 	started := time.Now()
 	if canceled(s) {
@@ -49,12 +52,17 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	}
 	defer logFile.Close()
 	ext := v.External
+	col, colEnv, err := startCollector(s, run, ext, log)
+	if err != nil {
+		return endExternal(s, run, v, started, profile.StatusFailed, err.Error(), nil)
+	}
 	cmd := exec.Command(ext.Argv[0], ext.Argv[1:]...)
 	cmd.Dir = ext.Cwd
-	cmd.Env = ext.environ(os.Environ(), s.JournalPath(run), s.ID(), run, v.Name, filepath.Join(s.Dir(), pyclientDir))
+	cmd.Env = ext.environ(os.Environ(), s.JournalPath(run), s.ID(), run, v.Name, filepath.Join(s.Dir(), pyclientDir), colEnv)
 	cmd.Stdout = logFile
 	pr, pw, err := os.Pipe()
 	if err != nil {
+		stopCollector(col, run, log)
 		return endExternal(s, run, v, started, profile.StatusFailed, err.Error(), nil)
 	}
 	defer pr.Close()
@@ -71,6 +79,7 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
+		stopCollector(col, run, log)
 		return endExternal(s, run, v, started, profile.StatusFailed, fmt.Sprintf("start %s: %v", ext.Argv[0], err), nil)
 	}
 	tail := &tailBuffer{max: errTailBytes}
@@ -104,6 +113,8 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	// if the signal reached it before this process (a signal to the group).
 	status, text := exitOutcome(werr, stopped || (werr != nil && canceled(s)), tail.lines(errTailLines))
 	logf(log, "run %s: command ended (%s)", run, exitText(werr))
+	// ranks on other machines may still be sending: their byes end the run
+	stopCollector(col, run, log)
 	if v.External.TorchProfile > 0 {
 		attachTorchTraces(s, run, log)
 	}

@@ -106,7 +106,7 @@ func TestExternalPrepare(t *testing.T) {
 func TestExternalEnviron(t *testing.T) {
 	base := []string{"HOME=/h", "PYTHONPATH=/user/lib", "GNNSCOPE_RUN=stale", "KEEP=1", "OVER=old"}
 	ext := &External{Env: map[string]string{"OVER": "new", "X": "y"}}
-	env := ext.environ(base, "/s/runs/r.jsonl", "sid", "r.r2", "r", "/s/pyclient")
+	env := ext.environ(base, "/s/runs/r.jsonl", "sid", "r.r2", "r", "/s/pyclient", nil)
 	want := []string{"HOME=/h", "KEEP=1", "OVER=new", "X=y", "GNNSCOPE_JOURNAL=/s/runs/r.jsonl", "GNNSCOPE_SESSION=sid",
 		"GNNSCOPE_RUN=r.r2", "GNNSCOPE_VARIANT=r", "GNNSCOPE_AUTO=1", "PYTHONPATH=/s/pyclient" + string(os.PathListSeparator) + "/user/lib"}
 	if !slices.Equal(env, want) {
@@ -114,12 +114,40 @@ func TestExternalEnviron(t *testing.T) {
 	}
 	// --no-auto, and a PYTHONPATH of the variant's env
 	ext = &External{NoAuto: true, Env: map[string]string{"PYTHONPATH": "/mine"}}
-	env = ext.environ([]string{"PYTHONPATH=/user/lib"}, "j", "s", "r", "r", "/c")
+	env = ext.environ([]string{"PYTHONPATH=/user/lib"}, "j", "s", "r", "r", "/c", nil)
 	if !slices.Contains(env, "GNNSCOPE_AUTO=0") || !slices.Contains(env, "PYTHONPATH=/c"+string(os.PathListSeparator)+"/mine") {
 		t.Errorf("no-auto environ %q", env)
 	}
-	if env = (&External{}).environ(nil, "j", "s", "r", "r", "/c"); !slices.Contains(env, "PYTHONPATH=/c") {
+	if env = (&External{}).environ(nil, "j", "s", "r", "r", "/c", nil); !slices.Contains(env, "PYTHONPATH=/c") {
 		t.Errorf("environ without PYTHONPATH %q", env)
+	}
+}
+
+// TestEnvironCollector: a run with a collector gets its address and
+// token over the launcher's and the variant's; one without keeps the
+// variant's but never the launcher's (another run's collector).
+func TestEnvironCollector(t *testing.T) {
+	base := []string{"GNNSCOPE_COLLECTOR=stale:1", "GNNSCOPE_COLLECTOR_TOKEN=old", "KEEP=1"}
+	ext := &External{Env: map[string]string{"GNNSCOPE_COLLECTOR": "mine:2"}}
+	env := ext.environ(base, "j", "s", "r", "r", "/c", &collectorEnv{addr: "box:7000", token: "abc"})
+	if !slices.Contains(env, "GNNSCOPE_COLLECTOR=box:7000") || !slices.Contains(env, "GNNSCOPE_COLLECTOR_TOKEN=abc") ||
+		slices.Contains(env, "GNNSCOPE_COLLECTOR=stale:1") || slices.Contains(env, "GNNSCOPE_COLLECTOR=mine:2") || !slices.Contains(env, "KEEP=1") {
+		t.Errorf("environ with a collector %q", env)
+	}
+	env = ext.environ(base, "j", "s", "r", "r", "/c", nil)
+	if !slices.Contains(env, "GNNSCOPE_COLLECTOR=mine:2") || slices.ContainsFunc(env, func(kv string) bool {
+		return strings.HasPrefix(kv, "GNNSCOPE_COLLECTOR_TOKEN=") || kv == "GNNSCOPE_COLLECTOR=stale:1"
+	}) {
+		t.Errorf("environ without a collector %q", env)
+	}
+}
+
+func TestCheckListen(t *testing.T) {
+	for addr, ok := range map[string]bool{"0.0.0.0:7000": true, ":7000": true, "[::1]:0": true, "box:65535": true,
+		"box": false, "box:http": false, "box:70000": false, "::1:80": false, "": false} {
+		if err := CheckListen(addr); (err == nil) != ok {
+			t.Errorf("CheckListen(%q): %v", addr, err)
+		}
 	}
 }
 

@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asWorkerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == workerCommand {
 		os.Exit(actAsWorker(os.Args[1:]))
 	}
+	if os.Getenv(asWorkerEnv) == "1" && len(os.Args) > 2 && os.Args[1] == rankCommand {
+		os.Exit(actAsRank(os.Args[2]))
+	}
 	os.Setenv(asWorkerEnv, "1") // for the processes the tests start
 	os.Exit(m.Run())
 }

@@ -86,6 +86,7 @@ func LoadSpec(path string) (*Spec, error) {
 //	cwd = "trainers"               # optional, relative to where gnnscope run starts
 //	auto = false                   # optional: no auto-instrumentation (--no-auto)
 //	torch_profile = 10             # optional: capture 10 steps with torch.profiler (--torch-profile)
+//	listen = "0.0.0.0:7000"        # optional: collect ranks on other machines (--listen)
 //
 // A spec whose variants all run commands needs no data. The base config
 // is the model's defaults (train.Defaults; model "gcn" if [train] names
@@ -187,13 +188,14 @@ func ParseSpec(name string, src []byte) (*Spec, error) {
 
 // externalKeys are the keys of a [variants.NAME] table that runs a
 // command.
-var externalKeys = []string{"cmd", "env", "cwd", "auto", "torch_profile"}
+var externalKeys = []string{"cmd", "env", "cwd", "auto", "torch_profile", "listen"}
 
 // specVariant reads the [variants.NAME] table of a spec: overrides of the
 // config, or, with a cmd key, an external command with its optional env
 // (a table of strings), cwd, auto (a boolean; false = --no-auto) and
 // torch_profile (training steps to capture with torch.profiler, as
-// --torch-profile).
+// --torch-profile) and listen (HOST:PORT of a collector for ranks on
+// other machines, as --listen).
 func specVariant(file string, src []byte, name string, table map[string]any) (Variant, error) {
 	key := toml.Key{"variants", name}
 	at := func(k string) string { return where(file, src, append(append(toml.Key{}, key...), k)) }
@@ -254,6 +256,14 @@ func specVariant(file string, src []byte, name string, table map[string]any) (Va
 			return Variant{}, fmt.Errorf("%s: variant %q: torch_profile must be a number of training steps from 0 to %d", at("torch_profile"), name, MaxTorchProfile)
 		}
 		ext.TorchProfile = int(n)
+	}
+	if l, ok := table["listen"]; ok {
+		if ext.Listen, ok = l.(string); !ok {
+			return Variant{}, fmt.Errorf("%s: variant %q: listen must be a string, HOST:PORT", at("listen"), name)
+		}
+		if err := CheckListen(ext.Listen); err != nil {
+			return Variant{}, fmt.Errorf("%s: variant %q: %w", at("listen"), name, err)
+		}
 	}
 	if ext.NoAuto && ext.TorchProfile > 0 {
 		return Variant{}, fmt.Errorf("%s: variant %q: torch_profile needs the auto-instrumentation (auto = false turns it off)", at("torch_profile"), name)

@@ -16,6 +16,7 @@ cmd = "python3 train.py --workers '4'"
 env = { OMP_NUM_THREADS = "4", EMPTY = "" }
 cwd = "trainers"
 auto = false
+listen = "0.0.0.0:7000"
 `
 	spec, err := ParseSpec("mine.toml", []byte(src))
 	if err != nil {
@@ -31,7 +32,7 @@ auto = false
 	}
 	e := opt.External
 	if opt.Name != "opt" || e == nil || !reflect.DeepEqual(e.Argv, []string{"python3", "train.py", "--workers", "4"}) ||
-		e.Cmd != "python3 train.py --workers '4'" || !e.NoAuto || e.Cwd != "trainers" ||
+		e.Cmd != "python3 train.py --workers '4'" || !e.NoAuto || e.Cwd != "trainers" || e.Listen != "0.0.0.0:7000" || base.External.Listen != "" ||
 		!reflect.DeepEqual(e.Env, map[string]string{"OMP_NUM_THREADS": "4", "EMPTY": ""}) {
 		t.Errorf("opt %+v", e)
 	}
@@ -57,6 +58,9 @@ func TestParseSpecExternalBad(t *testing.T) {
 		{"[variants.a]\ncmd = \"python3\"\nenv = \"A=1\"\n", "env must be a table of strings"},
 		{"[variants.a]\ncmd = \"python3\"\ncwd = 1\n", "cwd must be a folder name"},
 		{"[variants.a]\ncmd = \"python3\"\nauto = \"no\"\n", "auto must be true or false"},
+		{"[variants.a]\ncmd = \"python3\"\nlisten = 7000\n", `x.toml:3: variant "a": listen must be a string`},
+		{"[variants.a]\ncmd = \"python3\"\nlisten = \"box\"\n", `x.toml:3: variant "a": listen address "box" is not HOST:PORT`},
+		{"data = \"synth-tiny\"\n[variants.a]\nlisten = \":1\"\n", `key "listen" goes with cmd`},
 		{"[variants.\"../a\"]\ncmd = \"python3\"\n", `variant name "../a"`},
 	} {
 		if _, err := ParseSpec("x.toml", []byte(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {

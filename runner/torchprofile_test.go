@@ -32,13 +32,13 @@ func TestExternalEnvironTorchProfile(t *testing.T) {
 	base := []string{"GNNSCOPE_TORCH_PROFILE=7", "HOME=/h"}
 	// unset: the launcher's (or the variant's env) value is kept, for
 	// scripts that set it themselves
-	env := (&External{}).environ(base, "j", "s", "r", "r", "/c")
+	env := (&External{}).environ(base, "j", "s", "r", "r", "/c", nil)
 	if !slices.Contains(env, "GNNSCOPE_TORCH_PROFILE=7") {
 		t.Errorf("kept: %q", env)
 	}
 	// set: one value, the run's, over both
 	ext := &External{TorchProfile: 10, Env: map[string]string{"GNNSCOPE_TORCH_PROFILE": "3"}}
-	env = ext.environ(base, "j", "s", "r", "r", "/c")
+	env = ext.environ(base, "j", "s", "r", "r", "/c", nil)
 	var got []string
 	for _, kv := range env {
 		if strings.HasPrefix(kv, EnvTorchProfile+"=") {

@@ -33,6 +33,9 @@ func FuzzScanJournal(f *testing.F) {
 	f.Add([]byte("{\"t\":\"span\",\"attrs\":" + strings.Repeat("[", 40) + "\n"))
 	// a line longer than the small reader's buffer and limit below
 	f.Add([]byte("{\"t\":\"span\",\"name\":\"a\",\"attrs\":{\"s\":\"" + strings.Repeat("x", 90) + "\"}}\n{\"t\":\"mem\"}"))
+	// a collected rank: node, corrected wall, its clock, a clock event
+	f.Add([]byte(`{"t":"run_start","node":"b","node_rank":1,"wall_local":"x","clock":{"offset":-2,"delay":1,"samples":8}}` + "\n" +
+		`{"t":"clock","ts":3,"clock":{"offset":-2}}` + "\n"))
 	f.Add([]byte("{\"t\":\"metric\",\"value\":NaN}\r\n{\"t\":\"stale\",\"mean\":\"Inf\",\"max\":-Infinity}\r\n  \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Inputs are cut to fuzzJournalMax bytes, so the minimizer cuts

@@ -19,8 +19,10 @@ import (
 // events come in time order, each span's lane named after its rank
 // (profile.RankLane: "rank1/compute", rank 0 included), and each rank's
 // times moved onto rank 0's clock by the difference of the ranks'
-// wall-clock starts. The run's status is rank 0's (its run_end); the
-// other ranks' run_start and run_end are not part of the merged events.
+// wall-clock starts (the collector of ranks on other machines has moved
+// each rank's wall onto its own clock: docs/collector.md). The run's
+// status is rank 0's (its run_end); the other ranks' run_start and
+// run_end are not part of the merged events.
 
 // rankInfix separates a run's name from a rank in a rank journal's name.
 const rankInfix = ".rank"
@@ -115,7 +117,7 @@ func (v *rankView) keep(e *profile.Event) bool {
 			}
 			e.Lane = l
 		}
-	case profile.TypeGPU:
+	case profile.TypeGPU, profile.TypeClock:
 		e.Ts += v.offset
 	}
 	return true

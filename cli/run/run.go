@@ -44,6 +44,9 @@ type RunOptions struct {
 	// TorchProfile is --torch-profile: training steps of each external
 	// run to capture with torch.profiler (0 = none).
 	TorchProfile int
+	// Listen is --listen: the HOST:PORT of a collector for the ranks of
+	// the --cmd runs on other machines ("" = none).
+	Listen string
 }
 
 // NewCmdRun returns `gnnscope run`. With runF, the command calls it with
@@ -51,7 +54,7 @@ type RunOptions struct {
 func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: f.IOStreams, OpenStore: f.OpenStore}
 	cmd := &cobra.Command{
-		Use:   "run [train flags] [--spec FILE] [--variants LIST | --ablation] [--cmd [NAME=]COMMAND]... [--parallel] [--wait [--json]]",
+		Use:   "run [train flags] [--spec FILE] [--variants LIST | --ablation] [--cmd [NAME=]COMMAND]... [--listen ADDR:PORT] [--parallel] [--wait [--json]]",
 		Short: "Launch baseline and optimized runs of an experiment in the background and compare them",
 		Long:  longHelp(),
 		Example: `  gnnscope run --data synth-small --epochs 5 --wait
@@ -59,6 +62,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
   gnnscope run --spec sage.toml --variants baseline,workers-only --parallel
   gnnscope run --cmd base='python3 train.py' --cmd opt='python3 train.py --workers 4' --wait
   gnnscope run --cmd 'python3 train.py' --variants baseline --repeats 3
+  gnnscope run --cmd 'srun --export=ALL python3 train.py' --listen 0.0.0.0:7000
   gnnscope run --data synth-small --fanout 15,10 --ablation --repeats 3 --wait
   gnnscope run --attach 20261122-153045-ab12
   gnnscope run --cancel 20261122-153045-ab12
@@ -86,6 +90,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 	fl.StringArrayVar(&opts.Cmds, "cmd", nil, "run `[NAME=]COMMAND` as an external run (may repeat)")
 	fl.BoolVar(&opts.NoAuto, "no-auto", false, "external runs: no auto-instrumentation (the client stays importable)")
 	fl.IntVar(&opts.TorchProfile, "torch-profile", 0, "external runs: capture `STEPS` training steps with torch.profiler after a few warm-up steps (the trace goes to runs/NAME.torch.json)")
+	fl.StringVar(&opts.Listen, "listen", "", "with --cmd: collect the events of ranks on other machines at `ADDR:PORT`")
 	fl.IntVar(&opts.Repeats, "repeats", 1, "run every variant `N` times (default: the spec's repeats, else 1)")
 	fl.BoolVar(&opts.Ablation, "ablation", false, "run the baseline, each optimization of optimized alone, and optimized (the speedup waterfall's runs)")
 	fl.StringVar(&opts.LogMax, "log-max", "", "cap each run's log at `SIZE`, its head and tail kept (default: the spec's log_max, else 64MiB)")
@@ -94,7 +99,7 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 
 func runRun(opts *RunOptions) error {
 	if opts.Cancel != "" || opts.Attach != "" {
-		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation", "log-max", "torch-profile"} {
+		for _, name := range []string{"spec", "variants", "parallel", "wait", "cmd", "no-auto", "repeats", "ablation", "log-max", "torch-profile", "listen"} {
 			if opts.Train.Changed[name] {
 				return fmt.Errorf("--%s does not go with --cancel or --attach", name)
 			}
@@ -168,7 +173,7 @@ func runRun(opts *RunOptions) error {
 }
 
 // ownFlags are run's flags that are not training flags.
-var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation", "log-max", "torch-profile"}
+var ownFlags = []string{"spec", "variants", "parallel", "wait", "wide", "json", "quiet", "cancel", "attach", "cmd", "no-auto", "repeats", "ablation", "log-max", "torch-profile", "listen"}
 
 // selectVariants returns the experiment and the variants to launch: the
 // spec's or the built-in ones (as --variants picks), then the --cmd ones.
@@ -186,7 +191,11 @@ func selectVariants(opts *RunOptions) (runner.Experiment, []runner.Variant, erro
 		}
 		v.External.NoAuto = opts.NoAuto
 		v.External.TorchProfile = opts.TorchProfile
+		v.External.Listen = opts.Listen
 		cmds = append(cmds, v)
+	}
+	if err := checkListen(opts, len(cmds)); err != nil {
+		return runner.Experiment{}, nil, err
 	}
 	if opts.NoAuto && len(cmds) == 0 && opts.Spec == "" {
 		return runner.Experiment{}, nil, errors.New("--no-auto goes with --cmd or a spec's commands")
@@ -250,6 +259,24 @@ func checkTorchProfile(opts *RunOptions, cmds bool) error {
 	}
 	if !cmds && opts.Spec == "" {
 		return errors.New("--torch-profile goes with --cmd or a spec's commands")
+	}
+	return nil
+}
+
+// checkListen checks --listen: an address, for the --cmd runs, one of
+// them at a time.
+func checkListen(opts *RunOptions, cmds int) error {
+	if opts.Listen == "" {
+		return nil
+	}
+	if cmds == 0 {
+		return errors.New("--listen goes with --cmd (a spec's command has its own listen key)")
+	}
+	if err := runner.CheckListen(opts.Listen); err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	if opts.Parallel && (cmds > 1 || opts.Repeats > 1) {
+		return errors.New("--listen with --parallel: the runs of the commands would listen on one address at once")
 	}
 	return nil
 }

@@ -105,7 +105,22 @@ records itself with 'import gnnscope').
 Exit 0 ends the run ok, another status failed (the last stderr lines are
 the error), a signal crashed, --cancel canceled (SIGINT to the group,
 SIGTERM 5 s later). --cmd alone runs only the commands; with --variants or
---spec they run beside the engine's variants in one session.`
+--spec they run beside the engine's variants in one session.
+
+Ranks on other machines (torchrun on several nodes, Slurm): --listen
+ADDR:PORT (a spec's listen = "ADDR:PORT") runs a collector on exactly that
+address while the command runs. The command gets ` + runner.EnvCollector + `
+(the address, with an unspecified host such as 0.0.0.0 replaced by this
+machine's name) and ` + runner.EnvCollectorToken + ` (random for each
+run); the launcher passes them on (srun --export=ALL, or the variables on
+the other node's command line). Each rank's client then streams its events
+there instead of writing a journal, and keeps them in a spill file until
+the collector has them all; the collector writes one journal per rank, refuses
+connections without the token (logged in NAME.log), measures each rank's
+clock against its own and moves the rank's start onto it, so the session's
+ranks share one clock. After the command ends it waits up to 10 s for the
+ranks to finish sending. A port in use fails the run before the command
+starts. The wire protocol: docs/collector.md.`
 }
 
 // repeatsHelp is the repeats topic: repeats, speedups and the columns.
