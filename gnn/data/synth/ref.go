@@ -11,11 +11,6 @@ import (
 // 100 features, Reddit 602, CiteSeer 3703).
 const MaxFeatures = 1 << 16
 
-// RefUsage describes a preset reference, for help texts and errors.
-const RefUsage = `PRESET[:features=N]  a synthetic preset, optionally with N features per node
-                     instead of the preset's own width (1 to 65536; the graph,
-                     labels and split stay the same)`
-
 // ParseRef reads a preset reference: a preset name, optionally followed
 // by ":" and comma-separated settings KEY=VALUE. The one setting is
 // features=N, the feature width, which replaces the preset's (the
