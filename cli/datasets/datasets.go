@@ -54,6 +54,9 @@ Wherever a command takes a dataset (--data, or an argument here), it accepts:
 
   PRESET       a synthetic preset (listed by 'gnnscope datasets'), generated
                on first use, deterministically for a given --seed
+  PRESET:features=N
+               the preset with N features per node (1 to 65536) instead of
+               its own width: the same graph, labels and split, cached apart
   FILE.npz     a gnn-benchmark .npz file: Cora, CiteSeer, PubMed,
                Amazon Computers/Photo, Coauthor CS/Physics
   FOLDER       an OGB node-property dataset folder holding raw/ and split/

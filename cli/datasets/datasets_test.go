@@ -74,6 +74,15 @@ func TestDatasetsGenerateAndStats(t *testing.T) {
 	if err != nil || !strings.Contains(out, "nodes:          10,000") || !strings.Contains(out, "homophily:") {
 		t.Errorf("stats text: %v\n%s", err, out)
 	}
+
+	// Another width is another dataset, cached apart.
+	out, _, err = clitest.Run(t, "datasets", "generate", "synth-tiny:features=4", "--seed", "3", "-q")
+	if err != nil || !strings.Contains(out, "generated synth-tiny:features=4 (seed 3): 10,000 nodes") || !strings.Contains(out, " 4 features") {
+		t.Errorf("generate with a width: %v %q", err, out)
+	}
+	if narrow, _ := filepath.Glob(filepath.Join(home, "cache", "synth-tiny_features_4-seed3-*.gsd")); len(narrow) != 1 {
+		t.Errorf("cache holds %v", narrow)
+	}
 }
 
 func TestDatasetsErrors(t *testing.T) {
@@ -85,6 +94,8 @@ func TestDatasetsErrors(t *testing.T) {
 		{[]string{"datasets", "generate", "cora"}, `"cora" is not a preset`},
 		{[]string{"datasets", "generate"}, "expects PRESET"},
 		{[]string{"datasets", "generate", "synth-tiny", "-o", "x.bin"}, "must end in .gsd"},
+		{[]string{"datasets", "generate", "synth-tiny:features=0"}, "features=0: want 1 to 65536"},
+		{[]string{"datasets", "stats", "synth-tiny:feature=4"}, `unknown setting "feature"`},
 		{[]string{"datasets", "stats"}, "expects REF"},
 		{[]string{"datasets", "stats", "no-such-thing"}, "not a preset"},
 		{[]string{"datasets", "stats", filepath.Join(os.TempDir(), "missing.npz")}, "missing.npz"},

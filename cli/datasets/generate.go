@@ -34,7 +34,7 @@ type GenerateOptions struct {
 func NewCmdGenerate(f *cmdutil.Factory, runF func(*GenerateOptions) error) *cobra.Command {
 	opts := &GenerateOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
-		Use:   "generate PRESET",
+		Use:   "generate PRESET[:features=N]",
 		Short: "Generate a synthetic preset into the cache or a .gsd file",
 		Long: `Generate a synthetic dataset ahead of time, so that training runs start at once.
 
@@ -43,13 +43,16 @@ names the preset (with the same --seed) finds it; if it is already there,
 nothing is done unless --force is given. With -o it is written to that file
 (a .gsd dataset cache file, usable anywhere a dataset is expected).
 
-The same preset and seed always give the same dataset. Progress goes to
-stderr.`,
+The same preset and seed always give the same dataset. PRESET:features=N
+gives the preset with N features per node (1 to 65536) instead of its own
+width: the same graph, labels and split, another feature matrix, cached
+apart. Progress goes to stderr.`,
 		Example: `  gnnscope datasets generate synth-products
   gnnscope datasets generate synth-small --seed 42
   gnnscope datasets generate synth-medium -o /scratch/medium.gsd
+  gnnscope datasets generate synth-medium:features=8
   gnnscope train --data /scratch/medium.gsd`,
-		Args: cmdutil.ExactArgs(1, "PRESET (see 'gnnscope datasets')"),
+		Args: cmdutil.ExactArgs(1, "PRESET[:features=N] (see 'gnnscope datasets')"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Preset = args[0]
 			if runF != nil {
@@ -69,7 +72,10 @@ stderr.`,
 
 func generateRun(opts *GenerateOptions) error {
 	name := opts.Preset
-	p, ok := synth.Lookup(name)
+	p, ok, err := synth.ParseRef(name)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		var names []string
 		for _, q := range synth.Presets() {
@@ -103,7 +109,7 @@ func generateRun(opts *GenerateOptions) error {
 	d, err := synth.Generate(p.Config, opts.Seed, prog.Stage)
 	if err != nil {
 		prog.Done()
-		return fmt.Errorf("generate %s: %w", name, err)
+		return fmt.Errorf("generate %s: %w", p.Name, err)
 	}
 	prog.Stage("save", 0)
 	err = data.Save(path, d)

@@ -91,33 +91,71 @@ func TestVerdictLoaderBound(t *testing.T) {
 	wantBound(t, "sample", "--cmd", "slow="+systemPython+" "+script)
 }
 
-// TestVerdictSamplingBound plants serial sampling of large fanouts
-// beside training on a GPU (the baseline samples on the training
-// goroutine). It needs a binary built with the cuda tag and a GPU.
+// TestVerdictSamplingBound plants serial sampling of large fanouts on
+// a large graph (the baseline samples on the training goroutine):
+// GraphSAGE 40,40 over synth-medium's million nodes, with every cost
+// beside sampling made as small as the engine allows, so that what
+// remains is the sampler's random walk over the graph.
 //
-// No CPU configuration plants it: on the CPU backend the engine's
-// training costs more than the sampling per sampled edge, because its
-// first layer aggregates the input features (32 wide on synth-tiny, 64
-// on synth-small; a preset's width cannot be set) over the same edges
-// the sampler walked, forward and backward, whatever the hidden width.
-// Serial baselines, --threads 2, --eval-every at the last epoch, stage
-// busy seconds of `gnnscope train --json` (exposed = busy here):
+// The engine's CPU training costs nearly as much as its sampling per
+// sampled edge: its first layer aggregates the input features over the
+// very edges the sampler drew, forward and backward. With the presets'
+// widths (32 to 100 features) and a usual hidden width no CPU run was
+// sampling-bound: serial baselines, --threads 2, stage busy seconds of
+// `gnnscope train --json` (exposed = busy here):
 //
-//	synth-tiny  gcn  h4 25,25 b256: sample 0.10  train 0.30
-//	synth-tiny  gcn  h4 50,50 b256: sample 0.27  train 0.56
 //	synth-tiny  sage h4 25,25 b256: sample 0.04  train 0.11
 //	synth-tiny  sage h8 50,50 b256: sample 0.10  train 0.24
-//	synth-tiny  sage h4 10,10 b1024: sample 0.05 train 0.11
-//	synth-small gcn  h4 15,15 b1024 (10 % train): sample 1.01  train 5.97
 //	synth-small sage h4 15,15 b1024 (10 % train): sample 1.04  train 3.37
 //
-// Sampling never exceeds 45 % of sample + train, so every such run is
-// compute-bound (or mixed), as its verdict says. (Fanouts above the
-// presets' mean degree, 20, take whole neighborhoods and sample even
-// less per edge.)
+// What tips it is the width: synth-medium:features=1 (the preset's graph,
+// labels and split with one feature per node) and --hidden 2 shrink the
+// aggregation to a few bytes a row, while the sampler's work per edge
+// (a draw, a read of the graph's 80 MB of indices, a look-up in an 8 MB
+// node map) does not depend on it; no dropout; one evaluation, at the
+// last epoch (its first-layer aggregate over the whole graph is built
+// lazily, inside it); one thread. Exposed shares of the training window
+// (`run --wait`, then `explain --format json`; 2 cores, nice 19; load
+// average 10 to 14 unless said):
+//
+//	f1 h2 40,40 b1024, 5 % train, 4 epochs: sample 46-49  train 30-31  eval 13  transfer 11
+//	  the same at load 2 to 3:              sample 42-46  train 28-29  eval 15-18  transfer 10-11
+//	  with --threads 2, load 3:             sample 48-51  train 26-28  eval 11-16  transfer 10
+//	f1 h2 60,60 (same):                     sample 47  train 28  eval 13  transfer 11
+//	f1 h2 25,25 (same):                     sample 45  train 29  eval 15  transfer 11
+//	f4 h4 40,40 (same):                     sample 42  train 30  eval 17  transfer 11
+//	f1 h8 25,25, 10 % train, 2 epochs, --threads 2: sample 44  train 31  eval 13  transfer 11
+//	f8 h8 25,25, 10 % train, 2 epochs, --threads 2: sample 37  train 28  eval 25  transfer 9  (mixed)
+//
+// Two threads widen the margin but lengthen the window (9 to 13 s
+// against 7) because sampling itself slows down (4.2 to 6.6 s busy
+// against 3.1 to 3.3), likely sharing the cores with the device's
+// worker pool: that would plant more than the serial sampler, so the
+// test runs on one. Its margin over training, 14 to 18 points in eight
+// runs of its configuration, clears the verdict's 10;
+// the busy CPU time measured by profiling shows the same order
+// (sampling 1.6 times training). Generating synth-medium:features=1
+// takes about 7 s on 2 idle cores and the test 18 to 45 s, hence the
+// skip under -short.
 func TestVerdictSamplingBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates synth-medium:features=1 and trains on it")
+	}
+	kind, first, text := verdictOf(t, "--data", "synth-medium:features=1", "--model", "sage", "--hidden", "2",
+		"--fanout", "40,40", "--batch-size", "1024", "--dropout", "0", "--split", "frac", "--train-frac", "0.05",
+		"--epochs", "4", "--eval-every", "4", "--threads", "1", "--variants", "baseline")
+	t.Log(text)
+	if kind != "bound" || first != "sample" {
+		t.Errorf("verdict %s/%s (%s), want bound by sample", kind, first, text)
+	}
+}
+
+// TestVerdictSamplingBoundCUDA plants serial sampling of large fanouts
+// beside training on a GPU, where training is cheap at the preset's own
+// width. It needs a binary built with the cuda tag and a GPU.
+func TestVerdictSamplingBoundCUDA(t *testing.T) {
 	if !backend.CUDABuilt {
-		t.Skip("needs the cuda build and a GPU: on the CPU the planted run is compute-bound")
+		t.Skip("needs the cuda build and a GPU")
 	}
 	if testing.Short() {
 		t.Skip("generates synth-small")

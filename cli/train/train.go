@@ -47,7 +47,8 @@ func NewCmdTrain(f *cmdutil.Factory, runF func(*TrainOptions) error) *cobra.Comm
 		Short: "Train one model in the foreground and report its accuracy and timings",
 		Long: `Train one GNN on a dataset in the foreground with the built-in engine.
 
---data takes a synthetic preset (see 'gnnscope datasets'), a gnn-benchmark
+--data takes a synthetic preset (see 'gnnscope datasets'), optionally with
+a feature width of its own (synth-medium:features=8), a gnn-benchmark
 .npz file, an OGB raw dataset folder, a Planetoid folder (Cora/, CiteSeer/,
 PubMed/ with their public split), or a .gsd cache file. Loaded and
 generated datasets are cached, so the second run opens them at once.

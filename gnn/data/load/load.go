@@ -79,6 +79,8 @@ func (k Kind) String() string {
 // error messages.
 const Usage = `a dataset is one of:
   PRESET           a synthetic preset (gnnscope datasets lists them)
+  PRESET:features=N  the preset with N features per node (1 to 65536) instead
+                   of its own width; the same graph, labels and split
   FILE.npz         a gnn-benchmark .npz file (Cora, CiteSeer, PubMed, Amazon, Coauthor)
   FOLDER           an OGB node-property dataset folder (with raw/ and split/), or its raw/
   FOLDER           a Planetoid folder (PyG's Cora/, or its raw/ with ind.cora.x, ...;
@@ -117,7 +119,10 @@ func Resolve(ref string) (Kind, error) {
 		}
 		return 0, fmt.Errorf("%s: not a dataset file (expected .npz or %s)", ref, data.CacheExt)
 	}
-	if _, ok := synth.Lookup(ref); ok {
+	if _, ok, err := synth.ParseRef(ref); ok {
+		if err != nil {
+			return 0, err
+		}
 		return KindPreset, nil
 	}
 	if errors.Is(statErr, fs.ErrNotExist) && !strings.ContainsAny(ref, `/\`) && !strings.Contains(ref, ".") {
@@ -228,7 +233,10 @@ func cachePath(ref string, kind Kind, opt Options) (string, error) {
 	var base string
 	switch kind {
 	case KindPreset:
-		p, _ := synth.Lookup(ref)
+		p, _, err := synth.ParseRef(ref)
+		if err != nil {
+			return "", err
+		}
 		cfg := p.Config
 		cfg.Workers = 0 // does not change the result
 		fmt.Fprintf(h, "%s\n%d\n%#v\n", p.Name, opt.Seed, cfg)
@@ -358,8 +366,16 @@ func Open(ref string, opt Options) (*data.Dataset, error) {
 func build(ref string, kind Kind, opt Options) (*data.Dataset, error) {
 	switch kind {
 	case KindPreset:
-		p, _ := synth.Lookup(ref)
-		d, err := synth.Generate(p.Config, opt.Seed, opt.Progress)
+		p, _, err := synth.ParseRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		c := p.Config
+		what := fmt.Sprintf("generating %s: its %d×%d feature matrix", p.Name, c.Nodes, c.Features)
+		if err := data.CheckAlloc(what, 4*int64(c.Nodes)*int64(c.Features), opt.MemLimit); err != nil {
+			return nil, err
+		}
+		d, err := synth.Generate(c, opt.Seed, opt.Progress)
 		if err != nil {
 			return nil, fmt.Errorf("generate %s: %w", ref, err)
 		}

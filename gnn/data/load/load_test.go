@@ -224,6 +224,50 @@ func TestOpenPresetCached(t *testing.T) {
 	}
 }
 
+// A preset with another feature width is another dataset, cached apart
+// under a name that says so; its own width names the preset itself.
+func TestOpenPresetWidth(t *testing.T) {
+	cacheDir := t.TempDir()
+	if k, err := Resolve("synth-tiny:features=4"); err != nil || k != KindPreset {
+		t.Fatalf("Resolve: %v %v", k, err)
+	}
+	for _, ref := range []string{"synth-tiny:features=0", "synth-tiny:width=4"} {
+		if _, err := Resolve(ref); err == nil || !strings.Contains(err.Error(), ref) {
+			t.Errorf("Resolve(%q) = %v, want an error naming it", ref, err)
+		}
+		if _, err := Open(ref, Options{CacheDir: cacheDir}); err == nil {
+			t.Errorf("Open(%q) succeeded", ref)
+		}
+	}
+	opt := Options{CacheDir: cacheDir}
+	plain, _ := CachePath("synth-tiny", opt)
+	same, _ := CachePath("synth-tiny:features=32", opt)
+	narrow, err := CachePath("synth-tiny:features=4", opt)
+	if err != nil || plain != same || narrow == plain || !strings.Contains(filepath.Base(narrow), "synth-tiny_features_4-seed0-") {
+		t.Fatalf("cache paths %s, %s, %s (%v)", plain, same, narrow, err)
+	}
+	d, err := Open("synth-tiny:features=4", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Release(d)
+	full, err := Open("synth-tiny", Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "synth-tiny:features=4" || d.NumFeatures != 4 || len(d.X) != 4*d.NumNodes() ||
+		!slices.Equal(d.Graph.Indices, full.Graph.Indices) || !slices.Equal(d.Y, full.Y) {
+		t.Errorf("%s: %d features, %d values; graph or labels differ from the preset's", d.Name, d.NumFeatures, len(d.X))
+	}
+	if files := cacheFiles(t, cacheDir); len(files) != 1 || files[0] != narrow {
+		t.Errorf("cache files %v, want %s", files, narrow)
+	}
+	if _, err := Open("synth-tiny:features=4", Options{NoCache: true, MemLimit: 1000}); err == nil ||
+		!strings.Contains(err.Error(), "feature matrix") {
+		t.Errorf("a feature matrix over the memory limit: %v", err)
+	}
+}
+
 func TestOpenNoCache(t *testing.T) {
 	cacheDir := t.TempDir()
 	opt := Options{CacheDir: cacheDir, NoCache: true}
