@@ -12,20 +12,21 @@ import json
 import math
 
 # Key order of profile.AppendEvent; rank and world (run_start of DDP runs)
-# follow the wall-clock start.
+# follow the wall-clock start, node and node_rank (the machine) the rank;
+# wall_local and clock are the collector's (docs/collector.md).
 ORDER = (
-    "t", "v", "run", "session", "variant", "wall", "rank", "world", "host",
-    "config", "adjusted", "name", "lane", "epoch", "batch", "layer", "start",
-    "dur", "ts", "phase", "peak", "live", "budget", "predicted", "used",
+    "t", "v", "run", "session", "variant", "wall", "wall_local", "rank", "world",
+    "node", "node_rank", "host", "config", "adjusted", "name", "lane", "epoch",
+    "batch", "layer", "start", "dur", "ts", "clock", "phase", "peak", "live", "budget", "predicted", "used",
     "total", "util", "requested", "action", "actual", "hits", "misses",
     "bytes_h2d", "mean", "max", "hist", "rel_err", "value", "status", "error",
     "summary", "usage", "attrs",
 )
 
-STRINGS = frozenset(("t", "run", "session", "variant", "wall", "name",
-                     "lane", "phase", "action", "status", "error"))
+STRINGS = frozenset(("t", "run", "session", "variant", "wall", "wall_local", "node",
+                     "name", "lane", "phase", "action", "status", "error"))
 FLOATS = frozenset(("util", "mean", "max", "rel_err", "value"))
-RAW = frozenset(("host", "config", "adjusted", "summary", "usage", "attrs"))
+RAW = frozenset(("host", "config", "adjusted", "clock", "summary", "usage", "attrs"))
 INTS = frozenset(ORDER) - STRINGS - FLOATS - RAW - {"hist"}
 
 # Fields written even when zero, per event type (profile's always()).
@@ -40,7 +41,11 @@ ALWAYS = {
     "stale": ("epoch", "batch", "layer", "mean", "max"),
     "hist_err": ("epoch", "layer", "rel_err"),
     "run_start": ("v",),
+    "clock": ("ts",),
 }
+
+# Integer fields written when present even if zero (rank 0, node 0).
+_ZERO_OK = frozenset(("rank", "node_rank"))
 
 _KNOWN = frozenset(ORDER)
 
@@ -90,7 +95,7 @@ def encode(ev):
             parts.append(',"%s":%s' % (k, _str(v)))
         elif k in INTS:
             v = int(v)
-            if v == 0 and k not in always and k not in ("rank",):
+            if v == 0 and k not in always and k not in _ZERO_OK:
                 continue
             parts.append(',"%s":%d' % (k, v))
         elif k in FLOATS:
