@@ -5,6 +5,7 @@ that end by themselves."""
 import json
 import os
 import socket
+import subprocess
 import threading
 import time
 import unittest
@@ -13,6 +14,7 @@ from tests import util
 
 TOKEN = "ab" * 32
 RUN = "r1"
+DDP = os.path.join(util.HERE, "loops", "ddp.py")
 LIFETIME = 240  # seconds: every thread of the fake ends by then
 
 PLAIN = """
@@ -52,7 +54,7 @@ class Fake:
     first connection after that many events; refuse answers every hello
     with refused; short makes the bye's count one less than the truth."""
 
-    def __init__(self, test, drop_after=None, refuse=None, short=False):
+    def __init__(self, test, drop_after=None, refuse=None, short=False, port=0, late=0.0):
         self.drop_after, self.refuse, self.short = drop_after, refuse, short
         self.lock = threading.Lock()
         self.events = {}      # rank -> events written, in order
@@ -62,23 +64,33 @@ class Fake:
         self.errors = []      # protocol breaches seen
         self.stop = threading.Event()
         self.deadline = time.monotonic() + LIFETIME
-        self.srv = socket.create_server(("127.0.0.1", 0))
-        self.srv.settimeout(0.2)
-        self.addr = "127.0.0.1:%d" % self.srv.getsockname()[1]
-        self.threads = [threading.Thread(target=self.accept, daemon=True)]
+        self.srv = None
+        if not late:
+            self.listen(port)
+        self.threads = [threading.Thread(target=self.accept, args=(port, late), daemon=True)]
         self.threads[0].start()
         test.addCleanup(self.close)
+
+    def listen(self, port):
+        self.srv = socket.create_server(("127.0.0.1", port))
+        self.srv.settimeout(0.2)
+        self.addr = "127.0.0.1:%d" % self.srv.getsockname()[1]
 
     def close(self):
         self.stop.set()
         for t in list(self.threads):
             t.join(5)
-        self.srv.close()
+        if self.srv is not None:
+            self.srv.close()
 
     def live(self):
         return not self.stop.is_set() and time.monotonic() < self.deadline
 
-    def accept(self):
+    def accept(self, port, late):
+        if late:  # a collector not there yet when the program starts
+            if self.stop.wait(late):
+                return
+            self.listen(port)
         while self.live():
             try:
                 sock, _ = self.srv.accept()
@@ -163,14 +175,20 @@ class Fake:
                     self.errors.append("unexpected %r" % msg)
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class CollectorTest(unittest.TestCase):
-    def run_plain(self, fake, n=200, bye_timeout=10.0, extra=None, timeout=120):
+    def run_plain(self, fake, n=200, bye_timeout=10.0, extra=None, timeout=120, addr=None):
         d = util.tmpdir(self)
         script = os.path.join(d, "plain.py")
         with open(script, "w") as f:
             f.write(PLAIN)
         spill = os.path.join(d, "spill")
-        env = {"GNNSCOPE_COLLECTOR": fake.addr, "GNNSCOPE_COLLECTOR_TOKEN": TOKEN,
+        env = {"GNNSCOPE_COLLECTOR": addr or fake.addr, "GNNSCOPE_COLLECTOR_TOKEN": TOKEN,
                "GNNSCOPE_SPILL_DIR": spill, "RANK": "1", "WORLD_SIZE": "2",
                "GROUP_RANK": "1", "GNNSCOPE_TEST_CLOCK_OFFSET_NS": "250000000"}
         env.update(extra or {})
@@ -233,6 +251,16 @@ class CollectorTest(unittest.TestCase):
         self.assertEqual(os.listdir(spill), [])
         self.assertEqual(fake.errors, [])
 
+    def test_collector_reached_late(self):
+        port = free_port()
+        fake = Fake(self, port=port, late=1.0)
+        r, spill = self.run_plain(fake, n=50, addr="127.0.0.1:%d" % port)
+        self.assertEqual(len(fake.conns), 1)
+        self.assertEqual(fake.conns[0]["seqs"][0], 0)
+        evs = self.check_events(fake, 50)
+        self.assertEqual(fake.byes, [len(evs)])
+        self.assertEqual(os.listdir(spill), [])
+
     def test_incomplete_bye_keeps_the_spill_file(self):
         fake = Fake(self, short=True)
         r, spill = self.run_plain(fake, n=20)
@@ -293,6 +321,34 @@ class CollectorTest(unittest.TestCase):
         self.assertEqual(fake.byes, [len(evs)])
         self.assertFalse(os.path.exists(os.path.join(d, "runs")))
         self.assertEqual([f for f in os.listdir(d) if f.endswith(".spill.jsonl")], [])
+
+
+    @unittest.skipUnless(util.has_torch(), "torch is not installed")
+    def test_ddp_ranks_stream_apart(self):
+        fake = Fake(self)
+        d = util.tmpdir(self)
+        port = str(free_port())
+        procs = []
+        for rank in range(2):
+            env = util.env_for(os.path.join(d, "runs", RUN + ".jsonl"), extra={
+                "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "RANK": str(rank),
+                "WORLD_SIZE": "2", "LOCAL_RANK": str(rank), "GNNSCOPE_COLLECTOR": fake.addr,
+                "GNNSCOPE_COLLECTOR_TOKEN": TOKEN, "GNNSCOPE_SPILL_DIR": d})
+            procs.append(subprocess.Popen([util.PYTHON, DDP], env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        outs = [p.communicate(timeout=300) for p in procs]
+        for p, (out, err) in zip(procs, outs):
+            self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(sorted((c["hello"]["rank"], c["hello"]["world"]) for c in fake.conns),
+                         [(0, 2), (1, 2)])
+        for rank in range(2):
+            evs = fake.events[rank]
+            self.assertEqual((evs[0]["t"], evs[0]["rank"], evs[0]["world"]),
+                             ("run_start", rank, 2))
+            keys = sorted((s["epoch"], s["batch"]) for s in util.spans(evs, "backward"))
+            self.assertEqual(keys, [(e, b) for e in (1, 2) for b in range(4)])
+        self.assertEqual(sorted(fake.byes), sorted(len(fake.events[r]) for r in range(2)))
+        self.assertFalse(os.path.exists(os.path.join(d, "runs")))
 
 
 if __name__ == "__main__":
