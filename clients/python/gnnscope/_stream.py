@@ -157,7 +157,7 @@ class Stream:
         self._bye = None   # the collector's count in its bye
         self._samples = collections.deque(maxlen=SAMPLES)  # (delay, offset, ts)
         self._reported = None
-        self._refusals = set()
+        self._said = set()  # kinds of trouble said on stderr
         self._sock = None
         self._thread = None
         self._last_tick = 0.0
@@ -296,8 +296,10 @@ class Stream:
                 return  # the bye was answered
             except Refused as err:
                 self._note_refusal(str(err))
-            except (OSError, ValueError, KeyError, TypeError):
-                pass
+            except (OSError, ValueError, KeyError, TypeError) as err:
+                if not self.connections:
+                    self._say_once("cannot reach the collector at %s (%s); retrying"
+                                   % (self.addr, err))
             finally:
                 self._drop(conn)
             self._pause(backoff)
@@ -312,11 +314,17 @@ class Stream:
                 pass
 
     def _note_refusal(self, reason):
-        if reason.startswith("gap") or reason in self._refusals:
+        if not reason.startswith("gap"):
+            self._say_once("the collector at %s refused the connection: %s"
+                           % (self.addr, reason))
+
+    def _say_once(self, what):
+        """One line on stderr, the first time only for each kind."""
+        kind = what.partition(" (")[0]
+        if kind in self._said:
             return
-        self._refusals.add(reason)
-        sys.stderr.write("gnnscope: the collector at %s refused the connection: %s "
-                         "(events are kept in %s)\n" % (self.addr, reason, self.spill))
+        self._said.add(kind)
+        sys.stderr.write("gnnscope: %s (events are kept in %s)\n" % (what, self.spill))
         sys.stderr.flush()
 
     def _pause(self, seconds):

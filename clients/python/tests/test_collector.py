@@ -257,6 +257,8 @@ class CollectorTest(unittest.TestCase):
         r, spill = self.run_plain(fake, n=50, addr="127.0.0.1:%d" % port)
         self.assertEqual(len(fake.conns), 1)
         self.assertEqual(fake.conns[0]["seqs"][0], 0)
+        # the program started before the collector listened, said so once
+        self.assertEqual(r.stderr.count("cannot reach the collector at 127.0.0.1:%d" % port), 1)
         evs = self.check_events(fake, 50)
         self.assertEqual(fake.byes, [len(evs)])
         self.assertEqual(os.listdir(spill), [])
