@@ -11,6 +11,7 @@ import time
 import unittest
 
 from tests import util
+from gnnscope import _client, _stream
 
 TOKEN = "ab" * 32
 RUN = "r1"
@@ -351,6 +352,54 @@ class CollectorTest(unittest.TestCase):
             self.assertEqual(keys, [(e, b) for e in (1, 2) for b in range(4)])
         self.assertEqual(sorted(fake.byes), sorted(len(fake.events[r]) for r in range(2)))
         self.assertFalse(os.path.exists(os.path.join(d, "runs")))
+
+
+class StreamUnitTest(unittest.TestCase):
+    def test_parse_addr(self):
+        self.assertEqual(_stream.parse_addr("node1:7077"), ("node1", 7077))
+        self.assertEqual(_stream.parse_addr("[::1]:7077"), ("::1", 7077))
+        for bad in ("node1", ":7077", "node1:x"):
+            with self.subTest(addr=bad), self.assertRaises(ValueError):
+                _stream.parse_addr(bad)
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no fork")
+    def test_forked_child_closes_its_copies(self):
+        fake = Fake(self)
+        d = util.tmpdir(self)
+        env = {"GNNSCOPE_COLLECTOR": fake.addr, "GNNSCOPE_COLLECTOR_TOKEN": TOKEN,
+               "GNNSCOPE_SPILL_DIR": d, "GNNSCOPE_RUN": RUN, "GNNSCOPE_SESSION": "s1"}
+        c = _client.Client(os.path.join(d, RUN + ".jsonl"), env=env)
+        c.metric("m", 1, 1, 0)
+        s = c.journal
+        for _ in range(600):  # the sender's connection, within a minute
+            if s.connections:
+                break
+            time.sleep(0.1)
+        sock, fd = s._sock, s._fd
+        self.assertIsNotNone(sock)
+        sockfd = sock.fileno()
+        pid = os.fork()
+        if pid == 0:  # the child: forget, then both descriptors must be gone
+            code = 0
+            try:
+                c.after_fork()
+                c.metric("m", 2, 1, 1)  # a child records nothing
+                for n in (sockfd, fd):
+                    try:
+                        os.fstat(n)
+                        code = 1
+                    except OSError:
+                        pass
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        os.fstat(sockfd)  # the parent's stay open
+        c.metric("m", 3, 1, 2)
+        c.shutdown()
+        self.assertEqual([e["value"] for e in fake.events[0] if e["t"] == "metric"], [1, 3])
+        self.assertEqual(fake.byes, [3])
+        self.assertEqual(os.listdir(d), [])
 
 
 if __name__ == "__main__":
