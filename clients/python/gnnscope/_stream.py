@@ -132,8 +132,11 @@ class Stream:
                  interval=_journal.FLUSH_INTERVAL):
         self.addr = addr
         self.env = env
-        self.rank = rank or 0
-        self.world = world if world and world > 0 else 1
+        # a process outside a distributed run is rank 0 of 1, as its
+        # journal would be the run's main one (journal.rank_path)
+        distributed = bool(world and world > 1)
+        self.rank = (rank or 0) if distributed else 0
+        self.world = world if distributed else 1
         self.path = path  # the local journal's path (traces are written beside it)
         self.spill = spill_path(env, self.rank)
         self.clock = clock

@@ -362,6 +362,13 @@ class StreamUnitTest(unittest.TestCase):
             with self.subTest(addr=bad), self.assertRaises(ValueError):
                 _stream.parse_addr(bad)
 
+    def test_rank_and_world_of_the_hello(self):
+        for rank, world, want in ((1, None, (0, 1)), (1, 1, (0, 1)), (0, None, (0, 1)),
+                                  (3, 4, (3, 4))):
+            s = _stream.Stream("h:1", {}, rank, world, "j.jsonl")
+            self.assertEqual((s.rank, s.world), want, (rank, world))
+        self.assertTrue(s.spill.endswith("gnnscope-_-_-rank3.spill.jsonl"), s.spill)
+
     @unittest.skipUnless(hasattr(os, "fork"), "no fork")
     def test_forked_child_closes_its_copies(self):
         fake = Fake(self)
