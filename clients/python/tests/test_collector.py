@@ -296,7 +296,7 @@ class CollectorTest(unittest.TestCase):
 
     def test_refused_hello(self):
         fake = Fake(self, refuse="wrong token")
-        r, spill = self.run_plain(fake, n=20, bye_timeout=1.0)
+        r, spill = self.run_plain(fake, n=20, bye_timeout=5.0)
         self.assertGreaterEqual(len(fake.conns), 1)
         self.assertEqual(fake.events, {})
         self.assertIn("refused the connection: wrong token", r.stderr)
