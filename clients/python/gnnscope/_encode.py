@@ -12,21 +12,22 @@ import json
 import math
 
 # Key order of profile.AppendEvent; rank and world (run_start of DDP runs)
-# follow the wall-clock start, node and node_rank (the machine) the rank;
-# wall_local and clock are the collector's (docs/collector.md).
+# follow the wall-clock start; node and node_rank (the machine, added with
+# the collector, docs/collector.md) come last. The collector's own keys
+# (wall_local, clock) are never written by a client.
 ORDER = (
-    "t", "v", "run", "session", "variant", "wall", "wall_local", "rank", "world",
-    "node", "node_rank", "host", "config", "adjusted", "name", "lane", "epoch",
-    "batch", "layer", "start", "dur", "ts", "clock", "phase", "peak", "live", "budget", "predicted", "used",
+    "t", "v", "run", "session", "variant", "wall", "rank", "world", "host",
+    "config", "adjusted", "name", "lane", "epoch", "batch", "layer", "start",
+    "dur", "ts", "phase", "peak", "live", "budget", "predicted", "used",
     "total", "util", "requested", "action", "actual", "hits", "misses",
     "bytes_h2d", "mean", "max", "hist", "rel_err", "value", "status", "error",
-    "summary", "usage", "attrs",
+    "summary", "usage", "attrs", "node", "node_rank",
 )
 
-STRINGS = frozenset(("t", "run", "session", "variant", "wall", "wall_local", "node",
-                     "name", "lane", "phase", "action", "status", "error"))
+STRINGS = frozenset(("t", "run", "session", "variant", "wall", "node", "name",
+                     "lane", "phase", "action", "status", "error"))
 FLOATS = frozenset(("util", "mean", "max", "rel_err", "value"))
-RAW = frozenset(("host", "config", "adjusted", "clock", "summary", "usage", "attrs"))
+RAW = frozenset(("host", "config", "adjusted", "summary", "usage", "attrs"))
 INTS = frozenset(ORDER) - STRINGS - FLOATS - RAW - {"hist"}
 
 # Fields written even when zero, per event type (profile's always()).
@@ -41,7 +42,6 @@ ALWAYS = {
     "stale": ("epoch", "batch", "layer", "mean", "max"),
     "hist_err": ("epoch", "layer", "rel_err"),
     "run_start": ("v",),
-    "clock": ("ts",),
 }
 
 # Integer fields written when present even if zero (rank 0, node 0).
