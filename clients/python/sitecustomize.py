@@ -1,7 +1,7 @@
 """gnnscope's zero-change instrumentation of PyTorch trainers.
 
 `gnnscope run` puts this folder first on PYTHONPATH. When GNNSCOPE_JOURNAL
-is set and GNNSCOPE_AUTO is not "0", torch is patched right after the
+(or GNNSCOPE_COLLECTOR) is set and GNNSCOPE_AUTO is not "0", torch is patched right after the
 program imports it (gnnscope._auto); torch is never imported here. In every
 case the next sitecustomize module on sys.path (the one site would have
 imported without this folder) is imported too, and nothing here can make
@@ -120,7 +120,8 @@ class _Finder:
 
 
 def _activate():
-    if not os.environ.get("GNNSCOPE_JOURNAL") or os.environ.get("GNNSCOPE_AUTO") == "0":
+    if not (os.environ.get("GNNSCOPE_JOURNAL") or os.environ.get("GNNSCOPE_COLLECTOR")) \
+            or os.environ.get("GNNSCOPE_AUTO") == "0":
         return
     if "torch" in sys.modules:
         _patch_torch(sys.modules["torch"])

@@ -2,8 +2,9 @@
 gnnscope journal.
 
 Standard library only; torch is used when the program has imported it. Every
-function is a no-op unless GNNSCOPE_JOURNAL is set (gnnscope run sets it),
-so instrumented scripts run unchanged outside gnnscope.
+function is a no-op unless GNNSCOPE_JOURNAL is set (gnnscope run sets it) or
+GNNSCOPE_COLLECTOR (the events go to a collector, docs/collector.md), so
+instrumented scripts run unchanged outside gnnscope.
 
     import gnnscope
     for e in range(1, epochs + 1):
@@ -33,13 +34,14 @@ _made = False
 
 
 def client():
-    """The process's Client, or None when GNNSCOPE_JOURNAL is unset."""
+    """The process's Client, or None when neither GNNSCOPE_JOURNAL nor
+    GNNSCOPE_COLLECTOR is set."""
     global _client_obj, _made
     if _made:
         return _client_obj
     with _lock:
         if not _made:
-            path = os.environ.get("GNNSCOPE_JOURNAL", "")
+            path = _journal_path(os.environ)
             if path:
                 _client_obj = _client.Client(os.path.abspath(path))
                 _install_excepthook(_client_obj)
@@ -47,8 +49,19 @@ def client():
     return _client_obj
 
 
+def _journal_path(env):
+    """GNNSCOPE_JOURNAL; on a node that streams to a collector without it,
+    <GNNSCOPE_RUN>.jsonl in the working folder (torch.profiler traces are
+    written beside it). "" when neither is set."""
+    path = env.get("GNNSCOPE_JOURNAL", "")
+    if not path and env.get("GNNSCOPE_COLLECTOR", ""):
+        path = (env.get("GNNSCOPE_RUN", "") or "run") + ".jsonl"
+    return path
+
+
 def enabled():
-    """Whether events are being recorded (GNNSCOPE_JOURNAL is set)."""
+    """Whether events are being recorded (GNNSCOPE_JOURNAL or
+    GNNSCOPE_COLLECTOR is set)."""
     return client() is not None
 
 

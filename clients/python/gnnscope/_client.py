@@ -8,6 +8,7 @@ import threading
 import time
 
 from . import _cuda
+from . import _stream
 from . import journal as _journal
 
 # Stages timed on the device (CUDA events) when CUDA is in use; the others
@@ -16,7 +17,8 @@ DEVICE_STAGES = frozenset(("transfer", "train", "forward", "backward", "step", "
 
 
 class Client:
-    """Records events for one process into its journal.
+    """Records events for one process into its journal, or streams them to
+    a collector when GNNSCOPE_COLLECTOR is set (_stream).
 
     The journal opens on the first event, so that processes that never
     record anything (launchers, helper scripts, data-loader workers) leave
@@ -29,7 +31,7 @@ class Client:
         self.path = path
         self.clock = clock
         self.t0 = clock()
-        self.wall0 = time.time_ns() - (clock() - self.t0)
+        self.wall0 = _journal.wall_ns(self.env) - (clock() - self.t0)
         self.interval = interval
         self.journal = None
         self.lock = threading.RLock()
@@ -106,7 +108,13 @@ class Client:
             self.cuda()
             rank, world, local = self._rank_world()
             path = _journal.rank_path(self.path, rank, world)
-            j = _journal.Journal(path, t0=self.t0, clock=self.clock, interval=self.interval)
+            addr = self.env.get("GNNSCOPE_COLLECTOR", "")
+            if addr:
+                j = _stream.Stream(addr, self.env, rank, world, path, t0=self.t0,
+                                   clock=self.clock, interval=self.interval)
+            else:
+                j = _journal.Journal(path, t0=self.t0, clock=self.clock,
+                                     interval=self.interval)
             ev = _journal.run_start(self.wall0, rank, world, local, self._gpu_info(), self.env)
             j.ticks.append(self.tick)
             j.open(ev)

@@ -12,17 +12,19 @@ import json
 import math
 
 # Key order of profile.AppendEvent; rank and world (run_start of DDP runs)
-# follow the wall-clock start.
+# follow the wall-clock start; node and node_rank (the machine, added with
+# the collector, docs/collector.md) come last. The collector's own keys
+# (wall_local, clock) are never written by a client.
 ORDER = (
     "t", "v", "run", "session", "variant", "wall", "rank", "world", "host",
     "config", "adjusted", "name", "lane", "epoch", "batch", "layer", "start",
     "dur", "ts", "phase", "peak", "live", "budget", "predicted", "used",
     "total", "util", "requested", "action", "actual", "hits", "misses",
     "bytes_h2d", "mean", "max", "hist", "rel_err", "value", "status", "error",
-    "summary", "usage", "attrs",
+    "summary", "usage", "attrs", "node", "node_rank",
 )
 
-STRINGS = frozenset(("t", "run", "session", "variant", "wall", "name",
+STRINGS = frozenset(("t", "run", "session", "variant", "wall", "node", "name",
                      "lane", "phase", "action", "status", "error"))
 FLOATS = frozenset(("util", "mean", "max", "rel_err", "value"))
 RAW = frozenset(("host", "config", "adjusted", "summary", "usage", "attrs"))
@@ -41,6 +43,9 @@ ALWAYS = {
     "hist_err": ("epoch", "layer", "rel_err"),
     "run_start": ("v",),
 }
+
+# Integer fields written when present even if zero (rank 0, node 0).
+_ZERO_OK = frozenset(("rank", "node_rank"))
 
 _KNOWN = frozenset(ORDER)
 
@@ -90,7 +95,7 @@ def encode(ev):
             parts.append(',"%s":%s' % (k, _str(v)))
         elif k in INTS:
             v = int(v)
-            if v == 0 and k not in always and k not in ("rank",):
+            if v == 0 and k not in always and k not in _ZERO_OK:
                 continue
             parts.append(',"%s":%d' % (k, v))
         elif k in FLOATS:

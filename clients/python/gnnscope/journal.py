@@ -43,6 +43,29 @@ def rank_world(env=None):
     return rank, world, local
 
 
+def node_rank(env=None):
+    """The machine's index in a multi-node job: the first of GROUP_RANK
+    (torchrun), NODE_RANK, SLURM_NODEID that is set to an integer, else 0."""
+    env = os.environ if env is None else env
+    for name in ("GROUP_RANK", "NODE_RANK", "SLURM_NODEID"):
+        try:
+            return int(env.get(name, ""))
+        except ValueError:
+            continue
+    return 0
+
+
+def wall_ns(env=None):
+    """The wall clock (Unix ns) as the client reads it: time.time_ns() plus
+    GNNSCOPE_TEST_CLOCK_OFFSET_NS (tests only: a node whose clock is off)."""
+    env = os.environ if env is None else env
+    try:
+        off = int(env.get("GNNSCOPE_TEST_CLOCK_OFFSET_NS", "") or 0)
+    except ValueError:
+        off = 0
+    return time.time_ns() + off
+
+
 def rank_path(path, rank, world):
     """Return the journal path of a rank: the main journal for rank 0 or a
     single process, <dir>/<run>.rank<R>.jsonl for rank R > 0."""
@@ -233,6 +256,7 @@ def run_start(t0_wall_ns, rank=None, world=None, local_rank=None, gpu=None,
           "session": env.get("GNNSCOPE_SESSION", ""),
           "variant": env.get("GNNSCOPE_VARIANT", "") or run,
           "wall": wall_rfc3339(t0_wall_ns),
+          "node": socket.gethostname(), "node_rank": node_rank(env),
           "host": local_host(local_rank, gpu),
           "config": {"cmd": argv, "external": True, "client": "python"}}
     if world is not None:

@@ -108,3 +108,12 @@ def go_encode_keys():
     for case, fields in re.findall(r"case (Type\w+):\s*return ([^\n]+)", sw):
         always[types[case]] = sorted(snake(f) for f in re.findall(r"f[A-Z]\w*", fields))
     return order, always
+
+
+def wall_ns(rfc3339):
+    """Unix ns of a run_start wall (RFC 3339 UTC with nanoseconds)."""
+    import calendar
+    import time as _time
+    sec, _, frac = rfc3339.rstrip("Z").partition(".")
+    base = calendar.timegm(_time.strptime(sec, "%Y-%m-%dT%H:%M:%S"))
+    return base * 10**9 + int((frac + "000000000")[:9])
