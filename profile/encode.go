@@ -85,6 +85,8 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	dst = appendStrField(dst, `,"wall":`, e.Wall)
 	dst = appendIntField(dst, 0, `,"rank":`, int64(e.Rank))
 	dst = appendIntField(dst, 0, `,"world":`, int64(e.World))
+	dst = appendStrField(dst, `,"node":`, e.Node)
+	dst = appendIntField(dst, 0, `,"node_rank":`, int64(e.NodeRank))
 	if e.Host != nil {
 		dst = append(dst, `,"host":`...)
 		dst = appendHost(dst, e.Host)

@@ -222,6 +222,11 @@ type Event struct {
 	Wall    string          `json:"wall,omitempty"`  // wall-clock start, RFC 3339 with nanoseconds
 	Rank    int             `json:"rank,omitempty"`  // this process's rank in a distributed run (RANK)
 	World   int             `json:"world,omitempty"` // ranks in a distributed run (WORLD_SIZE); 0 or 1: not distributed
+	// Node is the host name of the machine a rank ran on, NodeRank that
+	// machine's place among the job's nodes (GROUP_RANK, NODE_RANK or
+	// SLURM_NODEID); both empty for a run that does not say.
+	Node     string `json:"node,omitempty"`
+	NodeRank int    `json:"node_rank,omitempty"`
 	// Adjusted lists what the launcher changed in the variant's config
 	// before the run so that its optimizations fit the user's constraints
 	// (e.g. a memory budget), one line each: what changed, and why.
