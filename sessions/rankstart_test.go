@@ -1,0 +1,62 @@
+package sessions
+
+import (
+	"os"
+	"testing"
+)
+
+// Each rank's run_start names its node; a collector's clock report is
+// read from the line as it stands; a rank without node information says
+// so.
+func TestRankStarts(t *testing.T) {
+	_, s := ddpSession(t)
+	r2 := `{"t":"run_start","v":1,"run":"ddp","wall":"2026-11-25T10:00:00.25Z","rank":2,"world":3,"node":"gpu-b","node_rank":1,"host":{"hostname":"gpu-b.local"},"clock":{"ts":5,"offset":-250000000,"delay":300000,"samples":8}}
+`
+	if err := os.WriteFile(s.RankJournalPath("ddp", 2), []byte(r2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.RankJournalPath("ddp", 3), []byte("not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.RankStarts("ddp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d ranks, want 3 (the journal without run_start left out): %+v", len(got), got)
+	}
+	if got[0].Rank != 0 || got[0].HasNode || got[0].Clock != nil || got[1].Rank != 1 || got[1].HasNode {
+		t.Errorf("ranks 0 and 1: %+v %+v", got[0], got[1])
+	}
+	g := got[2]
+	if g.Rank != 2 || !g.HasNode || g.Node != "gpu-b" || g.NodeRank != 1 || g.Host != "gpu-b.local" {
+		t.Errorf("rank 2: %+v", g)
+	}
+	if g.Clock == nil || g.Clock.Offset != -250000000 || g.Clock.Delay != 300000 || g.Clock.Samples != 8 || g.Clock.Uncertainty() != 150000 {
+		t.Errorf("rank 2's clock: %+v", g.Clock)
+	}
+	if _, err := s.RankStarts("../x"); err == nil {
+		t.Error("a run name outside the store is read")
+	}
+}
+
+// A live tail reports each rank's run_start as it reads it.
+func TestRunTailerRankStarts(t *testing.T) {
+	_, s := ddpSession(t)
+	l, err := s.Live("ddp", TailOptions{Alive: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got := l.RankStarts(); len(got) != 0 {
+		t.Errorf("before reading: %+v", got)
+	}
+	rt := l.src.(*RunTailer)
+	if _, err := rt.Poll(); err != nil {
+		t.Fatal(err)
+	}
+	got := l.RankStarts()
+	if len(got) != 2 || got[0].Rank != 0 || got[1].Rank != 1 {
+		t.Errorf("after a poll: %+v", got)
+	}
+}
