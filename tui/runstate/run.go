@@ -250,6 +250,11 @@ type Run struct {
 	// the largest, and their metric values of one batch one value, the
 	// mean.
 	World int
+	// RankStarts is what a distributed run's ranks' run_starts say of
+	// them, Nodes its ranks grouped by node (SetRankStarts); kept across
+	// a replay's restart.
+	RankStarts []sessions.RankStart
+	Nodes      []NodeGroup
 	// Adjusted is what the launcher changed in the run's config to fit
 	// the user's constraints (run_start's adjusted).
 	Adjusted []string
@@ -563,7 +568,7 @@ func orNaN(f float64) float64 {
 // reset empties the run (a replay restarts), keeping its name and making
 // its version new.
 func (r *Run) reset() {
-	v, st, se := r.version, r.Stored, r.StoredError
+	v, st, se, rs, ns := r.version, r.Stored, r.StoredError, r.RankStarts, r.Nodes
 	*r = *NewRun(r.Name)
-	r.version, r.Stored, r.StoredError = v+1, st, se
+	r.version, r.Stored, r.StoredError, r.RankStarts, r.Nodes = v+1, st, se, rs, ns
 }
