@@ -32,7 +32,11 @@ type Spans struct {
 	// attrs holds the attributes of the few spans that carry any, by
 	// index: most spans have none, so they cost nothing.
 	attrs map[int]json.RawMessage
+	bins  Bins
 }
+
+// Bins returns the spans' time per lane, stage and bin of time.
+func (s *Spans) Bins() *Bins { return &s.bins }
 
 // Len returns the number of spans.
 func (s *Spans) Len() int { return len(s.Start) }
@@ -52,6 +56,7 @@ func (s *Spans) add(start, dur int64, stage, lane uint16, epoch, batch int) {
 	if len(s.Start) == 1 || start < s.minStart {
 		s.minStart = start
 	}
+	s.bins.add(start, dur, stage, lane)
 	k := (len(s.Start) - 1) / spanBlock
 	if k == len(s.blockEnd) {
 		s.blockEnd = append(s.blockEnd, s.maxEnd)

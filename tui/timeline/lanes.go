@@ -110,8 +110,13 @@ func (m *Model) coverage(r *runstate.Run, rows []row, g *grid, nst int) []int64 
 	clear(cov)
 	sp := &r.Spans
 	n0 := sp.Len()
+	from := sp.From(t0)
+	if level, ok := binLevel(sp.Bins(), (t1-t0)/int64(pw)); ok && n0-from > m.binned {
+		m.coverageBins(r, rows, g, nst, level, cov)
+		return cov
+	}
 	starts, durs, lns, stgs := sp.Start[:n0], sp.Dur[:n0], sp.Lane[:n0], sp.Stage[:n0]
-	for i := sp.From(t0); i < n0; i++ {
+	for i := from; i < n0; i++ {
 		s := starts[i]
 		e := s + durs[i]
 		if e <= t0 || s >= t1 || e <= s {

@@ -60,12 +60,16 @@ type Model struct {
 	folds map[string]bool
 	focus string
 	top   int // the first lane row on display
+	// binned is how many spans a window holds before the drawing sums
+	// the run's bins (binnedSpans)
+	binned int
 }
 
 // New returns a timeline drawing with c's styles and options.
 func New(c *common.Common) *Model {
 	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, pens: map[string]draw.Pen{}, mixed: map[[2]string]draw.Pen{}}
 	m.view = view{win: defaultWindow, follow: true, sel: -1, count: -1}
+	m.binned = binnedSpans
 	m.linked.sel = -1
 	return m
 }
