@@ -1,0 +1,186 @@
+package analysis
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gnnscope/gnnscope/profile"
+)
+
+// RankSteps compares the ranks of a distributed run step by step (a
+// step: one epoch and batch that two ranks or more trained): which rank
+// was the slowest, by its train span on its trainer's lane (the spans
+// the ledger's straggler adds up), and how far each rank's backward
+// ends from the others'. Under DDP the gradient all-reduce ends at the
+// end of backward on every rank at once, so on well-aligned clocks the
+// ranks' backward ends of a step coincide: a rank's residual is the
+// median over steps of its backward end minus the median of all ranks'
+// backward ends of the step.
+type RankSteps struct {
+	Steps int        `json:"steps"`
+	Ranks []RankStep `json:"ranks"`
+	// Slowest is each step's slowest rank, in step order.
+	Slowest []SlowStep `json:"slowest,omitempty"`
+}
+
+// RankStep is one rank's figures over the steps.
+type RankStep struct {
+	Rank    int     `json:"rank"`
+	Slowest int     `json:"slowest"` // steps in which it was the slowest rank
+	Share   float64 `json:"share"`   // Slowest over the steps
+	// ResidualS is its alignment residual in seconds, from AlignedSteps
+	// steps in which it and another rank ended a backward span (0 steps:
+	// no residual).
+	ResidualS    float64 `json:"residual_s"`
+	AlignedSteps int     `json:"aligned_steps"`
+}
+
+// SlowStep is one step's slowest rank: its train time and the median
+// rank's, in seconds.
+type SlowStep struct {
+	Epoch   int     `json:"epoch"`
+	Batch   int     `json:"batch"`
+	Rank    int     `json:"rank"`
+	TrainS  float64 `json:"train_s"`
+	MedianS float64 `json:"median_s"`
+}
+
+// stepKey is a step: an epoch and a batch.
+type stepKey struct{ epoch, batch int }
+
+// rankVal is one rank's figure of a step.
+type rankVal struct {
+	rank int
+	v    int64
+}
+
+// stepAcc is what the ranks recorded of one step: train time and the
+// latest backward end per rank (a rank may appear more than once; its
+// figures are then summed and the latest taken).
+type stepAcc struct {
+	train, bwd []rankVal
+}
+
+// StepBuilder builds a distributed run's RankSteps from its events, fed
+// one at a time (a merged run's: lanes named by profile.RankLane). Its
+// memory is a few words per rank and step. It is not safe for
+// concurrent use.
+type StepBuilder struct {
+	steps map[stepKey]*stepAcc
+	order []stepKey
+}
+
+// NewStepBuilder returns an empty builder.
+func NewStepBuilder() *StepBuilder { return &StepBuilder{steps: map[stepKey]*stepAcc{}} }
+
+// Add takes one event; only train and backward spans on a rank's
+// trainer lane count.
+func (b *StepBuilder) Add(e *profile.Event) {
+	if e.T != profile.TypeSpan || (e.Name != profile.StageTrain && e.Name != profile.StageBackward) {
+		return
+	}
+	rank, lane, ok := profile.SplitRankLane(e.Lane)
+	if !ok || lane != profile.LaneCompute {
+		return
+	}
+	k := stepKey{e.Epoch, e.Batch}
+	s := b.steps[k]
+	if s == nil {
+		s = &stepAcc{}
+		b.steps[k] = s
+		b.order = append(b.order, k)
+	}
+	if e.Name == profile.StageTrain {
+		s.train = addVal(s.train, rank, max(e.Dur, 0), func(a, v int64) int64 { return a + v })
+	} else {
+		s.bwd = addVal(s.bwd, rank, e.Start+max(e.Dur, 0), func(a, v int64) int64 { return max(a, v) })
+	}
+}
+
+// addVal sets rank's value in vals, merging with its earlier one.
+func addVal(vals []rankVal, rank int, v int64, merge func(a, v int64) int64) []rankVal {
+	for i := range vals {
+		if vals[i].rank == rank {
+			vals[i].v = merge(vals[i].v, v)
+			return vals
+		}
+	}
+	return append(vals, rankVal{rank, v})
+}
+
+// Steps returns the figures of the steps added so far; nil when no step
+// was trained by two ranks or more.
+func (b *StepBuilder) Steps() *RankSteps {
+	ranks := map[int]*RankStep{}
+	res := map[int][]int64{}
+	rs := &RankSteps{}
+	at := func(r int) *RankStep {
+		x := ranks[r]
+		if x == nil {
+			x = &RankStep{Rank: r}
+			ranks[r] = x
+		}
+		return x
+	}
+	for _, k := range b.order {
+		s := b.steps[k]
+		if len(s.train) >= 2 {
+			slow := slowest(s.train)
+			rs.Steps++
+			at(slow.rank).Slowest++
+			rs.Slowest = append(rs.Slowest, SlowStep{Epoch: k.epoch, Batch: k.batch, Rank: slow.rank,
+				TrainS: seconds(slow.v), MedianS: seconds(medianOf(s.train))})
+		}
+		if len(s.bwd) >= 2 {
+			m := medianOf(s.bwd)
+			for _, v := range s.bwd {
+				res[v.rank] = append(res[v.rank], v.v-m)
+			}
+		}
+	}
+	if rs.Steps == 0 {
+		return nil
+	}
+	for r, d := range res {
+		x := at(r)
+		x.AlignedSteps = len(d)
+		x.ResidualS = seconds(medianInt(d))
+	}
+	for _, x := range ranks {
+		x.Share = float64(x.Slowest) / float64(rs.Steps)
+		rs.Ranks = append(rs.Ranks, *x)
+	}
+	slices.SortFunc(rs.Ranks, func(a, b RankStep) int { return cmp.Compare(a.Rank, b.Rank) })
+	return rs
+}
+
+// slowest returns the rank of the largest value (ties: the lowest rank).
+func slowest(vals []rankVal) rankVal {
+	best := vals[0]
+	for _, v := range vals[1:] {
+		if v.v > best.v || v.v == best.v && v.rank < best.rank {
+			best = v
+		}
+	}
+	return best
+}
+
+// medianOf returns the median of the values (see medianInt).
+func medianOf(vals []rankVal) int64 {
+	v := make([]int64, len(vals))
+	for i, x := range vals {
+		v[i] = x.v
+	}
+	return medianInt(v)
+}
+
+// medianInt returns the median of v, the mean of the two middle values
+// for an even count; v is sorted in place.
+func medianInt(v []int64) int64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return v[n/2-1] + (v[n/2]-v[n/2-1])/2
+}
