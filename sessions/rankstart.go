@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/gnnscope/gnnscope/profile"
 )
@@ -24,6 +25,8 @@ type RankStart struct {
 	HasNode  bool
 	// Host is run_start's host.hostname ("" when absent).
 	Host string
+	// Wall is the rank's wall-clock start (zero when unreadable).
+	Wall time.Time
 	// Clock is the collector's clock report for the rank, when its
 	// run_start carries one (nil otherwise).
 	Clock *ClockReport
@@ -50,6 +53,7 @@ func RankStartOf(e *profile.Event) RankStart {
 	if e.Host != nil {
 		rs.Host = e.Host.Hostname
 	}
+	rs.Wall, _ = e.WallTime()
 	return rs
 }
 
