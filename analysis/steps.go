@@ -10,7 +10,8 @@ import (
 // RankSteps compares the ranks of a distributed run step by step (a
 // step: one epoch and batch that two ranks or more trained): which rank
 // was the slowest, by its train span on its trainer's lane (the spans
-// the ledger's straggler adds up), and how far each rank's backward
+// the ledger's straggler adds up; a step whose longest train time two
+// ranks share has no slowest rank), and how far each rank's backward
 // ends from the others'. Under DDP the gradient all-reduce ends at the
 // end of backward on every rank at once, so on well-aligned clocks the
 // ranks' backward ends of a step coincide: a rank's residual is the
@@ -19,7 +20,8 @@ import (
 type RankSteps struct {
 	Steps int        `json:"steps"`
 	Ranks []RankStep `json:"ranks"`
-	// Slowest is each step's slowest rank, in step order.
+	// Slowest is each step's slowest rank, in step order (steps
+	// without one left out).
 	Slowest []SlowStep `json:"slowest,omitempty"`
 }
 
@@ -125,11 +127,12 @@ func (b *StepBuilder) Steps() *RankSteps {
 	for _, k := range b.order {
 		s := b.steps[k]
 		if len(s.train) >= 2 {
-			slow := slowest(s.train)
 			rs.Steps++
-			at(slow.rank).Slowest++
-			rs.Slowest = append(rs.Slowest, SlowStep{Epoch: k.epoch, Batch: k.batch, Rank: slow.rank,
-				TrainS: seconds(slow.v), MedianS: seconds(medianOf(s.train))})
+			if slow, ok := slowest(s.train); ok { // a tie: no rank held the others up
+				at(slow.rank).Slowest++
+				rs.Slowest = append(rs.Slowest, SlowStep{Epoch: k.epoch, Batch: k.batch, Rank: slow.rank,
+					TrainS: seconds(slow.v), MedianS: seconds(medianOf(s.train))})
+			}
 		}
 		if len(s.bwd) >= 2 {
 			m := medianOf(s.bwd)
@@ -154,15 +157,19 @@ func (b *StepBuilder) Steps() *RankSteps {
 	return rs
 }
 
-// slowest returns the rank of the largest value (ties: the lowest rank).
-func slowest(vals []rankVal) rankVal {
-	best := vals[0]
+// slowest returns the rank of the largest value; false when more than
+// one rank has it.
+func slowest(vals []rankVal) (rankVal, bool) {
+	best, tie := vals[0], false
 	for _, v := range vals[1:] {
-		if v.v > best.v || v.v == best.v && v.rank < best.rank {
-			best = v
+		switch {
+		case v.v > best.v:
+			best, tie = v, false
+		case v.v == best.v:
+			tie = true
 		}
 	}
-	return best
+	return best, !tie
 }
 
 // medianOf returns the median of the values (see medianInt).

@@ -25,8 +25,8 @@ func TestCompareRankNodes(t *testing.T) {
 	}
 	c := compareSession(t, st, s)
 	ddp, single := runByName(t, c, "ddp"), runByName(t, c, "single")
-	// epoch 1: a tie (rank 0); epoch 2: rank 1 trains 70 ms against 40
-	if ddp.Nodes != 2 || ddp.StepsCompared != 2 || ddp.SlowestRank != 0 || ddp.SlowestShare != 0.5 || len(ddp.RankRows) != 2 {
+	// epoch 1: a tie; epoch 2: rank 1 trains 70 ms against 40
+	if ddp.Nodes != 2 || ddp.StepsCompared != 2 || ddp.SlowestRank != 1 || ddp.SlowestShare != 0.5 || len(ddp.RankRows) != 2 {
 		t.Fatalf("ddp: %d nodes, slowest rank %d (%g of %d), rows %+v", ddp.Nodes, ddp.SlowestRank, ddp.SlowestShare, ddp.StepsCompared, ddp.RankRows)
 	}
 	if r := ddp.RankRows[1]; r.Rank != 1 || r.Node != "gpu-b" || r.NodeRank != 1 || r.SlowestSteps != 1 || r.TrainBusyS != 0.1 {
@@ -41,7 +41,7 @@ func TestCompareRankNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !strings.Contains(md.String(), "ddp: 2 ranks on 2 nodes;") || !strings.Contains(md.String(), "rank 0 was the slowest of 50 % of 2 steps") {
+	if !strings.Contains(md.String(), "ddp: 2 ranks on 2 nodes;") || !strings.Contains(md.String(), "rank 1 was the slowest of 50 % of 2 steps") {
 		t.Errorf("markdown's note:\n%s", md.String())
 	}
 	recs, err := csv.NewReader(&cs).ReadAll()
@@ -52,7 +52,7 @@ func TestCompareRankNodes(t *testing.T) {
 	if recs[1][slices.Index(recs[0], "run")] != "ddp" {
 		row = 2
 	}
-	if n, k := slices.Index(recs[0], "nodes"), slices.Index(recs[0], "slowest_rank"); n < 0 || k < 0 || recs[row][n] != "2" || recs[row][k] != "0" {
+	if n, k := slices.Index(recs[0], "nodes"), slices.Index(recs[0], "slowest_rank"); n < 0 || k < 0 || recs[row][n] != "2" || recs[row][k] != "1" {
 		t.Errorf("csv columns: %v", recs)
 	}
 	var back Comparison
