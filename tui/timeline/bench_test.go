@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -73,20 +74,26 @@ func manyRanks() *runstate.Run {
 // iteration (the drawing cache defeated): the window the timeline opens
 // with (the last 10 s, following the run; the longest step of the zoom
 // whose cells are too narrow for the bins, so its spans are walked), the
-// next step (30 s, from the bins) and the whole run.
+// next step (30 s, from the bins) and the whole run; and the whole run
+// with every span walked, as before the bins.
 func BenchmarkFrame64Ranks(b *testing.B) {
 	r := manyRanks()
 	if got := r.Spans.Len(); got != benchNodes*benchPerNode*benchRankSpans {
 		b.Fatalf("%d spans", got)
 	}
 	for _, c := range []struct {
-		name string
-		win  time.Duration
-	}{{"window10s", 10 * time.Second}, {"window30s", 30 * time.Second}, {"wholerun", 0}} {
+		name   string
+		win    time.Duration
+		noBins bool
+	}{{"window10s", 10 * time.Second, false}, {"window30s", 30 * time.Second, false}, {"wholerun", 0, false},
+		{"wholerun-spans", 0, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			m := New(common.New(nil, common.Options{}))
 			m.SetSize(200, 50)
 			m.win = int64(c.win)
+			if c.noBins {
+				m.binned = math.MaxInt
+			}
 			m.View(r)
 			b.ResetTimer()
 			cpu0 := cpuTime(b)
