@@ -172,7 +172,7 @@ var figureRows = []figureRow{
 		}
 		return fmtRatio(r.Straggler)
 	}, 0},
-	{"", "nodes", func(r *RunFigures, _ bool) string { return optCell(r.Nodes > 0, strconv.Itoa(r.Nodes)) }, onlyCSV},
+	{"", "node_count", func(r *RunFigures, _ bool) string { return optCell(r.Nodes > 0, strconv.Itoa(r.Nodes)) }, onlyCSV},
 	{"", "slowest_rank", slowestCell, onlyCSV},
 	{"", "slowest_share", func(r *RunFigures, _ bool) string {
 		return optCell(r.SlowestShare > 0, fmtRatio(r.SlowestShare))

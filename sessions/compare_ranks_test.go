@@ -52,7 +52,7 @@ func TestCompareRankNodes(t *testing.T) {
 	if recs[1][slices.Index(recs[0], "run")] != "ddp" {
 		row = 2
 	}
-	if n, k := slices.Index(recs[0], "nodes"), slices.Index(recs[0], "slowest_rank"); n < 0 || k < 0 || recs[row][n] != "2" || recs[row][k] != "1" {
+	if n, k := slices.Index(recs[0], "node_count"), slices.Index(recs[0], "slowest_rank"); n < 0 || k < 0 || recs[row][n] != "2" || recs[row][k] != "1" {
 		t.Errorf("csv columns: %v", recs)
 	}
 	var back Comparison
