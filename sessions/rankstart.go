@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gnnscope/gnnscope/profile"
 )
@@ -48,13 +50,37 @@ func (c ClockReport) Uncertainty() int64 { return c.Delay / 2 }
 
 // RankStartOf returns what a run_start e says of its rank (without its
 // clock, which the decoded event does not hold).
+// Host names are shown as they are written, but for control characters
+// (each a '?') and past maxHostName bytes (cut): a journal is anyone's.
 func RankStartOf(e *profile.Event) RankStart {
-	rs := RankStart{Rank: e.Rank, Node: e.Node, NodeRank: e.NodeRank, HasNode: e.Node != "" || e.NodeRank != 0}
+	rs := RankStart{Rank: e.Rank, Node: hostName(e.Node), NodeRank: e.NodeRank, HasNode: e.Node != "" || e.NodeRank != 0}
 	if e.Host != nil {
-		rs.Host = e.Host.Hostname
+		rs.Host = hostName(e.Host.Hostname)
 	}
 	rs.Wall, _ = e.WallTime()
 	return rs
+}
+
+// maxHostName is the longest host name RankStartOf keeps (DNS names
+// are at most 253 bytes).
+const maxHostName = 255
+
+// hostName returns s without control characters, cut to maxHostName
+// bytes at a character's start.
+func hostName(s string) string {
+	if len(s) > maxHostName {
+		n := maxHostName
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // rankClock reads the clock report of a run_start line: its "clock"

@@ -2,7 +2,12 @@ package sessions
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/gnnscope/gnnscope/profile"
 )
 
 // Each rank's run_start names its node; a collector's clock report is
@@ -59,4 +64,39 @@ func TestRunTailerRankStarts(t *testing.T) {
 	if len(got) != 2 || got[0].Rank != 0 || got[1].Rank != 1 {
 		t.Errorf("after a poll: %+v", got)
 	}
+}
+
+// A host name is shown without control characters, and cut when longer
+// than any host's.
+func TestRankStartHostName(t *testing.T) {
+	e := profile.Event{T: profile.TypeRunStart, Node: "gpu\x1b[2J\n-b", Host: &profile.Host{Hostname: strings.Repeat("é", 200)}}
+	rs := RankStartOf(&e)
+	if rs.Node != "gpu?[2J?-b" || !rs.HasNode {
+		t.Errorf("node %q", rs.Node)
+	}
+	if len(rs.Host) > maxHostName || !utf8.ValidString(rs.Host) {
+		t.Errorf("host of %d bytes, valid %v", len(rs.Host), utf8.ValidString(rs.Host))
+	}
+}
+
+// Whatever a rank journal's first line holds, reading its run_start
+// neither fails nor panics, and a clock is read only from an object.
+func FuzzRankStart(f *testing.F) {
+	f.Add([]byte(`{"t":"run_start","rank":2,"node":"a","node_rank":1,"clock":{"offset":-5,"delay":3,"samples":8}}` + "\n"))
+	f.Add([]byte(`{"t":"run_start","clock":"x"}`))
+	f.Add([]byte("\x00\xff{"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "j.jsonl")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rs, ok, err := readRankStart(RankJournal{Rank: 3, Path: path})
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if ok && rs.Rank != 3 {
+			t.Errorf("rank %d", rs.Rank)
+		}
+	})
 }
