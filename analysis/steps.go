@@ -61,19 +61,27 @@ type rankVal struct {
 // figures are then summed and the latest taken).
 type stepAcc struct {
 	train, bwd []rankVal
+	slow       int  // the step's slowest rank, when counted
+	counted    bool // slow is counted in StepBuilder.slowest
 }
 
 // StepBuilder builds a distributed run's RankSteps from its events, fed
 // one at a time (a merged run's: lanes named by profile.RankLane). Its
-// memory is a few words per rank and step. It is not safe for
-// concurrent use.
+// memory is a few words per rank and step; how often each rank was the
+// slowest is kept up to date as spans come (Counts), the rest computed
+// when asked (Steps). It is not safe for concurrent use.
 type StepBuilder struct {
-	steps map[stepKey]*stepAcc
-	order []stepKey
+	steps   map[stepKey]*stepAcc
+	order   []stepKey
+	seen    map[int]bool // ranks with a train or backward span
+	slowest map[int]int  // by rank: steps it was the slowest of
+	nsteps  int          // steps two ranks or more trained
 }
 
 // NewStepBuilder returns an empty builder.
-func NewStepBuilder() *StepBuilder { return &StepBuilder{steps: map[stepKey]*stepAcc{}} }
+func NewStepBuilder() *StepBuilder {
+	return &StepBuilder{steps: map[stepKey]*stepAcc{}, seen: map[int]bool{}, slowest: map[int]int{}}
+}
 
 // Add takes one event; only train and backward spans on a rank's
 // trainer lane count.
@@ -92,10 +100,25 @@ func (b *StepBuilder) Add(e *profile.Event) {
 		b.steps[k] = s
 		b.order = append(b.order, k)
 	}
-	if e.Name == profile.StageTrain {
-		s.train = addVal(s.train, rank, max(e.Dur, 0), func(a, v int64) int64 { return a + v })
-	} else {
+	b.seen[rank] = true
+	if e.Name != profile.StageTrain {
 		s.bwd = addVal(s.bwd, rank, e.Start+max(e.Dur, 0), func(a, v int64) int64 { return max(a, v) })
+		return
+	}
+	if s.counted {
+		b.slowest[s.slow]--
+		s.counted = false
+	}
+	n := len(s.train)
+	s.train = addVal(s.train, rank, max(e.Dur, 0), func(a, v int64) int64 { return a + v })
+	if n < 2 && len(s.train) >= 2 {
+		b.nsteps++
+	}
+	if len(s.train) >= 2 {
+		if slow, ok := slowest(s.train); ok { // a tie: no rank held the others up
+			s.slow, s.counted = slow.rank, true
+			b.slowest[slow.rank]++
+		}
 	}
 }
 
@@ -110,29 +133,37 @@ func addVal(vals []rankVal, rank int, v int64, merge func(a, v int64) int64) []r
 	return append(vals, rankVal{rank, v})
 }
 
-// Steps returns the figures of the steps added so far; nil when no step
-// was trained by two ranks or more.
-func (b *StepBuilder) Steps() *RankSteps {
-	ranks := map[int]*RankStep{}
-	res := map[int][]int64{}
-	rs := &RankSteps{}
-	at := func(r int) *RankStep {
-		x := ranks[r]
-		if x == nil {
-			x = &RankStep{Rank: r}
-			ranks[r] = x
-		}
-		return x
+// Counts returns how often each rank was the slowest of the steps
+// added so far, without each step's slowest rank and the residuals (see
+// Steps); nil when no step was trained by two ranks or more.
+func (b *StepBuilder) Counts() *RankSteps {
+	if b.nsteps == 0 {
+		return nil
 	}
+	rs := &RankSteps{Steps: b.nsteps}
+	for r := range b.seen {
+		n := b.slowest[r]
+		rs.Ranks = append(rs.Ranks, RankStep{Rank: r, Slowest: n, Share: float64(n) / float64(b.nsteps)})
+	}
+	slices.SortFunc(rs.Ranks, func(a, b RankStep) int { return cmp.Compare(a.Rank, b.Rank) })
+	return rs
+}
+
+// Steps returns the figures of the steps added so far: Counts, each
+// step's slowest rank and each rank's residual (a sort of every step's
+// figures); nil when no step was trained by two ranks or more.
+func (b *StepBuilder) Steps() *RankSteps {
+	rs := b.Counts()
+	if rs == nil {
+		return nil
+	}
+	res := map[int][]int64{}
 	for _, k := range b.order {
 		s := b.steps[k]
-		if len(s.train) >= 2 {
-			rs.Steps++
-			if slow, ok := slowest(s.train); ok { // a tie: no rank held the others up
-				at(slow.rank).Slowest++
-				rs.Slowest = append(rs.Slowest, SlowStep{Epoch: k.epoch, Batch: k.batch, Rank: slow.rank,
-					TrainS: seconds(slow.v), MedianS: seconds(medianOf(s.train))})
-			}
+		if s.counted {
+			i := slices.IndexFunc(s.train, func(v rankVal) bool { return v.rank == s.slow })
+			rs.Slowest = append(rs.Slowest, SlowStep{Epoch: k.epoch, Batch: k.batch, Rank: s.slow,
+				TrainS: seconds(s.train[i].v), MedianS: seconds(medianOf(s.train))})
 		}
 		if len(s.bwd) >= 2 {
 			m := medianOf(s.bwd)
@@ -141,19 +172,11 @@ func (b *StepBuilder) Steps() *RankSteps {
 			}
 		}
 	}
-	if rs.Steps == 0 {
-		return nil
+	for i := range rs.Ranks {
+		if d := res[rs.Ranks[i].Rank]; len(d) > 0 {
+			rs.Ranks[i].AlignedSteps, rs.Ranks[i].ResidualS = len(d), seconds(medianInt(d))
+		}
 	}
-	for r, d := range res {
-		x := at(r)
-		x.AlignedSteps = len(d)
-		x.ResidualS = seconds(medianInt(d))
-	}
-	for _, x := range ranks {
-		x.Share = float64(x.Slowest) / float64(rs.Steps)
-		rs.Ranks = append(rs.Ranks, *x)
-	}
-	slices.SortFunc(rs.Ranks, func(a, b RankStep) int { return cmp.Compare(a.Rank, b.Rank) })
 	return rs
 }
 

@@ -50,3 +50,39 @@ func TestRankSteps(t *testing.T) {
 		t.Error("a run of one process has rank steps")
 	}
 }
+
+// The counts kept as spans come agree with those computed at the end,
+// also when a rank's second train span of a step makes it the slowest.
+func TestRankStepsCountsAsTheyCome(t *testing.T) {
+	const ms = int64(1e6)
+	full, live := NewRunBuilder(), NewRunBuilder()
+	live.CountStepsOnly()
+	add := func(rank, batch int, dur int64) {
+		e := profile.Event{T: profile.TypeSpan, Name: profile.StageTrain, Lane: profile.RankLane(rank, profile.LaneCompute), Epoch: 1, Batch: batch, Dur: dur * ms}
+		full.Add(&e)
+		live.Add(&e)
+	}
+	add(0, 0, 10)
+	add(1, 0, 8)
+	add(0, 1, 5)
+	add(1, 1, 5) // a tie so far
+	add(2, 0, 9)
+	if got := live.Run().RankSteps; got == nil || got.Steps != 2 || got.Ranks[0].Slowest != 1 || got.Ranks[1].Slowest != 0 {
+		t.Fatalf("so far: %+v", got)
+	}
+	add(1, 0, 4) // rank 1's second span of batch 0: 12 ms, now the slowest
+	add(1, 1, 1) // and of batch 1
+	want := full.Run().RankSteps
+	got := live.Run().RankSteps
+	if got.Steps != want.Steps || len(got.Ranks) != len(want.Ranks) || got.Slowest != nil {
+		t.Fatalf("counts %+v, steps %+v", got, want)
+	}
+	for i := range want.Ranks {
+		if got.Ranks[i].Slowest != want.Ranks[i].Slowest || got.Ranks[i].Share != want.Ranks[i].Share {
+			t.Errorf("rank %d: %+v, want %+v", i, got.Ranks[i], want.Ranks[i])
+		}
+	}
+	if want.Ranks[1].Slowest != 2 || want.Ranks[0].Slowest != 0 {
+		t.Errorf("slowest %+v", want.Ranks)
+	}
+}

@@ -318,7 +318,9 @@ type Run struct {
 
 // NewRun returns an empty run named name.
 func NewRun(name string) *Run {
-	return &Run{Name: name, agg: profile.NewAggregator(), ans: answers{b: analysis.NewRunBuilder()},
+	b := analysis.NewRunBuilder()
+	b.CountStepsOnly() // the views draw the counts; the residuals are explain's
+	return &Run{Name: name, agg: profile.NewAggregator(), ans: answers{b: b},
 		metric: map[string]*Series{}, epochsDone: map[int32]bool{}}
 }
 
