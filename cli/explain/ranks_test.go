@@ -107,6 +107,13 @@ func TestExplainRankNodesAndClock(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
+	md := explainWith(t, st, ExplainOptions{Ref: "last", Format: FormatMarkdown})
+	for _, want := range []string{"| rank | node | wall s | train busy s | slowest steps | residual ms | clock offset ms | verdict |",
+		"| 1 | 1 gpu-b | 0.108 | 0.060 | 6 (100 %) | +10.500 | -250.000 ± 0.200 |", "- slowest rank of each of 6 steps"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in the Markdown:\n%s", want, md)
+		}
+	}
 	js := explainWith(t, st, ExplainOptions{Ref: "last", Format: FormatJSON})
 	var doc struct {
 		Ranks  []RunRanks `json:"rank_nodes"`
