@@ -149,24 +149,6 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 	case "t":
 		e.T, err = d.str()
 		*seenT = true
-	case "v":
-		e.V, err = d.smallInt()
-	case "run":
-		e.Run, err = d.str()
-	case "session":
-		e.Session, err = d.str()
-	case "variant":
-		e.Variant, err = d.str()
-	case "wall":
-		e.Wall, err = d.str()
-	case "rank":
-		e.Rank, err = d.smallInt()
-	case "world":
-		e.World, err = d.smallInt()
-	case "host":
-		e.Host, err = d.host()
-	case "config":
-		e.Config, err = d.raw()
 	case "name":
 		e.Name, err = d.str()
 	case "lane":
@@ -233,32 +215,52 @@ func (d *decoder) field(e *Event, key []byte, seenT *bool) error {
 		e.Usage, err = d.usage()
 	case "attrs":
 		e.Attrs, err = d.raw()
-	case "adjusted":
-		e.Adjusted, err = d.strs()
 	default:
-		err = d.rareField(e, key)
+		var ok bool
+		if ok, err = d.startField(e, key); !ok {
+			_, err = d.skip(0)
+		}
 	}
 	return err
 }
 
-// rareField reads the keys of a collected rank's run_start and of clock
-// events (once per journal or per few seconds: off field's hot path),
-// and skips unknown ones.
-func (d *decoder) rareField(e *Event, key []byte) error {
+// startField decodes a field of run_start's (see field); false for a key
+// that is none.
+func (d *decoder) startField(e *Event, key []byte) (bool, error) {
 	var err error
 	switch string(key) {
+	case "v":
+		e.V, err = d.smallInt()
+	case "run":
+		e.Run, err = d.str()
+	case "session":
+		e.Session, err = d.str()
+	case "variant":
+		e.Variant, err = d.str()
+	case "wall":
+		e.Wall, err = d.str()
+	case "rank":
+		e.Rank, err = d.smallInt()
+	case "world":
+		e.World, err = d.smallInt()
 	case "node":
 		e.Node, err = d.str()
 	case "node_rank":
 		e.NodeRank, err = d.smallInt()
+	case "host":
+		e.Host, err = d.host()
+	case "config":
+		e.Config, err = d.raw()
+	case "adjusted":
+		e.Adjusted, err = d.strs()
 	case "wall_local":
 		e.WallLocal, err = d.str()
 	case "clock":
 		e.Clock, err = d.clock()
 	default:
-		_, err = d.skip(0)
+		return false, nil
 	}
-	return err
+	return true, err
 }
 
 // smallInt reads an integer held in an int (an epoch, a batch, a rank).

@@ -242,7 +242,8 @@ type Event struct {
 	// (e.g. a memory budget), one line each: what changed, and why.
 	Adjusted []string `json:"adjusted,omitempty"`
 	// Node is the host name of the rank's machine, NodeRank the machine's
-	// index among the job's (GROUP_RANK, NODE_RANK or SLURM_NODEID).
+	// index among the job's (GROUP_RANK, NODE_RANK or SLURM_NODEID); both
+	// empty for a run that does not say.
 	Node     string `json:"node,omitempty"`
 	NodeRank int    `json:"node_rank,omitempty"`
 	// WallLocal is the rank's own wall-clock start when a collector moved

@@ -18,7 +18,7 @@ func allTypes() []Event {
 			Host:   &Host{CPU: "AMD EPYC 7763", Cores: 16, GPU: "NVIDIA H100", Driver: "550.54", GPUMem: 85520809984, Gemm: "cuBLAS 13.1.0 (libcublas.so.13)", Go: "go1.26", OS: "linux/amd64", Hostname: "box", CPUs: 32, Load: 3.25},
 			Wall:   "2026-11-22T15:30:45.123456789Z"},
 		// one rank of an external distributed run (rank 0 is written as absent)
-		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Variant: "ddp", Rank: 1, World: 2,
+		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", Variant: "ddp", Rank: 1, World: 2, Node: "gpu-07", NodeRank: 3,
 			Config: json.RawMessage(`{"cmd":["python3","train.py"],"external":true,"client":"python"}`),
 			Wall:   "2026-11-22T15:30:45.2Z"},
 		{T: TypeRunStart, V: SchemaVersion, Run: "ddp", World: 2},
@@ -379,7 +379,14 @@ func TestRankAndWorld(t *testing.T) {
 			t.Errorf("world %d is distributed", w)
 		}
 	}
-	if got := string(AppendEvent(nil, &Event{T: TypeRunStart, V: 1})); strings.Contains(got, "rank") || strings.Contains(got, "world") {
+	line = `{"t":"run_start","v":1,"run":"r","rank":9,"world":16,"node":"gpu-b","node_rank":1}`
+	if err := DecodeEvent([]byte(line), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Node != "gpu-b" || e.NodeRank != 1 {
+		t.Errorf("node %q node_rank %d", e.Node, e.NodeRank)
+	}
+	if got := string(AppendEvent(nil, &Event{T: TypeRunStart, V: 1})); strings.Contains(got, "rank") || strings.Contains(got, "world") || strings.Contains(got, "node") {
 		t.Errorf("a run that is not distributed writes rank or world: %s", got)
 	}
 }

@@ -60,6 +60,7 @@ type TraceRun struct {
 	instants []traceInstant
 	now      int64 // latest span end seen
 	spans    int
+	prefix   string // of counter and instant names (Part)
 }
 
 type traceSpan struct {
@@ -211,7 +212,7 @@ func (r *TraceRun) addAlloc(name string, e *Event, k1 string, v1 int64, k2 strin
 	if e.Action != "" {
 		name += " (" + e.Action + ")"
 	}
-	r.instants = append(r.instants, traceInstant{name: name, ts: r.now, args: args})
+	r.instants = append(r.instants, traceInstant{name: r.prefix + name, ts: r.now, args: args})
 }
 
 // addRunEnd adds the run's end as an instant with its status and error.
@@ -222,7 +223,7 @@ func (r *TraceRun) addRunEnd(e *Event) {
 		args = appendString(args, e.Error)
 	}
 	args = append(args, '}')
-	r.instants = append(r.instants, traceInstant{name: "run end: " + string(e.Status), ts: r.now, args: args})
+	r.instants = append(r.instants, traceInstant{name: r.prefix + "run end: " + string(e.Status), ts: r.now, args: args})
 }
 
 func clamp32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
@@ -231,6 +232,7 @@ func (r *TraceRun) sample(name, key string, ts int64, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return // counters must be numbers
 	}
+	name = r.prefix + name
 	s, ok := r.series[name]
 	if !ok {
 		r.order = append(r.order, name)
@@ -437,24 +439,13 @@ func (r *TraceRun) write(tw *traceWriter, pid, tid int) int {
 	return tid
 }
 
-// sortedLanes returns the run's lanes in display order: by laneRank, then
-// by name.
+// sortedLanes returns the run's lanes in display order (laneOrder).
 func (r *TraceRun) sortedLanes() []string {
 	lanes := make([]string, 0, len(r.lanes))
 	for l := range r.lanes {
 		lanes = append(lanes, l)
 	}
-	slices.SortFunc(lanes, func(a, b string) int {
-		ra, na := laneRank(a)
-		rb, nb := laneRank(b)
-		if ra != rb {
-			return ra - rb
-		}
-		if na != nb {
-			return na - nb
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortFunc(lanes, laneOrder)
 	return lanes
 }
 

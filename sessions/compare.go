@@ -87,6 +87,15 @@ type RunFigures struct {
 	// over the median rank's (see profile.Summary; 0 when not distributed).
 	Ranks     int     `json:"ranks,omitempty"`
 	Straggler float64 `json:"straggler,omitempty"`
+	// Nodes is the number of machines a distributed run's ranks name
+	// (0: none does); SlowestRank the rank most often the slowest of the
+	// StepsCompared steps, SlowestShare how often (0: no step compared);
+	// RankRows each rank's figures (compare_ranks.go).
+	Nodes         int           `json:"nodes,omitempty"`
+	StepsCompared int           `json:"steps_compared,omitempty"`
+	SlowestRank   int           `json:"slowest_rank,omitempty"`
+	SlowestShare  float64       `json:"slowest_share,omitempty"`
+	RankRows      []RankFigures `json:"rank_rows,omitempty"`
 
 	// Stage totals over all lanes, data wait, overlap and efficiency (see
 	// profile.Summary), from the spans; for a journal without spans, from
@@ -338,6 +347,7 @@ func figures(ref RunRef) (RunFigures, []string) {
 		case err == nil:
 			f.fill(&js)
 			f.analysed, f.Ledger, f.AccCurve = an, ledgerOf(an), an.Curve
+			f.rankFigures(s, ref.Run, an)
 			if js.Start != nil {
 				config = js.Start.Config
 			}

@@ -172,6 +172,11 @@ var figureRows = []figureRow{
 		}
 		return fmtRatio(r.Straggler)
 	}, 0},
+	{"", "node_count", func(r *RunFigures, _ bool) string { return optCell(r.Nodes > 0, strconv.Itoa(r.Nodes)) }, onlyCSV},
+	{"", "slowest_rank", slowestCell, onlyCSV},
+	{"", "slowest_share", func(r *RunFigures, _ bool) string {
+		return optCell(r.SlowestShare > 0, fmtRatio(r.SlowestShare))
+	}, onlyCSV},
 	{"sample (s)", "sample_s", stageCell(func(r *RunFigures) float64 { return r.SampleS }, fmtSec), 0},
 	{"transfer (s)", "transfer_s", stageCell(func(r *RunFigures) float64 { return r.TransferS }, fmtSec), 0},
 	{"train (s)", "train_s", stageCell(func(r *RunFigures) float64 { return r.TrainS }, fmtSec), 0},
@@ -276,7 +281,7 @@ func (c *Comparison) notes() []string {
 	}
 	for _, r := range c.Runs {
 		if r.Ranks > 1 {
-			out = append(out, fmt.Sprintf("%s: %d ranks; epoch times of the slowest rank, straggler = slowest rank's training time over the median rank's", r.Label, r.Ranks))
+			out = append(out, ranksNote(&r))
 		}
 		if r.EpochSource == "summary" {
 			out = append(out, fmt.Sprintf("%s: no spans in the journal; epoch times from its run_end summary", r.Label))
@@ -476,7 +481,7 @@ func (c *Comparison) JSON(w io.Writer) error {
 // sanitize replaces non-finite floats by 0 and drops non-finite pointers.
 func (r *RunFigures) sanitize() {
 	for _, p := range []*float64{&r.EpochMeanS, &r.EpochStdS, &r.EpochMinS, &r.EpochMedianS, &r.EpochMaxS,
-		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup, &r.Straggler,
+		&r.SampleS, &r.TransferS, &r.TrainS, &r.EvalS, &r.DataWaitS, &r.Overlap, &r.Efficiency, &r.Speedup, &r.Straggler, &r.SlowestShare,
 		&r.SpeedupLo, &r.SpeedupHi, &r.VariantMedianS} {
 		if math.IsNaN(*p) || math.IsInf(*p, 0) {
 			*p = 0

@@ -72,6 +72,15 @@ func (l *Live) Next(ctx context.Context) (profile.Event, error) {
 	}
 }
 
+// RankStarts returns what the run's ranks' run_starts say of them, as
+// far as read (RunTailer.RankStarts; nil for a run of one process).
+func (l *Live) RankStarts() []RankStart {
+	if rt, ok := l.src.(*RunTailer); ok {
+		return rt.RankStarts()
+	}
+	return nil
+}
+
 // Tailer returns the Tailer of the run's journal (offset, stats; rank
 // 0's for a distributed run).
 func (l *Live) Tailer() *Tailer { return l.t }

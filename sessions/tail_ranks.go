@@ -26,6 +26,8 @@ type RunTailer struct {
 	start *profile.Event
 	ended bool           // run_end returned
 	held  *profile.Event // rank 0's run_end, returned after the other ranks' last events
+	// starts are the ranks' run_starts read so far, in the order read
+	starts []RankStart
 }
 
 // rankTail is one rank's journal in a RunTailer.
@@ -79,6 +81,13 @@ func (rt *RunTailer) Ranks() []int {
 	return out
 }
 
+// RankStarts returns what the ranks' run_starts read so far say of their
+// ranks, in the order they were read (without clocks: see
+// Session.RankStarts). The slice only grows: a caller may keep it and
+// compare its length with a later call's (a run of one process: its
+// one run_start).
+func (rt *RunTailer) RankStarts() []RankStart { return rt.starts }
+
 // discover adds the rank journals that appeared.
 func (rt *RunTailer) discover() error {
 	if rt.start == nil || !rt.start.Distributed() || len(rt.ranks) >= rt.start.World {
@@ -120,6 +129,7 @@ func (rt *RunTailer) Poll() ([]profile.Event, error) {
 		if r.rank == 0 && rt.start == nil && len(evs) > 0 && evs[0].T == profile.TypeRunStart {
 			c := evs[0]
 			rt.start = &c
+			rt.starts = append(rt.starts, RankStartOf(&c))
 		}
 		if err := rt.discover(); err != nil {
 			return nil, err
@@ -197,6 +207,9 @@ func (rt *RunTailer) take(r *rankTail, evs []profile.Event) []timedEvent {
 		if r.first == nil && len(evs) > 0 && evs[0].T == profile.TypeRunStart {
 			c := evs[0]
 			r.first = &c
+			rs := RankStartOf(&c)
+			rs.Rank = r.rank
+			rt.starts = append(rt.starts, rs)
 		}
 		if rt.start == nil {
 			r.pending = append(r.pending, evs...)

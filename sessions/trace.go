@@ -68,11 +68,18 @@ type traceProc struct {
 	wall time.Time // its run_start's wall clock (zero if unknown)
 }
 
-// traceRun adds a run's processes (one, or one per rank) to tr.
+// traceRun adds a run's processes (one, or one per rank) to tr; the
+// ranks whose run_start names their node share one process per node
+// (traceNodes).
 func traceRun(tr *profile.Trace, ref RunRef, refIdx int, st *TraceStats) ([]traceProc, error) {
 	js, err := ref.Session.RankJournals(ref.Run)
 	if err != nil {
 		return nil, fmt.Errorf("trace of run %s: %w", ref.Label(), err)
+	}
+	var nodes traceNodes
+	if len(js) > 1 {
+		starts, _ := ref.Session.RankStarts(ref.Run) // a rank it cannot read is a process of its own
+		nodes = newTraceNodes(tr, ref, refIdx, starts)
 	}
 	var procs []traceProc
 	for _, j := range js {
@@ -87,32 +94,59 @@ func traceRun(tr *profile.Trace, ref RunRef, refIdx int, st *TraceStats) ([]trac
 		if err != nil {
 			return nil, fmt.Errorf("trace of run %s: %w", ref.Label(), err)
 		}
-		name := ref.Run
-		if len(js) > 1 {
-			name = ref.Run + " rank " + strconv.Itoa(j.Rank)
-		}
-		r := tr.NewRun(name, "", ref.Session.ID())
-		var wall time.Time
-		var exposed analysis.ExposedBuilder
-		rs, err := ScanJournal(f, func(e *profile.Event) error {
-			if e.T == profile.TypeRunStart && wall.IsZero() {
-				wall, _ = e.WallTime()
+		p, part := nodes.part(j.Rank)
+		if p == nil {
+			name := ref.Run
+			if len(js) > 1 {
+				name = ref.Run + " rank " + strconv.Itoa(j.Rank)
 			}
-			r.Add(e)
-			exposed.Add(e)
-			return nil
-		})
+			p = &traceProc{run: tr.NewRun(name, "", ref.Session.ID()), ref: refIdx}
+			procs = append(procs, *p)
+		}
+		err = traceJournal(f, p, part, j.Rank, st)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("trace of run %s: %s: %w", ref.Label(), j.Path, err)
 		}
-		st.Spans += r.Spans()
-		addExposed(r, &exposed)
-		st.Malformed += rs.Malformed
-		procs = append(procs, traceProc{run: r, ref: refIdx, wall: wall})
+		if part == nil {
+			procs[len(procs)-1].wall = p.wall
+		}
 	}
 	st.Runs++
-	return procs, nil
+	return append(nodes.procs(), procs...), nil
+}
+
+// traceJournal adds one journal's events to its process: as the whole
+// process, or (part not nil) as one rank's part of its node's.
+func traceJournal(f *os.File, p *traceProc, part *rankPart, rank int, st *TraceStats) error {
+	r := p.run
+	before := r.Spans()
+	var exposed analysis.ExposedBuilder
+	if part != nil {
+		r.Part("rank "+strconv.Itoa(rank)+" ", part.shift)
+	}
+	rs, err := ScanJournal(f, func(e *profile.Event) error {
+		if e.T == profile.TypeRunStart && p.wall.IsZero() && part == nil {
+			p.wall, _ = e.WallTime()
+		}
+		exposed.Add(e)
+		if part != nil {
+			part.rewrite(e)
+		}
+		r.Add(e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	st.Spans += r.Spans() - before
+	lane, shift := ExposedLane, int64(0)
+	if part != nil {
+		lane, shift = profile.RankLane(rank, ExposedLane), part.shift
+	}
+	addExposed(r, &exposed, lane, shift)
+	st.Malformed += rs.Malformed
+	return nil
 }
 
 // placeProcs sets the processes' offsets from their wall-clock starts:
@@ -156,10 +190,11 @@ func listNames(names []string) string {
 const ExposedLane = "exposed"
 
 // addExposed adds a journal's exposed intervals to its trace process on
-// ExposedLane. They are not counted among the trace's spans (TraceStats).
-func addExposed(r *profile.TraceRun, b *analysis.ExposedBuilder) {
+// lane (ExposedLane, or a rank's RankLane of it), shift ns later. They
+// are not counted among the trace's spans (TraceStats).
+func addExposed(r *profile.TraceRun, b *analysis.ExposedBuilder, lane string, shift int64) {
 	for _, iv := range b.Intervals() {
-		r.Add(&profile.Event{T: profile.TypeSpan, Name: "exposed " + iv.Cat.String(), Lane: ExposedLane,
-			Epoch: -1, Batch: -1, Start: iv.Start, Dur: iv.End - iv.Start})
+		r.Add(&profile.Event{T: profile.TypeSpan, Name: "exposed " + iv.Cat.String(), Lane: lane,
+			Epoch: -1, Batch: -1, Start: iv.Start + shift, Dur: iv.End - iv.Start})
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
 	"fmt"
 	"strings"
 	"testing"
@@ -86,11 +87,11 @@ func TestGoldenHelp(t *testing.T) {
 	// every binding of the keymap is listed, on the first page or those
 	// the help scrolls to
 	v := ansi.Strip(hs.view())
-	for range 4 {
+	for range 6 {
 		hs.press("pgdown")
 		v += ansi.Strip(hs.view())
 	}
-	for range 4 {
+	for range 6 {
 		hs.press("pgup")
 	}
 	for _, sec := range hs.c.Keys.All() {
@@ -107,6 +108,20 @@ func TestGoldenHelp(t *testing.T) {
 	hs.press("?", "esc")
 	if hs.m.HelpOpen() || !on[*sessionlist.Model](hs.m) {
 		t.Error("esc did not close the help only")
+	}
+}
+
+// On a wide screen the help shows every section at once, the timeline's
+// fold keys among them.
+func TestGoldenHelpWide(t *testing.T) {
+	hs := newHarness(t, fixture.Standard(t), 160, 48, common.Options{})
+	hs.press("?")
+	fixture.Golden(t, "help_160x48", hs.view())
+	v := ansi.Strip(hs.view())
+	for _, b := range []key.Binding{hs.c.Keys.Fold, hs.c.Keys.FoldNode} {
+		if !strings.Contains(v, b.Help().Desc) {
+			t.Errorf("help lacks %q", b.Help().Desc)
+		}
 	}
 }
 

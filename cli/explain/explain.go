@@ -131,7 +131,7 @@ func explainRun(opts *ExplainOptions) error {
 		return err
 	}
 	doc := &Document{Session: ex.Session, Skipped: ex.Skipped, Report: rep, Only: ex.Only,
-		WhatIf: est.whatIf(), Waterfall: est.waterfall()}
+		WhatIf: est.whatIf(), Waterfall: est.waterfall(), Ranks: ex.Ranks}
 	return cmdutil.WriteOutput(opts.IO.Out, opts.Output, opts.Force, func(w io.Writer) error {
 		return doc.Write(w, opts.Format, opts.Epochs)
 	})
@@ -152,6 +152,8 @@ type Explained struct {
 	Baseline  string   // the run time to accuracy is measured against
 	Only      string   // the run asked for (SESSION/RUN), "" for a session
 	Skipped   []string // runs without a journal, with the reason
+	// Ranks are where the distributed runs' ranks ran.
+	Ranks []RunRanks
 }
 
 // Load resolves SESSION or SESSION/RUN and analyses the runs' journals.
@@ -196,6 +198,9 @@ func Load(store *sessions.Store, ref, baseline string) (*Explained, error) {
 		}
 		ex.Runs = append(ex.Runs, run)
 		ex.Traces = append(ex.Traces, tr)
+		if nodes := rankNodes(s, r.Run); nodes != nil {
+			ex.Ranks = append(ex.Ranks, RunRanks{Run: r.Run, Ranks: nodes})
+		}
 	}
 	ex.Parts, ex.PartsFrom = waterfallParts(s, ex)
 	if len(ex.Runs) == 0 {

@@ -22,6 +22,8 @@ type Document struct {
 	// Waterfall is null when one run is explained.
 	WhatIf    *WhatIf           `json:"what_if"`
 	Waterfall *WaterfallSection `json:"waterfall"`
+	// Ranks are where each distributed run's ranks ran (ranks.go).
+	Ranks []RunRanks `json:"rank_nodes,omitempty"`
 }
 
 // Write writes the document in format (text, md or json); epochs adds
@@ -41,7 +43,7 @@ func (d *Document) Write(w io.Writer, format string, epochs bool) error {
 		if d.Only != "" && r.Name != d.Only {
 			continue // the baseline, read for the accuracy target
 		}
-		p.run(r, epochs)
+		p.run(r, epochs, d.nodesOf(r.Name))
 	}
 	p.tta(&d.Report.TTA)
 	p.sections(d)
@@ -100,7 +102,7 @@ func (p *printer) table(t *table, indent string) {
 	}
 }
 
-func (p *printer) run(r *analysis.RunReport, epochs bool) {
+func (p *printer) run(r *analysis.RunReport, epochs bool, nodes []RankNode) {
 	status := r.Status
 	if status == "" {
 		status = profile.StatusRunning
@@ -120,7 +122,8 @@ func (p *printer) run(r *analysis.RunReport, epochs bool) {
 	}
 	if len(l.Ranks) > 0 {
 		p.sub("ranks")
-		p.table(rankTable(l, r.Config.External), "    ")
+		p.table(rankTable(l, r.RankSteps, nodes, r.Config.External), "    ")
+		p.slowestItems(r.RankSteps)
 	}
 	p.advice(r)
 }
@@ -200,16 +203,6 @@ func epochTable(l *analysis.Ledger, curve []analysis.AccPoint) *table {
 	}
 	for i := range l.Epochs {
 		row(fmt.Sprint(l.Epochs[i].Epoch), &l.Epochs[i].Window, l.Epochs[i].Epoch)
-	}
-	return t
-}
-
-func rankTable(l *analysis.Ledger, external bool) *table {
-	t := &table{header: []string{"rank", "wall s", "train busy s", "verdict"}, right: []bool{true, true, true, false}}
-	for i := range l.Ranks {
-		r := &l.Ranks[i]
-		v := analysis.VerdictOf(&r.Whole, external)
-		t.add(fmt.Sprint(r.Rank), secs(r.Whole.WallS), secs(r.Whole.Busy[analysis.Train]), v.Text)
 	}
 	return t
 }

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -55,7 +56,8 @@ func TestExplainExternalRanks(t *testing.T) {
 	out := explainWith(t, st, ExplainOptions{Ref: "last"})
 	for _, want := range []string{
 		"verdict (setup left out): bound by training compute (56 % of wall time exposed; next: data loading 44 %)",
-		"   0   0.072         0.024  bound by data loading (67 %",
+		"   0   0.072         0.024        0 (0 %)      -10.500  bound by data loading (67 %",
+		"slowest rank of each of 6 steps (longest train span): rank 1 in 6 (100 %)",
 		"sample (loading)",
 		"straggler: rank 1, train busy 0.060 s against the median rank's 0.042 s: 17 % of wall time",
 		"external-loader: data loading exposed 44 %",
@@ -67,5 +69,70 @@ func TestExplainExternalRanks(t *testing.T) {
 	}
 	if n := strings.Count(out, "   1   0.108"); n != 1 {
 		t.Errorf("rank 1's row: %d\n%s", n, out)
+	}
+}
+
+// Ranks on two nodes, the second's clock measured by a collector: the
+// ranks' table names each rank's node, its residual against the others'
+// backward ends and its clock's offset; JSON carries them too.
+func TestExplainRankNodesAndClock(t *testing.T) {
+	st, err := sessions.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(sessions.SessionMeta{ID: "20261122-153045-ef56", Variants: []sessions.Variant{{Name: "torch"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rank, evs := range [][]profile.Event{rankEvents(0, 8, 4), rankEvents(1, 8, 10)} {
+		evs[0].Node, evs[0].NodeRank = []string{"gpu-a", "gpu-b"}[rank], rank
+		var lines []byte
+		for i := range evs {
+			lines = append(profile.AppendEvent(lines, &evs[i]), '\n')
+		}
+		if rank == 1 { // the collector's clock report, as it writes it
+			lines = []byte(strings.Replace(string(lines), `"t":"run_start",`, `"t":"run_start","clock":{"ts":1,"offset":-250000000,"delay":400000,"samples":8},`, 1))
+		}
+		if err := os.WriteFile(s.RankJournalPath("torch", rank), lines, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := explainWith(t, st, ExplainOptions{Ref: "last"})
+	for _, want := range []string{
+		"rank  node     wall s  train busy s  slowest steps  residual ms   clock offset ms  verdict",
+		"   0  0 gpu-a   0.072         0.024        0 (0 %)      -10.500                 -  bound by data loading",
+		"   1  1 gpu-b   0.108         0.060      6 (100 %)      +10.500  -250.000 ± 0.200  bound by training compute",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	md := explainWith(t, st, ExplainOptions{Ref: "last", Format: FormatMarkdown})
+	for _, want := range []string{"| rank | node | wall s | train busy s | slowest steps | residual ms | clock offset ms | verdict |",
+		"| 1 | 1 gpu-b | 0.108 | 0.060 | 6 (100 %) | +10.500 | -250.000 ± 0.200 |", "- slowest rank of each of 6 steps"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in the Markdown:\n%s", want, md)
+		}
+	}
+	js := explainWith(t, st, ExplainOptions{Ref: "last", Format: FormatJSON})
+	var doc struct {
+		Ranks  []RunRanks `json:"rank_nodes"`
+		Report struct {
+			Runs []struct {
+				RankSteps struct {
+					Steps int `json:"steps"`
+				} `json:"rank_steps"`
+			} `json:"runs"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Ranks) != 1 || len(doc.Ranks[0].Ranks) != 2 || doc.Ranks[0].Ranks[1].Node != "gpu-b" ||
+		doc.Ranks[0].Ranks[1].ClockOffsetS == nil || *doc.Ranks[0].Ranks[1].ClockOffsetS != -0.25 {
+		t.Errorf("JSON ranks %+v", doc.Ranks)
+	}
+	if len(doc.Report.Runs) != 1 || doc.Report.Runs[0].RankSteps.Steps != 6 {
+		t.Errorf("JSON rank steps %+v", doc.Report.Runs)
 	}
 }

@@ -87,9 +87,11 @@ func TestExternalDDPEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(trace)
-	for _, proc := range []string{"ddp rank 0", "ddp rank 1"} {
-		if !strings.Contains(string(b), proc) {
-			t.Errorf("trace has no process %q", proc)
+	// Both ranks name their node (the client writes node and node_rank),
+	// so the trace has one process for the node, a thread per rank lane.
+	for _, name := range []string{"ddp node 0", `"rank0/`, `"rank1/`} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("trace has no process or thread %q", name)
 		}
 	}
 }

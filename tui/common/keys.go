@@ -33,6 +33,7 @@ type KeyMap struct {
 	CursorLeft, CursorRight             key.Binding
 	EpochDigits, FirstEpoch, LastEpoch  key.Binding
 	Details, Bars, Mouse                key.Binding
+	Fold, FoldNode                      key.Binding
 }
 
 // DefaultKeyMap is the workbench's keymap.
@@ -90,6 +91,8 @@ func DefaultKeyMap() KeyMap {
 		LastEpoch:   b("G", "last epoch", "G", "end"),
 		Details:     b("enter", "details of the span at cursor", "enter"),
 		Bars:        b("b", "per-epoch bars / timeline", "b"),
+		Fold:        b("f", "fold / unfold the rank or node at the cursor", "f"),
+		FoldNode:    b("F", "fold the node of the rank at the cursor", "F"),
 		Mouse:       key.NewBinding(key.WithHelp("mouse", "wheel zoom, drag pan, click")),
 	}
 }
@@ -102,7 +105,7 @@ func (k KeyMap) All() []Section {
 		{"Sessions", []key.Binding{k.NewExperiment, k.Edit, k.Launch, k.Replay, k.Compare, k.Export, k.Delete, k.Cancel, k.Confirm}},
 		{"Dashboard", []key.Binding{k.NextPane, k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward}},
 		{"Timeline", []key.Binding{k.ZoomIn, k.ZoomOut, k.PanLeft, k.PanRight, k.CursorLeft, k.CursorRight, k.LaneUp, k.LaneDown,
-			k.Details, k.EpochDigits, k.FirstEpoch, k.LastEpoch, k.Bars, k.Mouse}},
+			k.Details, k.EpochDigits, k.FirstEpoch, k.LastEpoch, k.Bars, k.Fold, k.FoldNode, k.Mouse}},
 		{"Charts", []key.Binding{k.Overlay, k.SmoothMore, k.SmoothLess, k.LogScale, k.NextChart, k.TTAAxis}},
 	}
 }

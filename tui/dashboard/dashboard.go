@@ -97,6 +97,9 @@ func New(c *common.Common, sessionID string, replay bool) (*Model, error) {
 	m.live = running && !replay
 	stored := func() {
 		for i, name := range m.names {
+			if rs, err := sess.RankStarts(name); err == nil && len(rs) > 1 {
+				m.set.SetRankStarts(i, rs) // the ranks' nodes, for the timeline's groups
+			}
 			for _, st := range states {
 				if st.Run == name {
 					m.set.SetStored(i, st.Status, st.Error)

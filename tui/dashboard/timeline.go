@@ -71,6 +71,10 @@ func (m *Model) timelineKey(msg tea.KeyPressMsg) bool {
 		}
 	case key.Matches(msg, k.Bars):
 		tl.ToggleBars()
+	case key.Matches(msg, k.Fold), key.Matches(msg, k.FoldNode):
+		if !tl.Fold(key.Matches(msg, k.FoldNode)) {
+			m.status = "no rank or node at the cursor"
+		}
 	default:
 		m.status = note
 		return false

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,7 +118,8 @@ func (m *Model) render() string {
 		lines = append(lines, draw.Columns(ph, sep, widths, blocks...)...)
 	}
 	if footer {
-		lines = append(lines, m.footer(W))
+		ranked := len(runs) > 0 && runs[m.focus%len(runs)].World > 1
+		lines = append(lines, m.footer(W, ranked))
 	}
 	return strings.Join(draw.Block(lines, W, H), "\n")
 }
@@ -280,8 +282,9 @@ func (m *Model) replayBar(w int) string {
 	return draw.Cut(b.String(), w, st.Glyphs.Ellipsis)
 }
 
-// footer lists the dashboard's keys.
-func (m *Model) footer(w int) string {
+// footer lists the dashboard's keys; ranked adds the fold of a
+// distributed run's ranks.
+func (m *Model) footer(w int, ranked bool) string {
 	k := m.c.Keys
 	st := m.c.Styles
 	var parts []string
@@ -299,12 +302,16 @@ func (m *Model) footer(w int) string {
 	add(k.ZoomIn.Help().Key+"/"+k.ZoomOut.Help().Key, "zoom "+m.zoomLabel())
 	help := st.HelpKey.Render(k.Help.Help().Key) + " " + st.HelpDesc.Render("help")
 	// the timeline's keys as far as they fit before help
-	for _, e := range [][2]string{
+	keys := [][2]string{
 		{m.c.KeyName(k.PanLeft) + " " + m.c.KeyName(k.PanRight), "pan"},
 		{k.Details.Help().Key, "span"},
 		{k.Bars.Help().Key, "bars"},
 		{k.Overlay.Help().Key, "overlay"},
-	} {
+	}
+	if ranked {
+		keys = slices.Insert(keys, 2, [2]string{k.Fold.Help().Key + "/" + k.FoldNode.Help().Key, "fold"})
+	}
+	for _, e := range keys {
 		part := st.HelpKey.Render(e[0]) + " " + st.HelpDesc.Render(e[1])
 		if draw.Width(strings.Join(append(parts, part, help), "  ")) > w {
 			break

@@ -32,7 +32,11 @@ type Spans struct {
 	// attrs holds the attributes of the few spans that carry any, by
 	// index: most spans have none, so they cost nothing.
 	attrs map[int]json.RawMessage
+	bins  Bins
 }
+
+// Bins returns the spans' time per lane, stage and bin of time.
+func (s *Spans) Bins() *Bins { return &s.bins }
 
 // Len returns the number of spans.
 func (s *Spans) Len() int { return len(s.Start) }
@@ -52,6 +56,7 @@ func (s *Spans) add(start, dur int64, stage, lane uint16, epoch, batch int) {
 	if len(s.Start) == 1 || start < s.minStart {
 		s.minStart = start
 	}
+	s.bins.add(start, dur, stage, lane)
 	k := (len(s.Start) - 1) / spanBlock
 	if k == len(s.blockEnd) {
 		s.blockEnd = append(s.blockEnd, s.maxEnd)
@@ -250,6 +255,11 @@ type Run struct {
 	// the largest, and their metric values of one batch one value, the
 	// mean.
 	World int
+	// RankStarts is what a distributed run's ranks' run_starts say of
+	// them, Nodes its ranks grouped by node (SetRankStarts); kept across
+	// a replay's restart.
+	RankStarts []sessions.RankStart
+	Nodes      []NodeGroup
 	// Adjusted is what the launcher changed in the run's config to fit
 	// the user's constraints (run_start's adjusted).
 	Adjusted []string
@@ -308,7 +318,9 @@ type Run struct {
 
 // NewRun returns an empty run named name.
 func NewRun(name string) *Run {
-	return &Run{Name: name, agg: profile.NewAggregator(), ans: answers{b: analysis.NewRunBuilder()},
+	b := analysis.NewRunBuilder()
+	b.CountStepsOnly() // the views draw the counts; the residuals are explain's
+	return &Run{Name: name, agg: profile.NewAggregator(), ans: answers{b: b},
 		metric: map[string]*Series{}, epochsDone: map[int32]bool{}}
 }
 
@@ -563,7 +575,7 @@ func orNaN(f float64) float64 {
 // reset empties the run (a replay restarts), keeping its name and making
 // its version new.
 func (r *Run) reset() {
-	v, st, se := r.version, r.Stored, r.StoredError
+	v, st, se, rs, ns := r.version, r.Stored, r.StoredError, r.RankStarts, r.Nodes
 	*r = *NewRun(r.Name)
-	r.version, r.Stored, r.StoredError = v+1, st, se
+	r.version, r.Stored, r.StoredError, r.RankStarts, r.Nodes = v+1, st, se, rs, ns
 }

@@ -110,6 +110,7 @@ func (s *Set) StartLive(sources []sessions.Source) error {
 func (s *Set) feedLive(i int, src sessions.Source) {
 	defer s.wg.Done()
 	defer s.busy.Add(-1)
+	starts := 0
 	for {
 		e, err := src.Next(s.ctx)
 		if err != nil {
@@ -123,6 +124,7 @@ func (s *Set) feedLive(i int, src sessions.Source) {
 			s.version.Add(1)
 			return
 		}
+		starts = s.takeRankStarts(i, src, starts) // a length check, mostly
 		s.Add(i, &e)
 	}
 }

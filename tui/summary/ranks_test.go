@@ -71,6 +71,10 @@ func TestDistributedExternalRun(t *testing.T) {
 	if !strings.Contains(out, "straggler") {
 		t.Errorf("no straggler column:\n%s", out)
 	}
+	// rank 1 was the slowest of one of the two steps; the other was a tie
+	if d.SlowRank != 1 || d.SlowShare != 0.5 || !strings.Contains(out, "r1 50%") {
+		t.Errorf("slowest rank %d, share %g:\n%s", d.SlowRank, d.SlowShare, out)
+	}
 	golden.Check(t, "ranks_ascii", out)
 	// without a distributed run, no straggler column
 	m.SetSize(200, 2)

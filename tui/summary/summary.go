@@ -27,6 +27,11 @@ type Row struct {
 	EpochS    float64 // mean epoch wall time
 	Speedup   float64 // its variant's speedup over the baseline's (sessions.Speedups; 0: unknown, or the run stopped early)
 	Straggler float64 // a distributed run's slowest rank over its median rank (0: one process)
+	// SlowRank is the rank that was most often the slowest of a step
+	// (analysis.RankSteps) and SlowShare the share of steps it was;
+	// SlowShare 0: one process, or no step two ranks trained.
+	SlowRank  int
+	SlowShare float64
 	TestAcc   float64 // NaN: unknown
 	Overlap   float64
 	Eff       float64
@@ -66,6 +71,7 @@ func Figures(runs []*runstate.Run, sums []profile.Summary, live bool) []Row {
 			TrainS: s.Stage(profile.StageTrain), EvalS: s.Stage(profile.StageEval),
 			PeakBytes: s.PeakBytes, OOMs: s.Counts[profile.TypeOOM],
 			Guards: s.Counts[profile.TypeGuard], Straggler: s.Straggler}
+		row.SlowRank, row.SlowShare = slowestRank(r)
 		row.Done = r.EpochsDone(s)
 		if row.Total > 0 {
 			row.Done = min(row.Done, row.Total)
@@ -333,10 +339,36 @@ func (m *Model) columns() []column {
 		if r.Straggler > 0 {
 			// a distributed run: its slowest rank over its median one
 			straggler := column{"straggler", 9, 4, true, func(r *Row) string { return fixed(r.Straggler) }}
-			return slices.Insert(cols, 5, straggler)
+			slowest := column{"slowest", 8, 4, true, func(r *Row) string {
+				if r.SlowShare <= 0 {
+					return "-"
+				}
+				return "r" + strconv.Itoa(r.SlowRank) + " " + strconv.Itoa(int(math.Round(100*r.SlowShare))) + "%"
+			}}
+			return slices.Insert(cols, 5, straggler, slowest)
 		}
 	}
 	return cols
+}
+
+// slowestRank returns the rank that was most often a step's slowest in
+// the run's answers, and the share of steps it was (0: none).
+func slowestRank(r *runstate.Run) (int, float64) {
+	a := r.Answers()
+	if a == nil || a.Run.RankSteps == nil {
+		return 0, 0
+	}
+	best := -1
+	ranks := a.Run.RankSteps.Ranks
+	for i := range ranks {
+		if best < 0 || ranks[i].Slowest > ranks[best].Slowest {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, 0
+	}
+	return ranks[best].Rank, ranks[best].Share
 }
 
 // count shows a count, "-" for none.

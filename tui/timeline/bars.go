@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,5 +231,5 @@ func (m *Model) Height(r *runstate.Run) int {
 		m.ep.update(r)
 		return max(len(m.ep.list), 1) + 2
 	}
-	return r.Lanes.Len() + 3
+	return len(m.layoutRows(r, math.MaxInt32)) + 3 // the rows as folded by the user alone
 }

@@ -10,17 +10,22 @@ import (
 // lanes draws one row per lane: its label, a rule and the cells. marks,
 // when not nil, are OOM marks drawn over the first row's cells (when the
 // OOM row of their own finds no room).
-func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 int64, marks []bool) []string {
+func (m *Model) lanes(r *runstate.Run, rows []row, labelW, pw int, t0, t1 int64, marks []bool) []string {
 	nst := min(r.Stages.Len(), maxStages)
 	g := newGrid(t0, t1, pw)
-	cov := m.coverage(r, lanes, &g, nst)
+	cov := m.coverage(r, rows, &g, nst)
 	p := m.stagePaint(r, nst)
 	w := &rowWriter{pens: p.pens, markPen: draw.PenOf(m.styles.OOM), markGlyph: m.styles.Glyphs.OOM}
-	out := make([]string, len(lanes))
-	for row, id := range lanes {
+	out := make([]string, len(rows))
+	for row := range rows {
+		cur := m.hasCur && m.top+row == m.lane
+		if !rows[row].cells() {
+			out[row] = m.nodeHeader(&rows[row], cur)
+			continue
+		}
 		w.b.Reset()
-		w.b.WriteString(draw.PadRight(LaneLabel(r.Lanes.Name(id)), labelW))
-		if m.hasCur && row == m.lane {
+		w.b.WriteString(draw.Cut(draw.PadRight(m.label(r, &rows[row]), labelW), labelW, ""))
+		if cur {
 			w.b.WriteString(m.styles.Glyphs.Cursor) // the cursor's lane
 		} else {
 			w.b.WriteString(m.styles.Glyphs.VLine)
@@ -33,6 +38,16 @@ func (m *Model) lanes(r *runstate.Run, lanes []uint16, labelW, pw int, t0, t1 in
 		out[row] = w.b.String()
 	}
 	return out
+}
+
+// nodeHeader draws an open node's header across the label and the cells,
+// marked when the cursor is on it.
+func (m *Model) nodeHeader(w *row, cur bool) string {
+	text := m.headerText(w, w.ranks)
+	if cur {
+		text = m.styles.Glyphs.Cursor + " " + text
+	}
+	return draw.PenOf(m.styles.Header).Paint(draw.Cut(text, m.w, ""))
 }
 
 // grid divides the window [t0, t1) into n cells: cell c covers
@@ -70,16 +85,24 @@ func (g *grid) cell(t int64) int {
 // row, in ns, per stage slot (stages past nst share the last slot): the
 // time of lanes[row], cell c and slot k is at (row*g.n+c)*nst+k. The
 // result reuses m.cov.
-func (m *Model) coverage(r *runstate.Run, lanes []uint16, g *grid, nst int) []int64 {
+func (m *Model) coverage(r *runstate.Run, rows []row, g *grid, nst int) []int64 {
 	rowOf := make([]int, r.Lanes.Len())
 	for i := range rowOf {
 		rowOf[i] = -1
 	}
-	for row, id := range lanes {
-		rowOf[id] = row
+	for i := range rows {
+		switch w := &rows[i]; {
+		case !w.cells():
+		case w.kind == rowLane:
+			rowOf[w.lane] = i
+		default:
+			for _, id := range w.lanes {
+				rowOf[id] = i
+			}
+		}
 	}
 	pw, t0, t1, edges := g.n, g.t0, g.t1, g.edges
-	n := len(lanes) * pw * nst
+	n := len(rows) * pw * nst
 	if cap(m.cov) < n {
 		m.cov = make([]int64, n)
 	}
@@ -87,8 +110,13 @@ func (m *Model) coverage(r *runstate.Run, lanes []uint16, g *grid, nst int) []in
 	clear(cov)
 	sp := &r.Spans
 	n0 := sp.Len()
+	from := sp.From(t0)
+	if level, ok := binLevel(sp.Bins(), (t1-t0)/int64(pw)); ok && n0-from > m.binned {
+		m.coverageBins(r, rows, g, nst, level, cov)
+		return cov
+	}
 	starts, durs, lns, stgs := sp.Start[:n0], sp.Dur[:n0], sp.Lane[:n0], sp.Stage[:n0]
-	for i := sp.From(t0); i < n0; i++ {
+	for i := from; i < n0; i++ {
 		s := starts[i]
 		e := s + durs[i]
 		if e <= t0 || s >= t1 || e <= s {

@@ -15,7 +15,7 @@ type drag struct {
 func (m *Model) cellAt(x, y int) (row, cell int, ok bool) {
 	g := m.geo
 	row, cell = y-g.y0, x-g.x0
-	if m.bars || g.pw <= 0 || row < 0 || row >= len(g.lanes) || cell < 0 || cell >= g.pw {
+	if m.bars || g.pw <= 0 || row < 0 || row >= len(g.rows) || cell < 0 || cell >= g.pw {
 		return 0, 0, false
 	}
 	return row, cell, true
@@ -36,7 +36,7 @@ func (m *Model) Click(r *runstate.Run, x, y int) bool {
 	if !ok {
 		return false
 	}
-	m.hasCur, m.cur, m.lane = true, m.cellTime(cell), row
+	m.hasCur, m.cur, m.lane = true, m.cellTime(cell), m.geo.top+row
 	m.drag = drag{on: true, x: x, t0: m.geo.t0}
 	m.SelectAtCursor(r)
 	return true
@@ -73,7 +73,7 @@ func (m *Model) Wheel(x, y int, in bool) bool {
 	if !ok {
 		return false
 	}
-	m.hasCur, m.cur, m.lane = true, m.cellTime(cell), row
+	m.hasCur, m.cur, m.lane = true, m.cellTime(cell), m.geo.top+row
 	if in {
 		m.ZoomIn()
 	} else {

@@ -16,7 +16,7 @@ type view struct {
 
 	hasCur bool  // the cursor shows (after the first move, click or jump)
 	cur    int64 // the cursor's time on the run's clock
-	lane   int   // the cursor's lane row
+	lane   int   // the cursor's lane row (of every row, on display or not)
 
 	sel   int  // selected span (its index in the run's spans), -1: none
 	bars  bool // per-epoch bars in place of the timeline
@@ -35,7 +35,9 @@ type view struct {
 // covering [t0, t1).
 type geometry struct {
 	x0, y0, pw int
-	lanes      []uint16
+	rows       []row // the lane rows on display, all[top:top+len(rows)]
+	all        []row
+	top        int
 	t0, t1     int64
 }
 
@@ -204,7 +206,7 @@ func (m *Model) MoveLane(dir int) {
 		return
 	}
 	m.showCursor(m.shown())
-	m.lane = min(max(m.lane+dir, 0), max(len(m.geo.lanes)-1, 0))
+	m.lane = min(max(m.lane+dir, 0), max(len(m.geo.all)-1, 0))
 	m.changed()
 }
 

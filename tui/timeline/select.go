@@ -33,7 +33,7 @@ func (m *Model) Unselect() bool {
 // reports whether a span is selected.
 func (m *Model) SelectAtCursor(r *runstate.Run) bool {
 	g := m.geo
-	if g.pw <= 0 || len(g.lanes) == 0 {
+	if g.pw <= 0 || len(g.rows) == 0 {
 		return false
 	}
 	m.showCursor(g.t0, g.t1)
@@ -43,7 +43,15 @@ func (m *Model) SelectAtCursor(r *runstate.Run) bool {
 	}
 	c0 := g.t0 + int64(c)*(g.t1-g.t0)/int64(g.pw)
 	c1 := g.t0 + int64(c+1)*(g.t1-g.t0)/int64(g.pw)
-	i := spanAt(r, g.lanes[min(m.lane, len(g.lanes)-1)], m.cur, c0, c1)
+	w := &g.rows[min(max(m.lane-g.top, 0), len(g.rows)-1)]
+	in := func(lane uint16) bool { return lane == w.lane }
+	switch {
+	case !w.cells():
+		return false
+	case w.kind != rowLane:
+		in = func(lane uint16) bool { return slices.Contains(w.lanes, lane) }
+	}
+	i := spanAt(r, in, m.cur, c0, c1)
 	if i >= 0 && i == m.sel {
 		i = -1
 	}
@@ -52,14 +60,14 @@ func (m *Model) SelectAtCursor(r *runstate.Run) bool {
 	return i >= 0
 }
 
-// spanAt finds the span of lane at time t: the shortest covering t, else
+// spanAt finds the span of the lanes in says are in at time t: the shortest covering t, else
 // the one overlapping [c0, c1) the most; -1 if none.
-func spanAt(r *runstate.Run, lane uint16, t, c0, c1 int64) int {
+func spanAt(r *runstate.Run, in func(lane uint16) bool, t, c0, c1 int64) int {
 	sp := &r.Spans
 	best, bestDur, bestOv := -1, int64(-1), int64(0)
 	covering := false
 	for i := sp.From(c0); i < sp.Len(); i++ {
-		if sp.Lane[i] != lane {
+		if !in(sp.Lane[i]) {
 			continue
 		}
 		s, e := sp.Start[i], sp.Start[i]+sp.Dur[i]

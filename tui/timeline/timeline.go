@@ -54,12 +54,22 @@ type Model struct {
 	mixed map[[2]string]draw.Pen // pens of markers: a stage's on another's color
 
 	linked linkCache // the selected span's links (select.go)
+
+	// folds are the user's fold choices by rank or node key (groups.go):
+	// true folded; focus the group whose row takes the cursor next
+	folds map[string]bool
+	focus string
+	top   int // the first lane row on display
+	// binned is how many spans a window holds before the drawing sums
+	// the run's bins (binnedSpans)
+	binned int
 }
 
 // New returns a timeline drawing with c's styles and options.
 func New(c *common.Common) *Model {
 	m := &Model{styles: c.Styles, ascii: c.Opts.ASCII, pens: map[string]draw.Pen{}, mixed: map[[2]string]draw.Pen{}}
 	m.view = view{win: defaultWindow, follow: true, sel: -1, count: -1}
+	m.binned = binnedSpans
 	m.linked.sel = -1
 	return m
 }
@@ -226,32 +236,38 @@ func (m *Model) Range(r *runstate.Run) (t0, t1 int64) {
 }
 
 func (m *Model) render(r *runstate.Run) []string {
-	lanes := LaneOrder(&r.Lanes)
-	nl := len(lanes)
+	rows := m.layoutRows(r, m.h-3)
+	m.refocus(rows)
+	nl := len(rows)
 	// rows: header, lanes, axis, legend; drop header, legend, axis in
 	// turn when space is short
 	header, axis, legend := true, true, true
-	rows := m.h
-	if nl+3 > rows {
+	if nl+3 > m.h {
 		header = false
 	}
-	if nl+2 > rows {
+	if nl+2 > m.h {
 		legend = false
 	}
-	if nl+1 > rows {
+	if nl+1 > m.h {
 		axis = false
 	}
-	laneRows := rows
+	laneRows := m.h
 	for _, b := range []bool{header, axis, legend} {
 		if b {
 			laneRows--
 		}
 	}
 	laneRows = max(min(laneRows, nl), 0)
+	// the rows on display: the cursor's in view
+	m.lane = min(max(m.lane, 0), max(nl-1, 0))
+	m.top = min(max(m.top, m.lane-laneRows+1, 0), m.lane, max(nl-laneRows, 0))
+	shown := rows[m.top : m.top+laneRows]
 
 	labelW := 4
-	for _, id := range lanes[:laneRows] {
-		labelW = max(labelW, len(LaneLabel(r.Lanes.Name(id))))
+	for i := range shown {
+		if shown[i].cells() {
+			labelW = max(labelW, draw.Width(m.label(r, &shown[i])))
+		}
 	}
 	labelW = min(labelW, 10, max(m.w/4, 1))
 	pw := m.w - labelW - 1
@@ -275,9 +291,8 @@ func (m *Model) render(r *runstate.Run) []string {
 		if own {
 			over = nil
 		}
-		m.geo = geometry{x0: labelW + 1, y0: len(out), pw: pw, lanes: lanes[:laneRows], t0: t0, t1: t1}
-		m.lane = min(m.lane, laneRows-1)
-		out = append(out, m.lanes(r, lanes[:laneRows], labelW, pw, t0, t1, over)...)
+		m.geo = geometry{x0: labelW + 1, y0: len(out), pw: pw, rows: shown, all: rows, top: m.top, t0: t0, t1: t1}
+		out = append(out, m.lanes(r, shown, labelW, pw, t0, t1, over)...)
 		if own {
 			out = append(out, m.oomRow(marks, labelW))
 		}
