@@ -17,7 +17,8 @@ Run it under gnnscope (examples/pytorch/sage.toml) or alone:
 
 Under torchrun or srun (WORLD_SIZE > 1) it trains with DistributedDataParallel
 (nccl on CUDA, gloo on the CPU), each rank on its share of the training
-nodes: examples/pytorch/multinode.md.
+nodes; on several machines as one session: examples/pytorch/slurm_sage.sbatch
+and examples/pytorch/torchrun_two_nodes.sh.
 """
 
 import argparse
