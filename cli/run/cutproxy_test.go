@@ -29,8 +29,11 @@ type cutProxy struct {
 type proxied struct {
 	rank int // from the hello; -1 before it
 	cut  bool
-	up   bytes.Buffer // client to collector, as forwarded
-	down bytes.Buffer // collector to client, as forwarded
+	up   bytes.Buffer // client to collector, as read from the client
+	// forwarded is how much of up reached the collector: all of it, but
+	// for a cut connection.
+	forwarded int
+	down      bytes.Buffer // collector to client, as forwarded
 }
 
 func newCutProxy(t *testing.T, target string, cutAfter int) *cutProxy {
@@ -89,10 +92,11 @@ func (p *cutProxy) upstream(pc *proxied, c, s net.Conn) {
 				}
 			}
 			stop := false
-			if pc.cut && pc.up.Len()+n >= p.cutAfter {
-				data, stop = data[:p.cutAfter-pc.up.Len()], true
-			}
 			pc.up.Write(data)
+			if pc.cut && pc.forwarded+n >= p.cutAfter {
+				data, stop = data[:p.cutAfter-pc.forwarded], true
+			}
+			pc.forwarded += len(data)
 			p.mu.Unlock()
 			if _, werr := s.Write(data); werr != nil || stop {
 				return
@@ -153,7 +157,7 @@ func (p *cutProxy) rankConns(r int) []proxied {
 	var out []proxied
 	for _, pc := range p.conns {
 		if pc.rank == r {
-			cp := proxied{rank: pc.rank, cut: pc.cut}
+			cp := proxied{rank: pc.rank, cut: pc.cut, forwarded: pc.forwarded}
 			cp.up.Write(pc.up.Bytes())
 			cp.down.Write(pc.down.Bytes())
 			out = append(out, cp)

@@ -22,14 +22,15 @@ import (
 )
 
 // The two-node job: nodes × perNode ranks of examples/pytorch/sage_train.py
-// under DDP (gloo, loopback). One rank per node: with two per node, four
-// processes share the two cores of the test machine, and the gloo
-// all-reduce's hops then wait for a core, so the ranks' backward ends of
-// a step drift apart by milliseconds (measured: ±3 ms for the median
-// rank), which is the scheduler, not the clocks.
+// under DDP (gloo, loopback), each pausing 2 ms after its backward
+// (testdata/yield_after_backward.py): four ranks share the test machine's
+// two cores, and without the pause the rank that reads its all-reduce's
+// end first runs on while the other waits for a core, which put the
+// ranks' backward ends milliseconds apart (residuals of 1 to 3 ms, up to
+// 100 ms in single steps under load): the scheduler, not the clocks.
 const (
 	nodes      = 2
-	perNode    = 1
+	perNode    = 2
 	trainNodes = 2000 // graph nodes; 70 % train
 	batchSize  = 64
 	epochs     = 4
@@ -55,9 +56,11 @@ func TestTwoNodesOneClock(t *testing.T) {
 	listen := freeLoopback(t)
 	proxy := newCutProxy(t, listen, cutAfter)
 	root := clitest.ModuleRoot(t)
-	cmd := fmt.Sprintf("two=%s %s %s %d %s %s --nodes %d --features 16 --hidden 16 --batch-size %d --epochs %d --workers 0 --device cpu",
-		systemPython, filepath.Join(root, "cli", "run", "testdata", "twonodes.py"), proxy.addr(), perNode,
-		systemPython, filepath.Join(root, "examples", "pytorch", "sage_train.py"), trainNodes, batchSize, epochs)
+	testdata := filepath.Join(root, "cli", "run", "testdata")
+	cmd := fmt.Sprintf("two=%s %s %s %d %s %s %s --nodes %d --features 16 --hidden 16 --batch-size %d --epochs %d --workers 0 --device cpu",
+		systemPython, filepath.Join(testdata, "twonodes.py"), proxy.addr(), perNode,
+		systemPython, filepath.Join(testdata, "yield_after_backward.py"),
+		filepath.Join(root, "examples", "pytorch", "sage_train.py"), trainNodes, batchSize, epochs)
 	type result struct {
 		stderr string
 		err    error
@@ -230,9 +233,19 @@ func checkDropped(t *testing.T, p *cutProxy, r int, j rankJournal) {
 	if len(conns) < 2 || !conns[0].cut || conns[1].cut {
 		t.Fatalf("rank %d: %d connection(s) through the proxy, want its first cut and a second", r, len(conns))
 	}
-	sent := map[int64]json.RawMessage{}
+	sent := map[int64]json.RawMessage{} // every complete event line the client sent
 	resent := 0
 	var bye, answer, resumed int64 = -1, -1, -1
+	delivered, err := wireLines(conns[0].up.Bytes()[:conns[0].forwarded])
+	if err != nil {
+		t.Fatalf("rank %d: %v", r, err)
+	}
+	before := 0 // event lines that reached the collector before the cut
+	for _, l := range delivered {
+		if l.Seq != nil {
+			before++
+		}
+	}
 	for i, c := range conns {
 		up, err := wireLines(c.up.Bytes())
 		if err != nil {
@@ -271,10 +284,13 @@ func checkDropped(t *testing.T, p *cutProxy, r int, j rankJournal) {
 			written = append(written, e)
 		}
 	}
-	t.Logf("rank %d: cut after %d bytes, resumed at event %d of %d (%d sent again); bye %d, answered %d",
-		r, cutAfter, resumed, bye, resent, bye, answer)
+	t.Logf("rank %d: cut after %d bytes (%d events through), resumed at event %d of %d (%d sent twice); bye %d, answered %d",
+		r, cutAfter, before, resumed, bye, resent, bye, answer)
 	if resumed <= 0 || resumed >= bye {
 		t.Errorf("rank %d: resumed at event %d of %d: the cut was not midway", r, resumed, bye)
+	}
+	if resumed != int64(before) {
+		t.Errorf("rank %d: the collector had %d events at the reconnection; %d complete event lines reached it", r, resumed, before)
 	}
 	if bye != answer || int(bye) != len(written) {
 		t.Fatalf("rank %d: bye %d, the collector's %d, journal %d events", r, bye, answer, len(written))
