@@ -18,6 +18,7 @@ import (
 
 	"github.com/gnnscope/gnnscope/cli/internal/clitest"
 	"github.com/gnnscope/gnnscope/profile"
+	"github.com/gnnscope/gnnscope/runner"
 	"github.com/gnnscope/gnnscope/sessions"
 )
 
@@ -46,8 +47,8 @@ const (
 // ahead, is one session: a journal per rank, each rank's start on the
 // collector's clock (the backward ends of a step, where DDP's all-reduce
 // ends, agree within 1 ms, where the ranks' own clocks put them 250 ms
-// apart), no event lost or doubled by the drop, and a connection with a
-// wrong token refused and logged.
+// apart), no event lost or doubled by the drop, and connections with a
+// wrong token or none refused and logged.
 func TestTwoNodesOneClock(t *testing.T) {
 	needTorchClient(t)
 	home, spill := t.TempDir(), t.TempDir()
@@ -72,18 +73,23 @@ func TestTwoNodesOneClock(t *testing.T) {
 		ended.Store(true)
 		done <- result{stderr, err}
 	}()
-	intruder := wrongToken(t, listen, &ended)
+	refused := intruders(t, listen, &ended)
 	res := <-done
 	s := clitest.OnlySession(t, home)
 	log, _ := os.ReadFile(filepath.Join(s.RunsDir(), "two.log"))
 	if res.err != nil {
 		t.Fatalf("%v\n%s\nlog:\n%s", res.err, res.stderr, log)
 	}
-	if intruder == "" {
-		t.Fatalf("the run ended before a connection with a wrong token could be tried\nlog:\n%s", log)
+	if len(refused) == 0 {
+		t.Fatalf("the run ended before a connection without the token could be tried\nlog:\n%s", log)
 	}
-	if want := "refused connection from " + intruder + ": wrong token"; !strings.Contains(string(log), want) {
-		t.Errorf("the run's log lacks %q:\n%s", want, log)
+	for _, want := range refused {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the run's log lacks %q:\n%s", want, log)
+		}
+	}
+	if states, err := runner.RunStates(s); err != nil || len(states) != 1 || states[0].Status != profile.StatusOK {
+		t.Errorf("runs %+v, %v: want the one run two, ok", states, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(spill, "*.spill.jsonl")); len(left) > 0 {
 		t.Errorf("spill files kept (the collector lacked events): %v\nlog:\n%s", left, log)
@@ -106,28 +112,34 @@ func freeLoopback(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// wrongToken connects to the collector at addr once it listens, says
-// hello with a wrong token and checks the refusal; it returns the
-// connection's own address, or "" when the run ended first.
-func wrongToken(t *testing.T, addr string, ended *atomic.Bool) string {
-	var nc net.Conn
-	clitest.WaitFor(t, "the collector to listen", func() bool {
-		var err error
-		nc, err = net.DialTimeout("tcp4", addr, time.Second)
-		return err == nil || ended.Load()
-	})
-	if nc == nil {
-		return ""
+// intruders connect to the collector at addr once it listens, say hello
+// with a wrong token and then with none, and check the refusals; they
+// return the lines the run's log must hold, none when the run ended
+// first.
+func intruders(t *testing.T, addr string, ended *atomic.Bool) []string {
+	var lines []string
+	for _, c := range []struct{ token, reason string }{{strings.Repeat("0", 64), "wrong token"}, {"", "no token"}} {
+		var nc net.Conn
+		clitest.WaitFor(t, "the collector to listen", func() bool {
+			var err error
+			nc, err = net.DialTimeout("tcp4", addr, time.Second)
+			return err == nil || ended.Load()
+		})
+		if nc == nil {
+			return nil
+		}
+		nc.SetDeadline(time.Now().Add(30 * time.Second))
+		hello, _ := json.Marshal(map[string]any{"hello": 1, "token": c.token, "run": "two", "rank": 0,
+			"world": nodes * perNode, "node": "intruder", "node_rank": 9})
+		nc.Write(append(hello, '\n'))
+		line, err := bufio.NewReader(nc).ReadString('\n')
+		if want := `{"refused":"` + c.reason + `"}`; err != nil || strings.TrimSpace(line) != want {
+			t.Errorf("a hello with token %q: answer %q, %v; want %s", c.token, line, err, want)
+		}
+		lines = append(lines, "refused connection from "+nc.LocalAddr().String()+": "+c.reason)
+		nc.Close()
 	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(30 * time.Second))
-	fmt.Fprintf(nc, `{"hello":1,"token":"%s","run":"two","rank":0,"world":%d,"node":"intruder","node_rank":9}`+"\n",
-		strings.Repeat("0", 64), nodes*perNode)
-	line, err := bufio.NewReader(nc).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != `{"refused":"wrong token"}` {
-		t.Errorf("a wrong token: answer %q, %v; want a refusal", line, err)
-	}
-	return nc.LocalAddr().String()
+	return lines
 }
 
 // rankJournal is one rank's journal: its events and its lines.
