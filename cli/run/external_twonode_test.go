@@ -74,7 +74,15 @@ func TestTwoNodesOneClock(t *testing.T) {
 		done <- result{stderr, err}
 	}()
 	refused := intruders(t, listen, &ended)
-	res := <-done
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(5 * time.Minute): // a safety net against a hung job, not a timing assertion
+		s := clitest.OnlySession(t, home)
+		clitest.StopAll(t, home, s)
+		log, _ := os.ReadFile(filepath.Join(s.RunsDir(), "two.log"))
+		t.Fatalf("the job has not ended after 5 minutes; canceled\nlog:\n%s", log)
+	}
 	s := clitest.OnlySession(t, home)
 	log, _ := os.ReadFile(filepath.Join(s.RunsDir(), "two.log"))
 	if res.err != nil {
