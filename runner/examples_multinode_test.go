@@ -83,6 +83,42 @@ func TestTwoNodeTorchrunEnvironment(t *testing.T) {
 	}
 }
 
+// TestSlurmScriptCommand runs the Slurm batch script with scontrol and
+// gnnscope standing in (gnnscope prints its arguments, one a line): the
+// run listens, waits, and its command starts torchrun on every node
+// through srun --export=ALL, with the job's nodes and the first node as
+// the rendezvous.
+func TestSlurmScriptCommand(t *testing.T) {
+	bash := needBash(t)
+	bin := t.TempDir()
+	shims := map[string]string{
+		"scontrol": "#!/bin/sh\nprintf 'gpu7\\ngpu9\\n'\n",
+		"gnnscope": "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n",
+	}
+	for name, body := range shims {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bash, filepath.Join(multiNode, "slurm_sage.sbatch"))
+	cmd.Env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"SLURM_JOB_NODELIST=gpu[7,9]", "SLURM_NNODES=2", "SLURM_JOB_ID=4711"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	args := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := []string{"run", "--listen", "0.0.0.0:7000", "--wait", "--cmd",
+		"sage=srun --export=ALL torchrun --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d " +
+			"--rdzv_endpoint gpu7:29500 --rdzv_id 4711 examples/pytorch/sage_train.py --epochs 3"}
+	if len(args) == len(want) {
+		args[len(args)-1] = strings.Join(strings.Fields(args[len(args)-1]), " ")
+	}
+	if strings.Join(args, "\n") != strings.Join(want, "\n") {
+		t.Errorf("gnnscope got\n%q\nwant\n%q", args, want)
+	}
+}
+
 // needBash returns bash's path, skipping the test without one.
 func needBash(t *testing.T) string {
 	t.Helper()
