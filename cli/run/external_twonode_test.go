@@ -223,14 +223,14 @@ func checkRankStarts(t *testing.T, journals []rankJournal) {
 				steps = append(steps, fmt.Sprintf("%d/%d", e.Epoch, e.Batch))
 			}
 		}
-		var want2 []string
+		var wantSteps []string
 		for e := 1; e <= epochs; e++ {
 			for b := range batches {
-				want2 = append(want2, fmt.Sprintf("%d/%d", e, b))
+				wantSteps = append(wantSteps, fmt.Sprintf("%d/%d", e, b))
 			}
 		}
-		if !slices.Equal(steps, want2) {
-			t.Errorf("rank %d: backward spans of steps %v, want %v", r, steps, want2)
+		if !slices.Equal(steps, wantSteps) {
+			t.Errorf("rank %d: backward spans of steps %v, want %v", r, steps, wantSteps)
 		}
 	}
 }
@@ -291,7 +291,7 @@ func checkDropped(t *testing.T, p *cutProxy, r int, j rankJournal) {
 		}
 		for _, l := range down {
 			switch {
-			case l.Welcome == 1 && i == 1:
+			case l.Welcome == 1 && l.Next != nil && i == 1:
 				resumed = *l.Next
 			case l.Bye != nil:
 				answer = *l.Bye
