@@ -120,7 +120,9 @@ connections without the token (logged in NAME.log), measures each rank's
 clock against its own and moves the rank's start onto it, so the session's
 ranks share one clock. After the command ends it waits up to 10 s for the
 ranks to finish sending. A port in use fails the run before the command
-starts. The wire protocol: docs/collector.md.`
+starts. The wire protocol: docs/collector.md. A Slurm job and a two-node
+torchrun, each with the lines it adds: examples/pytorch/slurm_sage.sbatch,
+examples/pytorch/torchrun_two_nodes.sh.`
 }
 
 // repeatsHelp is the repeats topic: repeats, speedups and the columns.

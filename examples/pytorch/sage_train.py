@@ -14,14 +14,23 @@ DataLoader runs them.
 
 Run it under gnnscope (examples/pytorch/sage.toml) or alone:
   python3 examples/pytorch/sage_train.py --variant optimized --epochs 3
+
+Under torchrun or srun (WORLD_SIZE > 1) it trains with DistributedDataParallel
+(nccl on CUDA, gloo on the CPU), each rank on its share of the training
+nodes; on several machines as one session: examples/pytorch/slurm_sage.sbatch
+and examples/pytorch/torchrun_two_nodes.sh.
 """
 
 import argparse
+import os
 import time
 
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
 
 
 def synthetic(n, classes, feats, degree, seed):
@@ -123,6 +132,14 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     a = p.parse_args()
 
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1:
+        # torchrun's variables (RANK, LOCAL_RANK, MASTER_ADDR, MASTER_PORT)
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        if a.device.startswith("cuda"):
+            torch.cuda.set_device(local)
+            a.device = "cuda:%d" % local
+        dist.init_process_group("nccl" if a.device.startswith("cuda") else "gloo")
     torch.manual_seed(a.seed)
     if a.data:
         x, y, src, dst = cora(a.data)
@@ -139,15 +156,25 @@ def main():
     if opt_variant and a.workers > 0:
         kw.update(num_workers=a.workers, prefetch_factor=4, persistent_workers=True,
                   pin_memory=dev.type == "cuda")
-    train = DataLoader(train_ids.tolist(), shuffle=True, **kw)
+    part = None
+    if world > 1:  # every rank draws the same graph (the seed) and trains on its share
+        part = DistributedSampler(train_ids.tolist(), shuffle=True, seed=a.seed)
+        train = DataLoader(train_ids.tolist(), sampler=part, **kw)
+    else:
+        train = DataLoader(train_ids.tolist(), shuffle=True, **kw)
     val = DataLoader(val_ids.tolist(), **kw)
     nb = opt_variant and dev.type == "cuda"
 
     model = SAGE(x.shape[1], a.hidden, int(y.max()) + 1).to(dev)
+    if world > 1:
+        model = DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None)
     opt = torch.optim.Adam(model.parameters(), lr=0.005)
-    print("variant %s: %d nodes, %d train, device %s" % (a.variant, n, len(train_ids), dev))
+    who = "rank %d of %d, " % (dist.get_rank(), world) if world > 1 else ""
+    print("%svariant %s: %d nodes, %d train, device %s" % (who, a.variant, n, len(train_ids), dev))
     for epoch in range(1, a.epochs + 1):
         t0 = time.perf_counter()
+        if part is not None:
+            part.set_epoch(epoch)
         model.train()
         total = torch.zeros((), device=dev)
         for x0, x1, x2, yb in train:
@@ -167,8 +194,10 @@ def main():
                 correct += (out.argmax(1) == yb.to(dev, non_blocking=nb)).sum()
         loss_v = total.item() / len(train)
         acc = correct.item() / len(val_ids)
-        print("epoch %d loss %.4f val_acc %.4f time %.3fs"
-              % (epoch, loss_v, acc, time.perf_counter() - t0), flush=True)
+        print("%sepoch %d loss %.4f val_acc %.4f time %.3fs"
+              % (who, epoch, loss_v, acc, time.perf_counter() - t0), flush=True)
+    if world > 1:
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
