@@ -108,6 +108,63 @@ func TestTwoNodesOneClock(t *testing.T) {
 		checkDropped(t, proxy, r, journals[r])
 	}
 	checkAlignment(t, s, journals)
+	checkExplained(t, s)
+}
+
+// checkExplained reads the ranks as `gnnscope explain --format json`
+// reports them: every rank's alignment residual under 1 ms, and a clock
+// offset of about -250 ms for node 1's ranks and about 0 for node 0's.
+func checkExplained(t *testing.T, s *sessions.Session) {
+	t.Helper()
+	out, stderr, err := clitest.Run(t, "explain", s.ID(), "--format", "json")
+	if err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("explain's JSON: %v", err)
+	}
+	residuals, offsets := map[int]float64{}, map[int]float64{}
+	walkRanks(doc, func(m map[string]any) {
+		r, ok := m["rank"].(float64)
+		if !ok {
+			return
+		}
+		if v, ok := m["residual_s"].(float64); ok {
+			residuals[int(r)] = v
+		}
+		if v, ok := m["clock_offset_s"].(float64); ok {
+			offsets[int(r)] = v
+		}
+	})
+	for r := 0; r < nodes*perNode; r++ {
+		res, ok := residuals[r]
+		if !ok || res <= -1e-3 || res >= 1e-3 {
+			t.Errorf("explain: rank %d residual %v (reported: %v), want under 1 ms", r, res, ok)
+		}
+		want := 0.0
+		if r/perNode == 1 {
+			want = -clockOffset.Seconds()
+		}
+		if off, ok := offsets[r]; !ok || off < want-1e-3 || off > want+1e-3 {
+			t.Errorf("explain: rank %d clock offset %v (reported: %v), want %v within 1 ms", r, off, ok, want)
+		}
+	}
+}
+
+// walkRanks calls f on every JSON object under v.
+func walkRanks(v any, f func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		f(x)
+		for _, c := range x {
+			walkRanks(c, f)
+		}
+	case []any:
+		for _, c := range x {
+			walkRanks(c, f)
+		}
+	}
 }
 
 // freeLoopback returns 127.0.0.1:PORT with a port free a moment ago.
