@@ -18,5 +18,7 @@ func gatherRowsAsm(dst, src []float32, cols int, idx []int32, lo, hi, ahead int,
 	return false
 }
 
+const hasPackAsm = false
+
 // packRows has no assembly routine here.
 func packRows(dst, src []float32, lds, rows, width int) bool { return false }
