@@ -170,6 +170,10 @@ func TestGemmLarge(t *testing.T) {
 		// Tall and narrow: the tasks split only the rows and share one
 		// op(B), packed by all threads (several passes, a column edge).
 		testGemmCase(t, kern.name+"/directShared", r, kern, 600, 40, 2*gemmKC+37, false, false, 1, 0.5)
+		// Narrow and too deep for the direct path as a whole, but not for
+		// a task's share of the columns: both paths must sum along k in
+		// the same passes.
+		testGemmCase(t, kern.name+"/narrowDeep", r, kern, 13, 64, 5000, false, false, 1, 0)
 		// Long inner dimension: split along k (see kSplitChunks).
 		k := 4*kSplitChunk + 77
 		if nch, _ := kSplitChunks(13, 37, k); nch < 4 {
