@@ -24,7 +24,8 @@
 // the environment variable GNNSCOPE_GEMM_KERNEL (a name prefix such as "go"
 // or "avx2") picks another one for comparisons. Kernels differ in rounding
 // (FMA), never in results across thread counts. Where A is not transposed
-// the AVX2 kernel reads A in place instead of packing it (gemm_direct.go).
+// the AVX2 and AVX-512 kernels read A in place instead of packing it
+// (gemm_direct.go).
 //
 // GatherHost prefetches the rows it will copy next and copies runs of
 // consecutive rows at once; random rows of a large host matrix mostly miss

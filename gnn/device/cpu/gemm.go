@@ -390,10 +390,8 @@ func packA(op *gemmOp, dst []float32, ic, mc, pc, kc, mr int) {
 			// so each p copies a contiguous run of rows values.
 			base := pc*op.lda + ic + ir
 			switch {
-			case alpha == 1 && rows == 12 && mr == 12:
-				for p := 0; p < kc; p++ {
-					*(*[12]float32)(pan[p*12:]) = *(*[12]float32)(op.a[base+p*op.lda:])
-				}
+			case alpha == 1 && rows == mr && packRows(pan, op.a[base:], op.lda, kc, mr):
+				// One or two vector moves per p (a copy here calls memmove).
 			case alpha == 1 && rows == 6 && mr == 6:
 				// Element by element: an array copy here calls memmove.
 				for p := 0; p < kc; p++ {
@@ -461,7 +459,7 @@ func packB(op *gemmOp, dst []float32, pc, kc, jc, nc, nr int) {
 					pan[p*nr+cc] = v
 				}
 			}
-		} else {
+		} else if cols < nr || !packRows(pan, op.b[pc*op.ldb+jc+jr:], op.ldb, kc, nr) {
 			for p := 0; p < kc; p++ {
 				src := op.b[(pc+p)*op.ldb+jc+jr : (pc+p)*op.ldb+jc+jr+cols]
 				copy(pan[p*nr:p*nr+cols], src)

@@ -1,7 +1,8 @@
 package cpu
 
 // A product whose A is not transposed can skip packing A: the micro-kernel
-// broadcasts A's values from its rows where they lie (kernelAVX2Direct),
+// broadcasts A's values from its rows where they lie (kernelAVX2Direct,
+// kernelAVX512Direct),
 // and the mr rows it reads stay in L1 while it runs over every sliver of
 // the packed B. At tall shapes with a narrow output (100k×256 times
 // 256×64) packing A costs about as much as the product itself, and at the

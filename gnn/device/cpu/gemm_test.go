@@ -170,6 +170,10 @@ func TestGemmLarge(t *testing.T) {
 		// Tall and narrow: the tasks split only the rows and share one
 		// op(B), packed by all threads (several passes, a column edge).
 		testGemmCase(t, kern.name+"/directShared", r, kern, 600, 40, 2*gemmKC+37, false, false, 1, 0.5)
+		// Narrow and too deep for the direct path as a whole, but not for
+		// a task's share of the columns: both paths must sum along k in
+		// the same passes.
+		testGemmCase(t, kern.name+"/narrowDeep", r, kern, 13, 64, 5000, false, false, 1, 0)
 		// Long inner dimension: split along k (see kSplitChunks).
 		k := 4*kSplitChunk + 77
 		if nch, _ := kSplitChunks(13, 37, k); nch < 4 {
@@ -191,5 +195,39 @@ func TestKSplitChunks(t *testing.T) {
 	}
 	if nch, chunk := kSplitChunks(256, 256, 2*kSplitChunk); nch != 1 || chunk != 2*kSplitChunk {
 		t.Errorf("short k split into %d chunks of %d", nch, chunk)
+	}
+}
+
+// TestPackRows checks the packing routine against a loop at every width it
+// takes, and that it declines the others.
+func TestPackRows(t *testing.T) {
+	src := make([]float32, 40*50)
+	for i := range src {
+		src[i] = float32(i)
+	}
+	for _, width := range []int{6, 12, 16, 32} {
+		for _, rows := range []int{0, 1, 7} {
+			dst := make([]float32, rows*width+1)
+			dst[len(dst)-1] = -1
+			if !packRows(dst, src[3:], 50, rows, width) {
+				if hasPackAsm {
+					t.Fatalf("width %d: declined", width)
+				}
+				continue
+			}
+			for p := range rows {
+				for i := range width {
+					if dst[p*width+i] != src[3+p*50+i] {
+						t.Fatalf("width %d rows %d: dst[%d][%d] = %v", width, rows, p, i, dst[p*width+i])
+					}
+				}
+			}
+			if dst[len(dst)-1] != -1 {
+				t.Fatalf("width %d rows %d: wrote past the end", width, rows)
+			}
+		}
+	}
+	if packRows(make([]float32, 64), src, 50, 2, 8) {
+		t.Fatal("width 8 taken")
 	}
 }

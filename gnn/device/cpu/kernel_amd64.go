@@ -53,22 +53,49 @@ func kernelAVX2Checked(kc int, a, b, c []float32, ldc int, set bool) {
 	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, s)
 }
 
-// kernelAVX512 computes a 12×32 tile with 24 ZMM accumulators and FMA.
+// kernelAVX512 computes a 12×32 tile with 24 ZMM accumulators and FMA,
+// adding it to C (set == 0) or storing it there.
 //
 //go:noescape
-func kernelAVX512(kc int, a, b, c *float32, ldc int)
+func kernelAVX512(kc int, a, b, c *float32, ldc int, set int)
 
 func kernelAVX512Checked(kc int, a, b, c []float32, ldc int, set bool) {
 	_ = c[11*ldc+31]
-	if set {
-		clearTile(c, ldc, 12, 32)
-	}
 	if kc <= 0 {
+		if set {
+			clearTile(c, ldc, 12, 32)
+		}
 		return
 	}
 	_ = a[12*kc-1]
 	_ = b[32*kc-1]
-	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc)
+	kernelAVX512(kc, &a[0], &b[0], &c[0], ldc, setFlag(set))
+}
+
+// kernelAVX512Direct is kernelAVX512 with A read in place: row r of the
+// 12×kc block of A starts at a + r*lda floats.
+//
+//go:noescape
+func kernelAVX512Direct(kc int, a *float32, lda int, b, c *float32, ldc int, set int)
+
+func kernelAVX512DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool) {
+	_ = c[11*ldc+31]
+	if kc <= 0 {
+		if set {
+			clearTile(c, ldc, 12, 32)
+		}
+		return
+	}
+	_ = a[11*lda+kc-1]
+	_ = b[32*kc-1]
+	kernelAVX512Direct(kc, &a[0], lda, &b[0], &c[0], ldc, setFlag(set))
+}
+
+func setFlag(set bool) int {
+	if set {
+		return 1
+	}
+	return 0
 }
 
 func init() {
@@ -77,7 +104,7 @@ func init() {
 		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked, direct: kernelAVX2DirectChecked}}, availableKernels...)
 	}
 	if avx512 {
-		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked}}, availableKernels...)
+		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked, direct: kernelAVX512DirectChecked}}, availableKernels...)
 	}
 }
 
@@ -167,5 +194,30 @@ func gatherRowsAsm(dst, src []float32, cols int, idx []int32, lo, hi, ahead int,
 		ahead = n
 	}
 	gatherRowsAVX2(&dst[lo*cols], &src[0], &idx[lo], n, cols, ahead)
+	return true
+}
+
+// packRowsAVX2 copies rows runs of width floats (6, 12, 16 or 32), lds
+// apart at src, to dst one after the other. It needs AVX.
+//
+//go:noescape
+func packRowsAVX2(dst, src *float32, lds, rows, width int)
+
+// hasPackAsm reports whether packRows runs the assembly routine.
+var hasPackAsm, _ = cpuFeatures()
+
+// packRows copies rows runs of width floats, lds apart in src, to dst one
+// after the other (dst[p*width+i] = src[p*lds+i]). It reports false, doing
+// nothing, where the CPU lacks AVX2 or width is not 6, 12, 16 or 32.
+func packRows(dst, src []float32, lds, rows, width int) bool {
+	if !hasPackAsm || (width != 6 && width != 12 && width != 16 && width != 32) {
+		return false
+	}
+	if rows <= 0 {
+		return true
+	}
+	_ = dst[rows*width-1]
+	_ = src[(rows-1)*lds+width-1]
+	packRowsAVX2(&dst[0], &src[0], lds, rows, width)
 	return true
 }

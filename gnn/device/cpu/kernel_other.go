@@ -17,3 +17,8 @@ func axpyNext(alpha float32, x, y []float32, next *float32) { axpyVec(alpha, x, 
 func gatherRowsAsm(dst, src []float32, cols int, idx []int32, lo, hi, ahead int, pf bool) bool {
 	return false
 }
+
+const hasPackAsm = false
+
+// packRows has no assembly routine here.
+func packRows(dst, src []float32, lds, rows, width int) bool { return false }
