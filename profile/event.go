@@ -219,6 +219,10 @@ type Clock struct {
 	Samples int   `json:"samples"`
 }
 
+// Uncertainty returns how far the true offset may lie from Offset: half
+// the round trip.
+func (c Clock) Uncertainty() int64 { return c.Delay / 2 }
+
 // Event is one journal line. T selects which fields are meaningful; the table
 // in DESIGN.md lists them per type. JSON field names are the schema's.
 //

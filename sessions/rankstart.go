@@ -3,7 +3,6 @@ package sessions
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,31 +28,16 @@ type RankStart struct {
 	Host string
 	// Wall is the rank's wall-clock start (zero when unreadable).
 	Wall time.Time
-	// Clock is the collector's clock report for the rank, when its
+	// Clock is the collector's clock estimate for the rank, when its
 	// run_start carries one (nil otherwise).
-	Clock *ClockReport
+	Clock *profile.Clock
 }
 
-// ClockReport is a rank's clock measured against the collector's
-// (run_start's clock, see docs/collector.md): Offset is the collector's
-// clock minus the rank's, Delay the round trip of the exchange it was
-// measured by, both in ns, Samples the exchanges it was chosen from.
-type ClockReport struct {
-	Offset  int64
-	Delay   int64
-	Samples int
-}
-
-// Uncertainty returns how far the true offset may lie from Offset: half
-// the round trip.
-func (c ClockReport) Uncertainty() int64 { return c.Delay / 2 }
-
-// RankStartOf returns what a run_start e says of its rank (without its
-// clock, which the decoded event does not hold).
+// RankStartOf returns what a run_start e says of its rank.
 // Host names are shown as they are written, but for control characters
 // (each a '?') and past maxHostName bytes (cut): a journal is anyone's.
 func RankStartOf(e *profile.Event) RankStart {
-	rs := RankStart{Rank: e.Rank, Node: hostName(e.Node), NodeRank: e.NodeRank, HasNode: e.Node != "" || e.NodeRank != 0}
+	rs := RankStart{Rank: e.Rank, Node: hostName(e.Node), NodeRank: e.NodeRank, HasNode: e.Node != "" || e.NodeRank != 0, Clock: e.Clock}
 	if e.Host != nil {
 		rs.Host = hostName(e.Host.Hostname)
 	}
@@ -81,22 +65,6 @@ func hostName(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// rankClock reads the clock report of a run_start line: its "clock"
-// object's offset, delay and samples; nil when the line has none.
-func rankClock(line []byte) *ClockReport {
-	var v struct {
-		Clock *struct {
-			Offset  float64 `json:"offset"`
-			Delay   float64 `json:"delay"`
-			Samples int     `json:"samples"`
-		} `json:"clock"`
-	}
-	if json.Unmarshal(line, &v) != nil || v.Clock == nil {
-		return nil
-	}
-	return &ClockReport{Offset: int64(v.Clock.Offset), Delay: int64(v.Clock.Delay), Samples: v.Clock.Samples}
 }
 
 // RankStarts returns what each rank's run_start says of the rank, in the
@@ -146,6 +114,5 @@ func readRankStart(j RankJournal) (RankStart, bool, error) {
 	}
 	rs := RankStartOf(&e)
 	rs.Rank = j.Rank
-	rs.Clock = rankClock(line)
 	return rs, true, nil
 }
