@@ -98,6 +98,20 @@ type rankView struct {
 	lanes  map[string]string
 }
 
+// rankLane returns profile.RankLane(rank, lane), kept in *lanes so that
+// each of a rank's lanes is named once.
+func rankLane(lanes *map[string]string, rank int, lane string) string {
+	l, ok := (*lanes)[lane]
+	if !ok {
+		l = profile.RankLane(rank, lane)
+		if *lanes == nil {
+			*lanes = map[string]string{}
+		}
+		(*lanes)[lane] = l
+	}
+	return l
+}
+
 // keep reports whether the merged run keeps e (the ranks other than 0
 // contribute neither run_start nor run_end) and rewrites it.
 func (v *rankView) keep(e *profile.Event) bool {
@@ -107,15 +121,7 @@ func (v *rankView) keep(e *profile.Event) bool {
 	case profile.TypeSpan:
 		e.Start += v.offset
 		if v.multi {
-			l, ok := v.lanes[e.Lane]
-			if !ok {
-				l = profile.RankLane(v.rank, e.Lane)
-				if v.lanes == nil {
-					v.lanes = map[string]string{}
-				}
-				v.lanes[e.Lane] = l
-			}
-			e.Lane = l
+			e.Lane = rankLane(&v.lanes, v.rank, e.Lane)
 		}
 	case profile.TypeGPU, profile.TypeClock:
 		e.Ts += v.offset

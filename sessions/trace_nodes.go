@@ -86,15 +86,7 @@ func (n traceNodes) procs() []traceProc {
 func (k *rankPart) rewrite(e *profile.Event) {
 	switch e.T {
 	case profile.TypeSpan:
-		l, ok := k.lanes[e.Lane]
-		if !ok {
-			l = profile.RankLane(k.rank, e.Lane)
-			if k.lanes == nil {
-				k.lanes = map[string]string{}
-			}
-			k.lanes[e.Lane] = l
-		}
-		e.Lane, e.Start = l, e.Start+k.shift
+		e.Lane, e.Start = rankLane(&k.lanes, k.rank, e.Lane), e.Start+k.shift
 	case profile.TypeGPU:
 		e.Ts += k.shift
 	}
