@@ -46,11 +46,7 @@ func kernelAVX2Checked(kc int, a, b, c []float32, ldc int, set bool) {
 	}
 	_ = a[6*kc-1]
 	_ = b[16*kc-1]
-	s := 0
-	if set {
-		s = 1
-	}
-	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, s)
+	kernelAVX2(kc, &a[0], &b[0], &c[0], ldc, setFlag(set))
 }
 
 // kernelAVX512 computes a 12×32 tile with 24 ZMM accumulators and FMA,
@@ -91,6 +87,7 @@ func kernelAVX512DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc
 	kernelAVX512Direct(kc, &a[0], lda, &b[0], &c[0], ldc, setFlag(set))
 }
 
+// setFlag is the kernels' set argument: 1 when C is overwritten, not added to.
 func setFlag(set bool) int {
 	if set {
 		return 1
@@ -161,11 +158,7 @@ func kernelAVX2DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc i
 	}
 	_ = a[5*lda+kc-1]
 	_ = b[16*kc-1]
-	s := 0
-	if set {
-		s = 1
-	}
-	kernelAVX2Direct(kc, &a[0], lda, &b[0], &c[0], ldc, s)
+	kernelAVX2Direct(kc, &a[0], lda, &b[0], &c[0], ldc, setFlag(set))
 }
 
 // gatherRowsAVX2 copies row idx[i] of src to row i of dst for i < n, rows
