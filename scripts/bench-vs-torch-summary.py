@@ -131,35 +131,66 @@ def kernel_name(k):
     return f"gemm {a}x{b}x{c} {op}, {t} thr"
 
 
+FILE_RE = re.compile(r"kernels-(gnnscope|torch)-t(\d+)-r(\d+)(?:-s\d+)?(?:-blas)?\.json$")
+
+
+def repeat_of(path):
+    """The repeat number of a kernels file (its -rR), or None."""
+    m = FILE_RE.search(os.path.basename(path))
+    return int(m.group(3)) if m else None
+
+
+def paired_ratios(own_by_rep, path_by_rep):
+    """gnnscope's rate over the best path's in each repeat both ran (the two
+    ran one after the other, item by item): a list, in repeat order."""
+    return [own_by_rep[r] / path_by_rep[r] for r in sorted(own_by_rep)
+            if r in path_by_rep and own_by_rep[r] is not None and path_by_rep[r]]
+
+
+def spread(xs):
+    """"1.04 (0.97-1.12)": the median of per-repeat ratios and their range."""
+    if not xs:
+        return "-"
+    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
+
+
 def kernels(d):
     files = sorted(glob.glob(os.path.join(d, "kernels-gnnscope-*.json")))
     if not files:
         return
     own, ref = {}, {}
+    own_rep, ref_rep = {}, {}  # per repeat: {k: {r: rate}}, {k: {path: {r: rate}}}
     for f in files:
+        rep = repeat_of(f)
         for k, _, rate, per_cpu, unit, _ in kernel_rows(read_json(f)):
             e = own.setdefault(k, (unit, [], []))
             e[1].append(rate)
             e[2].append(per_cpu)
+            own_rep.setdefault(k, {})[rep] = rate
     for f in glob.glob(os.path.join(d, "kernels-torch-*.json")):
+        rep = repeat_of(f)
         for k, path, rate, per_cpu, _, why in kernel_rows(read_json(f)):
             e = ref.setdefault(k, {}).setdefault(path, ([], [], []))
             e[0].append(rate)
             e[1].append(per_cpu)
             if why:
                 e[2].append(why)
+            ref_rep.setdefault(k, {}).setdefault(path, {})[rep] = rate
     peak = peaks(d)
     bases = [f[:-5] for f in glob.glob(os.path.join(d, "kernels-*.json"))]
-    print(f"\n## Kernels (medians of {len(files)} gnnscope runs; {loads(bases)})\n")
+    runs = len({repeat_of(f) for f in files})
+    print(f"\n## Kernels (medians of {runs} interleaved repeats; {loads(bases)})\n")
     if peak:
         print("FMA peak (gnnscope bench, its micro-kernel's registers), per second / per CPU-second: "
               + ", ".join(f"{t} thr {fmt(v[0], '.1f')} / {fmt(v[1], '.1f')} GFLOP/s"
                           for t, v in sorted(peak.items())) + "\n")
     print("Rates: per second / per CPU-second. Torch figures whose CPU over wall time was off "
           "the threads given (over 1.15x, or under 0.6x above one thread) are marked refused "
-          "and are no best.\n")
-    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | FMA-peak share gnnscope, torch |")
-    print("|---|---|---|---|---|---|")
+          "and are no best. gnnscope/best is the ratio of the medians; paired, the median "
+          "(and range) of each repeat's own ratio, the two sides having run that item one "
+          "right after the other.\n")
+    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | paired | FMA-peak share gnnscope, torch |")
+    print("|---|---|---|---|---|---|---|")
     for k in sorted(own, key=lambda k: (k[0], k[6], k[1:6])):
         unit, rates, per_cpu = own[k]
         a, a_cpu = med(rates), med(per_cpu)
@@ -170,11 +201,12 @@ def kernels(d):
             cells.append(f"{name} {fmt(med(r))} / {fmt(med(rc))}" + (f" (refused: {why[0]})" if why else ""))
         best = best_path(paths)
         best_cell = f"{best[0]} {fmt(best[1])} / {fmt(best[2])} {unit}" if best else "-"
+        paired = spread(paired_ratios(own_rep.get(k, {}), ref_rep.get(k, {}).get(best[0], {}))) if best else "-"
         shares = "-"
         if k[0] == "gemm" and peak.get(k[6]):
             shares = share(a, a_cpu, peak[k[6]]) + ", " + (share(best[1], best[2], peak[k[6]]) if best else "-")
         print(f"| {kernel_name(k)} | {'; '.join(cells) or '-'} | {best_cell} | {fmt(a)} / {fmt(a_cpu)} {unit} "
-              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {shares} |")
+              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {paired} | {shares} |")
     if not ref:
         print("\n(no torch side: scripts/bench-torch-kernels.py missing or failed)")
 

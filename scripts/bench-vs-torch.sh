@@ -12,8 +12,12 @@
 #             loop, scripts/benchthreads.py: refused above 1.15x the threads
 #             given, or below 0.6x above one thread). The table names every
 #             path's rate, the fastest unrefused one, gnnscope's rate, rates
-#             per CPU-second of both, the ratio gnnscope / fastest and each
-#             product's share of the FMA peak `gnnscope bench` measured.
+#             per CPU-second of both, the ratio gnnscope / fastest (of the
+#             medians, and paired: the median of each repeat's own ratio)
+#             and each product's share of the FMA peak `gnnscope bench`
+#             measured. Within a repeat the two sides alternate product by
+#             product (and the gather), so that each pair meets the same
+#             state of the host.
 #   train     per dataset, one `gnnscope train --model sage --epochs 1 --json`
 #             against scripts/torch-sage-reference.py with the same flags on the
 #             same data (`gnnscope datasets export`): the sampled training epoch
@@ -183,33 +187,61 @@ case $blas in
 	;;
 esac
 
+# The kernels' default products: gnnscope bench's and bench-torch-kernels.py's.
+default_shapes=100000x256x256,256x100000x256:tA,100000x256x256:tB,100000x602x256,602x100000x256:tA,100000x100x256,100000x256x64,1024x100x256
+
+# kernel_pair T R S ITEM: one kernel item (a product MxKxN[:tA|:tB], or
+# "gather") by gnnscope, then by torch, then by torch on --torch-blas, into
+# kernels-{gnnscope,torch}-tT-rR-sS[-blas].json. Each item runs on its own
+# right after the other side's, so that both meet the same state of a
+# shared host: on a virtual machine the rate of one side alone drifts by a
+# fifth within minutes, whatever the load inside the guest says.
+kernel_pair() {
+	local t=$1 r=$2 s=$3 item=$4 kscript=scripts/bench-torch-kernels.py gflag=() tflag=() only
+	if [ "$item" = gather ]; then
+		only=gather
+	else
+		only=gemm gflag=(--gemm-shapes "$item") tflag=(--gemm-shapes "$item")
+	fi
+	# The FMA peak once a repeat, with its first item.
+	[ "$s" = 1 ] && gflag+=(--only "peak,$only") || gflag+=(--only "$only")
+	log "kernels, $t threads, repeat $r/$repeats, $item: gnnscope"
+	timed "$out/kernels-gnnscope-t$t-r$r-s$s" "$bin" bench "${gflag[@]}" --json --threads "$t" --min-time "${min_time}s" ||
+		die "gnnscope bench failed"
+	[ $have = 1 ] || return 0
+	log "kernels, $t threads, repeat $r/$repeats, $item: torch"
+	torch_prefix "$t" -
+	if ! timed "$out/kernels-torch-t$t-r$r-s$s" "${tp[@]}" "$PYTHON" "$kscript" --only "$only" "${tflag[@]}" --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
+		echo "kernels: $kscript failed; torch side skipped" | tee -a "$out/header.txt" >&2
+		rm -f "$out"/kernels-torch-*
+		have=0
+		return 0
+	fi
+	[ -n "$torch_blas" ] || return 0
+	[ "$only" = gemm ] && [ -n "${torch_gemm//onednn/}" ] || return 0
+	log "kernels, $t threads, repeat $r/$repeats, $item: torch on $torch_blas"
+	torch_prefix "$t"
+	timed "$out/kernels-torch-t$t-r$r-s$s-blas" "${tp[@]}" "$PYTHON" "$kscript" --only gemm "${tflag[@]}" \
+		--gemm "${torch_gemm//onednn/}" --label "$torch_blas" --threads "$t" --min-time "$min_time" ||
+		echo "kernels: $kscript on $torch_blas failed (repeat $r, $t threads)" | tee -a "$out/header.txt" >&2
+}
+
 kernels() {
-	local t r kscript=scripts/bench-torch-kernels.py have=1 shapes=()
-	[ -z "$gemm_shapes" ] || shapes=(--gemm-shapes "$gemm_shapes")
-	if [ ! -f "$kscript" ]; then
-		echo "kernels: $kscript is missing: gnnscope's figures only, no torch side" | tee -a "$out/header.txt" >&2
+	local t r s item items=()
+	have=1
+	if [ ! -f scripts/bench-torch-kernels.py ]; then
+		echo "kernels: scripts/bench-torch-kernels.py is missing: gnnscope's figures only, no torch side" | tee -a "$out/header.txt" >&2
 		have=0
 	fi
+	case ,$kernel_kinds, in *,gemm,*) IFS=, read -r -a items <<<"${gemm_shapes:-$default_shapes}" ;; esac
+	case ,$kernel_kinds, in *,gather,*) items+=(gather) ;; esac
 	for t in ${kthreads//,/ }; do
 		for r in $(seq "$repeats"); do
-			log "kernels, $t threads, repeat $r/$repeats: gnnscope"
-			timed "$out/kernels-gnnscope-t$t-r$r" "$bin" bench --only "peak,$kernel_kinds" "${shapes[@]}" --json --threads "$t" --min-time "${min_time}s" ||
-				die "gnnscope bench failed"
-			[ $have = 1 ] || continue
-			log "kernels, $t threads, repeat $r/$repeats: torch"
-			torch_prefix "$t" -
-			if ! timed "$out/kernels-torch-t$t-r$r" "${tp[@]}" "$PYTHON" "$kscript" --only "$kernel_kinds" "${shapes[@]}" --gemm "$torch_gemm" --threads "$t" --min-time "$min_time"; then
-				echo "kernels: $kscript failed; torch side skipped" | tee -a "$out/header.txt" >&2
-				rm -f "$out"/kernels-torch-*
-				have=0
-				continue
-			fi
-			[ -n "$torch_blas" ] || continue
-			log "kernels, $t threads, repeat $r/$repeats: torch on $torch_blas"
-			torch_prefix "$t"
-			timed "$out/kernels-torch-t$t-r$r-blas" "${tp[@]}" "$PYTHON" "$kscript" --only "$kernel_kinds" "${shapes[@]}" \
-				--gemm "${torch_gemm//onednn/}" --label "$torch_blas" --threads "$t" --min-time "$min_time" ||
-				echo "kernels: $kscript on $torch_blas failed (repeat $r, $t threads)" | tee -a "$out/header.txt" >&2
+			s=0
+			for item in "${items[@]}"; do
+				s=$((s + 1))
+				kernel_pair "$t" "$r" "$s" "$item"
+			done
 		done
 	done
 }

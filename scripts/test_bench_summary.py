@@ -31,6 +31,22 @@ class BestPath(unittest.TestCase):
         self.assertEqual(row[1:], ("torch.mm", 5.0, 2.5, "GFLOP/s", "used 2.00 threads"))
 
 
+class Paired(unittest.TestCase):
+    def test_repeat_of_file_names(self):
+        self.assertEqual(summary.repeat_of("/x/kernels-gnnscope-t2-r3-s4.json"), 3)
+        self.assertEqual(summary.repeat_of("kernels-torch-t1-r12-s1-blas.json"), 12)
+        self.assertEqual(summary.repeat_of("kernels-torch-t1-r5.json"), 5)
+        self.assertIsNone(summary.repeat_of("kernels-torch.json"))
+
+    def test_ratios_pair_repeats(self):
+        # Repeat 2's torch figure is missing: no ratio for it; the others pair by repeat.
+        own = {1: 90.0, 2: 120.0, 3: 100.0}
+        path = {1: 100.0, 3: 80.0}
+        self.assertEqual(summary.paired_ratios(own, path), [0.9, 1.25])
+        self.assertEqual(summary.spread([0.9, 1.25, 1.0]), "1.00 (0.90-1.25)")
+        self.assertEqual(summary.spread([]), "-")
+
+
 class Share(unittest.TestCase):
     def test_share_by_wall_and_cpu(self):
         self.assertEqual(summary.share(80.0, 90.0, (100.0, 100.0)), "80% / 90%")
