@@ -131,13 +131,36 @@ def kernel_name(k):
     return f"gemm {a}x{b}x{c} {op}, {t} thr"
 
 
-FILE_RE = re.compile(r"kernels-(gnnscope|torch)-t(\d+)-r(\d+)(?:-s\d+)?(?:-blas)?\.json$")
+FILE_RE = re.compile(r"kernels-(gnnscope|torch)-t(\d+)-r(\d+)(?:-s(\d+))?(?:-blas)?\.json$")
 
 
 def repeat_of(path):
     """The repeat number of a kernels file (its -rR), or None."""
     m = FILE_RE.search(os.path.basename(path))
     return int(m.group(3)) if m else None
+
+
+def item_of(path):
+    """(threads, repeat, item) of a kernels file: the files of one item of
+    one repeat, gnnscope's and torch's, share it. None if unnamed."""
+    m = FILE_RE.search(os.path.basename(path))
+    return (int(m.group(2)), int(m.group(3)), int(m.group(4) or 0)) if m else None
+
+
+def peaks_beside(d):
+    """The FMA peak each gnnscope file measured, by item_of: a product's
+    share of the peak measured seconds before it is less at the mercy of a
+    host whose speed drifts than its share of a median."""
+    got = {}
+    for f in glob.glob(os.path.join(d, "kernels-gnnscope-*.json")):
+        for p in (read_json(f) or {}).get("peak") or []:
+            if p.get("Supported") and p.get("GFLOPS"):
+                got[item_of(f)] = p["GFLOPS"]
+    return got
+
+
+def pct(xs):
+    return f"{100 * statistics.median(xs):.0f}%" if xs else "-"
 
 
 def paired_ratios(own_by_rep, path_by_rep):
@@ -160,16 +183,22 @@ def kernels(d):
         return
     own, ref = {}, {}
     own_rep, ref_rep = {}, {}  # per repeat: {k: {r: rate}}, {k: {path: {r: rate}}}
+    beside = peaks_beside(d)
+    own_share, ref_share = {}, {}  # shares of the peak beside: {k: [..]}, {k: {path: [..]}}
     for f in files:
-        rep = repeat_of(f)
+        rep, pk = repeat_of(f), beside.get(item_of(f))
         for k, _, rate, per_cpu, unit, _ in kernel_rows(read_json(f)):
+            if pk and rate and k[0] == "gemm":
+                own_share.setdefault(k, []).append(rate / pk)
             e = own.setdefault(k, (unit, [], []))
             e[1].append(rate)
             e[2].append(per_cpu)
             own_rep.setdefault(k, {})[rep] = rate
     for f in glob.glob(os.path.join(d, "kernels-torch-*.json")):
-        rep = repeat_of(f)
+        rep, pk = repeat_of(f), beside.get(item_of(f))
         for k, path, rate, per_cpu, _, why in kernel_rows(read_json(f)):
+            if pk and rate and k[0] == "gemm":
+                ref_share.setdefault(k, {}).setdefault(path, []).append(rate / pk)
             e = ref.setdefault(k, {}).setdefault(path, ([], [], []))
             e[0].append(rate)
             e[1].append(per_cpu)
@@ -188,9 +217,12 @@ def kernels(d):
           "the threads given (over 1.15x, or under 0.6x above one thread) are marked refused "
           "and are no best. gnnscope/best is the ratio of the medians; paired, the median "
           "(and range) of each repeat's own ratio, the two sides having run that item one "
-          "right after the other.\n")
-    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | paired | FMA-peak share gnnscope, torch |")
-    print("|---|---|---|---|---|---|---|")
+          "right after the other. FMA-peak shares: of the median peak above, per second / per "
+          "CPU-second, gnnscope's then the best path's; beside, each figure's share of the peak "
+          "gnnscope measured right before that item (median over the repeats).\n")
+    print("| kernel | torch paths | best torch | gnnscope | gnnscope/best | paired "
+          "| FMA-peak share gnnscope, torch | share of the peak beside, gnnscope, torch |")
+    print("|---|---|---|---|---|---|---|---|")
     for k in sorted(own, key=lambda k: (k[0], k[6], k[1:6])):
         unit, rates, per_cpu = own[k]
         a, a_cpu = med(rates), med(per_cpu)
@@ -205,8 +237,11 @@ def kernels(d):
         shares = "-"
         if k[0] == "gemm" and peak.get(k[6]):
             shares = share(a, a_cpu, peak[k[6]]) + ", " + (share(best[1], best[2], peak[k[6]]) if best else "-")
+        near = "-"
+        if k in own_share:
+            near = pct(own_share[k]) + ", " + (pct(ref_share.get(k, {}).get(best[0], [])) if best else "-")
         print(f"| {kernel_name(k)} | {'; '.join(cells) or '-'} | {best_cell} | {fmt(a)} / {fmt(a_cpu)} {unit} "
-              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {paired} | {shares} |")
+              f"| {fmt(ratio(a, best[1] if best else None), '.2f')} | {paired} | {shares} | {near} |")
     if not ref:
         print("\n(no torch side: scripts/bench-torch-kernels.py missing or failed)")
 

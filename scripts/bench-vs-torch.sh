@@ -203,8 +203,9 @@ kernel_pair() {
 	else
 		only=gemm gflag=(--gemm-shapes "$item") tflag=(--gemm-shapes "$item")
 	fi
-	# The FMA peak once a repeat, with its first item.
-	[ "$s" = 1 ] && gflag+=(--only "peak,$only") || gflag+=(--only "$only")
+	# The FMA peak with every product (and the first item), so that each
+	# product's share is of the peak measured seconds before it.
+	if [ "$only" = gemm ] || [ "$s" = 1 ]; then gflag+=(--only "peak,$only"); else gflag+=(--only "$only"); fi
 	log "kernels, $t threads, repeat $r/$repeats, $item: gnnscope"
 	timed "$out/kernels-gnnscope-t$t-r$r-s$s" "$bin" bench "${gflag[@]}" --json --threads "$t" --min-time "${min_time}s" ||
 		die "gnnscope bench failed"

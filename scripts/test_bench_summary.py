@@ -38,6 +38,11 @@ class Paired(unittest.TestCase):
         self.assertEqual(summary.repeat_of("kernels-torch-t1-r5.json"), 5)
         self.assertIsNone(summary.repeat_of("kernels-torch.json"))
 
+    def test_item_of_file_names(self):
+        self.assertEqual(summary.item_of("kernels-gnnscope-t2-r3-s4.json"), (2, 3, 4))
+        self.assertEqual(summary.item_of("kernels-torch-t2-r3-s4-blas.json"), (2, 3, 4))
+        self.assertEqual(summary.item_of("kernels-torch-t1-r5.json"), (1, 5, 0))
+
     def test_ratios_pair_repeats(self):
         # Repeat 2's torch figure is missing: no ratio for it; the others pair by repeat.
         own = {1: 90.0, 2: 120.0, 3: 100.0}
