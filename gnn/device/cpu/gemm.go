@@ -30,8 +30,11 @@ type microKernel struct {
 	mr, nr int
 	fn     func(kc int, a, b, c []float32, ldc int, set bool)
 	// direct, where not nil, is fn reading an mr×kc block of A in place,
-	// its rows lda apart (see gemmBlockDirect).
-	direct func(kc int, a []float32, lda int, b, c []float32, ldc int, set bool)
+	// its rows lda apart (see gemmBlockDirect); pf, where not nil, is the
+	// next such block, which a kernel with directPrefetches loads into L2
+	// as it runs.
+	direct           func(kc int, a []float32, lda int, b, c []float32, ldc int, set bool, pf []float32)
+	directPrefetches bool
 }
 
 // clearTile zeroes rows×cols values of C, whose rows are ldc apart.

@@ -72,6 +72,11 @@ func gemmBlockDirect(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *works
 			for ; ir+mr <= ie; ir += mr {
 				a := op.a[ir*op.lda+pc:]
 				next := min(mr, i1-ir-mr) // rows of the next group
+				var pf []float32          // the next group, for a kernel that prefetches it
+				if next == mr && kern.directPrefetches {
+					pf = op.a[(ir+mr)*op.lda+pc:]
+					next = 0
+				}
 				for q := range nq {
 					jr := q * nr
 					// Share q of the next group's rows (prefetchA's, without
@@ -81,11 +86,14 @@ func gemmBlockDirect(op *gemmOp, i0, i1, j0, j1 int, kern microKernel, ws *works
 					}
 					bpan := bp[jr*kc : (jr+nr)*kc]
 					off := ir*op.ldc + j0 + jr
+					if q > 0 {
+						pf = nil // the first sliver's call prefetched it
+					}
 					if jr+nr <= nc {
-						kern.direct(kc, a, op.lda, bpan, op.c[off:], op.ldc, set)
+						kern.direct(kc, a, op.lda, bpan, op.c[off:], op.ldc, set, pf)
 						continue
 					}
-					kern.direct(kc, a, op.lda, bpan, ws.tmp, nr, true)
+					kern.direct(kc, a, op.lda, bpan, ws.tmp, nr, true, pf)
 					storeTile(op.c[off:], op.ldc, ws.tmp, nr, mr, nc-jr, set)
 				}
 			}

@@ -335,8 +335,12 @@ pstoreset:
 // panel: row r of the 12×kc block starts at a + r*lda floats (rows 0, 3,
 // 6 and 9 from SI, R10, R11 and R12, the two after each at R9 and 2·R9
 // further). The 12 rows stay in L1 while the caller runs the kernel over
-// every sliver of B.
-TEXT ·kernelAVX512Direct(SB), NOSPLIT, $0-56
+// every sliver of B. With pf not nil, the kernel also prefetches into L2
+// the 12 rows at pf (lda apart, the next group's), two lines every two k
+// steps, the rows in turn, at the k offset the loop is at: spread over the
+// loop instead of issued in a burst before it, those prefetches never hold
+// all of the L1's miss buffers while the loop waits for B.
+TEXT ·kernelAVX512Direct(SB), NOSPLIT, $0-64
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R9
@@ -426,6 +430,11 @@ TEXT ·kernelAVX512Direct(SB), NOSPLIT, $0-56
 	VPXORD Z26, Z26, Z26
 	VPXORD Z27, Z27, Z27
 
+	MOVQ pf+56(FP), R13
+	MOVQ R9, BX
+	SHLQ $1, BX
+	MOVQ $6, AX
+
 	CMPQ CX, $2
 	JLT  dtail512
 
@@ -512,6 +521,25 @@ dloop512:
 	VFMADD231PS  Z0, Z29, Z26
 	VFMADD231PS  Z1, Z29, Z27
 
+	TESTQ      R13, R13
+	JE         dnopf512
+	PREFETCHT1 (R13)
+	PREFETCHT1 (R13)(R9*1)
+	ADDQ       BX, R13
+	DECQ       AX
+	JNE        dpfk512
+	MOVQ       $6, AX
+	SUBQ       BX, R13
+	SUBQ       BX, R13
+	SUBQ       BX, R13
+	SUBQ       BX, R13
+	SUBQ       BX, R13
+	SUBQ       BX, R13
+
+dpfk512:
+	ADDQ $8, R13
+
+dnopf512:
 	ADDQ $8, SI
 	ADDQ $8, R10
 	ADDQ $8, R11

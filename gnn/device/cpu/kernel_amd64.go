@@ -69,12 +69,13 @@ func kernelAVX512Checked(kc int, a, b, c []float32, ldc int, set bool) {
 }
 
 // kernelAVX512Direct is kernelAVX512 with A read in place: row r of the
-// 12×kc block of A starts at a + r*lda floats.
+// 12×kc block of A starts at a + r*lda floats. With pf not nil it
+// prefetches the 12×kc block at pf (rows lda apart) as it goes.
 //
 //go:noescape
-func kernelAVX512Direct(kc int, a *float32, lda int, b, c *float32, ldc int, set int)
+func kernelAVX512Direct(kc int, a *float32, lda int, b, c *float32, ldc int, set int, pf *float32)
 
-func kernelAVX512DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool) {
+func kernelAVX512DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool, pf []float32) {
 	_ = c[11*ldc+31]
 	if kc <= 0 {
 		if set {
@@ -84,7 +85,11 @@ func kernelAVX512DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc
 	}
 	_ = a[11*lda+kc-1]
 	_ = b[32*kc-1]
-	kernelAVX512Direct(kc, &a[0], lda, &b[0], &c[0], ldc, setFlag(set))
+	var next *float32
+	if len(pf) >= 11*lda+kc {
+		next = &pf[0]
+	}
+	kernelAVX512Direct(kc, &a[0], lda, &b[0], &c[0], ldc, setFlag(set), next)
 }
 
 // setFlag is the kernels' set argument: 1 when C is overwritten, not added to.
@@ -101,7 +106,7 @@ func init() {
 		availableKernels = append([]microKernel{{name: "avx2fma6x16", mr: 6, nr: 16, fn: kernelAVX2Checked, direct: kernelAVX2DirectChecked}}, availableKernels...)
 	}
 	if avx512 {
-		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked, direct: kernelAVX512DirectChecked}}, availableKernels...)
+		availableKernels = append([]microKernel{{name: "avx512f12x32", mr: 12, nr: 32, fn: kernelAVX512Checked, direct: kernelAVX512DirectChecked, directPrefetches: true}}, availableKernels...)
 	}
 }
 
@@ -148,7 +153,9 @@ func axpyNext(alpha float32, x, y []float32, next *float32) {
 //go:noescape
 func kernelAVX2Direct(kc int, a *float32, lda int, b, c *float32, ldc int, set int)
 
-func kernelAVX2DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool) {
+// kernelAVX2DirectChecked runs kernelAVX2Direct; it does not prefetch pf
+// (the caller prefetches for it).
+func kernelAVX2DirectChecked(kc int, a []float32, lda int, b, c []float32, ldc int, set bool, _ []float32) {
 	_ = c[5*ldc+15]
 	if kc <= 0 {
 		if set {
