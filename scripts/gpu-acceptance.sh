@@ -338,20 +338,21 @@ export BUNDLE BIN CORA OUT GPU CORA_SEEDS EPOCHS ROUNDS PYTHON LOG
 export ARCHIVE=${ARCHIVE:-}
 
 # ---- the plan: name, cost in seconds, what the cost is, command ----
-# Costs: "measured" ones are the H100 run of 2026-11-25
-# (docs/gpu/2026-11-25-h100/steps-*.txt); the others are estimates.
+# Costs: "measured" ones are the H100 run of 2026-11-25 and the H200 run
+# of 2026-11-28 (docs/gpu/*/steps-*.txt, summary-call1.md); the others
+# are estimates.
 STEPS=(
   "machine|30|measured 29 s|machine_out"
-  "kernels|35|estimated: tests 3 s and gpucheck 15 s measured, the new tests added|kernels"
-  "versus|240|estimated: export ~60 s, then per round optimized ~45 s and PyG resident ~45 s|versus"
-  "sampling|60|estimated: 2 benches of 2 thread counts, 3 s each, plus loading|sampling"
+  "kernels|35|measured 10 s on the H200 (tests 3 s and gpucheck 15 s on the H100)|kernels"
+  "versus|150|measured 97 s on the H200, the export included|versus"
+  "sampling|30|measured 15 s on the H200|sampling"
   "features|170|estimated: 7 runs of synth-products, 1 epoch each (FEATURE_EPOCHS), at ~24 s|gpu_data"
-  "tests-race|75|measured 28 s on the H100; over 45 s on an H200 (TestGatherRowsAt under -race)|tests .race.test"
+  "tests-race|75|measured 28 s on the H100; on the H200 its tests took 60 s (TestGatherRowsAt 38 s under -race)|tests .race.test"
   "gpucheck-bench|30|measured 15 s and 14 s|gpucheck_bench"
   "cora|65|measured 60 s|cora"
-  "products|180|measured 173 s|products"
+  "products|150|measured 173 s on the H100, 74 s on the H200|products"
   "pyg|250|measured: timed out at 215 s and 250 s|pyg"
-  "client|100|measured 97 s|client"
+  "client|100|measured 97 s on the H100, 57 s on the H200|client"
   "summary|5|measured 0 s|$PYTHON $BUNDLE/scripts/gpu-summary.py $OUT"
 )
 
