@@ -2,6 +2,7 @@ package runner
 
 import (
 	"io"
+	"sync"
 
 	"github.com/gnnscope/gnnscope/runner/collector"
 	"github.com/gnnscope/gnnscope/sessions"
@@ -16,6 +17,9 @@ func startCollector(s *sessions.Session, run string, ext *External, log io.Write
 	if ext.Listen == "" {
 		return nil, nil, nil
 	}
+	// The collector logs from its connections' goroutines while the run
+	// logs from its own: the caller passes a writer both may share
+	// (lockedWriter).
 	col, err := collector.Start(collector.Options{Addr: ext.Listen, Session: s, Run: run, Log: log})
 	if err != nil {
 		return nil, nil, err
@@ -47,4 +51,17 @@ func stopCollector(col *collector.Collector, run string, log io.Writer) {
 		}
 	}
 	logf(log, "run %s: collector stopped: %d rank(s) connected, %d said bye", run, len(ends), byes)
+}
+
+// lockedWriter serializes writes to w: the run and its collector log to
+// one writer from different goroutines, a line (one Write) at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

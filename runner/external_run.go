@@ -52,6 +52,9 @@ func runExternal(ctx context.Context, s *sessions.Session, run string, v Resolve
 	}
 	defer logFile.Close()
 	ext := v.External
+	if ext.Listen != "" {
+		log = &lockedWriter{w: log} // the collector logs from its own goroutines
+	}
 	col, colEnv, err := startCollector(s, run, ext, log)
 	if err != nil {
 		return endExternal(s, run, v, started, profile.StatusFailed, err.Error(), nil)

@@ -100,7 +100,9 @@ product path: torch.mm, torch.addmm, torch.matmul, oneDNN's inner
 product; torch.index_select), so entries match on M, K, N, TransA, TransB
 and Threads (gemm) or Threads (gather); scripts/bench-vs-torch.sh compares
 with the fastest path per shape, each run with its BLAS's thread variables
-set and its threads checked.
+set and its threads checked, the two sides alternating product by product
+(a virtual machine's speed drifts within minutes) and each repeat's own
+ratio reported beside the ratio of the medians.
 
 gnnscope bench cache measures the feature cache's hit rate by size.`,
 		Example: `  gnnscope bench
