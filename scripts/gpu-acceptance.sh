@@ -44,7 +44,10 @@
 # the machine (glibc, libcuda, the bundle's files) and prints the plan,
 # each step's cost and command, and the estimated total, running none.
 # --only takes a comma list of step names. With ARCHIVE=FILE, OUT is packed
-# into FILE (tar.gz, files over 8 MB left out) after every step.
+# into FILE (tar.gz, files over 8 MB left out) after every step: where
+# the machine hands back only so many files (a lent machine's call), set
+# it, or the later steps' outputs may not come back (on the H200 the
+# versus step's did not).
 #
 # env: GPU (default 0), CORA_SEEDS (default "0 1 2"), EPOCHS (default 2),
 # ROUNDS (versus, default 2), FEATURE_EPOCHS (features, default 1),
