@@ -101,16 +101,21 @@ def best_path(paths):
 
 
 def peaks(d):
-    """Median FMA peak per thread count, from gnnscope's runs: {threads:
-    (GFLOP/s, GFLOP/s per CPU-second)}."""
-    got = {}
+    """The FMA peaks of gnnscope's runs: their median per thread count,
+    {threads: (GFLOP/s, GFLOP/s per CPU-second)}, and each file's own,
+    {item_of(file): GFLOP/s} (a product's share of the peak measured
+    seconds before it is less at the mercy of a host whose speed drifts
+    than its share of a median)."""
+    got, beside = {}, {}
     for f in glob.glob(os.path.join(d, "kernels-gnnscope-*.json")):
         for p in (read_json(f) or {}).get("peak") or []:
             if p.get("Supported"):
                 e = got.setdefault(p.get("Threads"), ([], []))
                 e[0].append(p.get("GFLOPS"))
                 e[1].append(p.get("GFLOPSPerCPUSecond"))
-    return {t: (med(a), med(b)) for t, (a, b) in got.items()}
+                if p.get("GFLOPS"):
+                    beside[item_of(f)] = p["GFLOPS"]
+    return {t: (med(a), med(b)) for t, (a, b) in got.items()}, beside
 
 
 def share(rate, per_cpu, peak):
@@ -147,18 +152,6 @@ def item_of(path):
     return (int(m.group(2)), int(m.group(3)), int(m.group(4) or 0)) if m else None
 
 
-def peaks_beside(d):
-    """The FMA peak each gnnscope file measured, by item_of: a product's
-    share of the peak measured seconds before it is less at the mercy of a
-    host whose speed drifts than its share of a median."""
-    got = {}
-    for f in glob.glob(os.path.join(d, "kernels-gnnscope-*.json")):
-        for p in (read_json(f) or {}).get("peak") or []:
-            if p.get("Supported") and p.get("GFLOPS"):
-                got[item_of(f)] = p["GFLOPS"]
-    return got
-
-
 def pct(xs):
     return f"{100 * statistics.median(xs):.0f}%" if xs else "-"
 
@@ -183,7 +176,7 @@ def kernels(d):
         return
     own, ref = {}, {}
     own_rep, ref_rep = {}, {}  # per repeat: {k: {r: rate}}, {k: {path: {r: rate}}}
-    beside = peaks_beside(d)
+    peak, beside = peaks(d)
     own_share, ref_share = {}, {}  # shares of the peak beside: {k: [..]}, {k: {path: [..]}}
     for f in files:
         rep, pk = repeat_of(f), beside.get(item_of(f))
@@ -205,7 +198,6 @@ def kernels(d):
             if why:
                 e[2].append(why)
             ref_rep.setdefault(k, {}).setdefault(path, {})[rep] = rate
-    peak = peaks(d)
     bases = [f[:-5] for f in glob.glob(os.path.join(d, "kernels-*.json"))]
     runs = len({repeat_of(f) for f in files})
     print(f"\n## Kernels (medians of {runs} interleaved repeats; {loads(bases)})\n")

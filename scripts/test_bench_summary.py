@@ -2,7 +2,9 @@
 path: refused figures are never the best."""
 
 import importlib.util
+import json
 import os
+import tempfile
 import unittest
 
 _spec = importlib.util.spec_from_file_location(
@@ -50,6 +52,21 @@ class Paired(unittest.TestCase):
         self.assertEqual(summary.paired_ratios(own, path), [0.9, 1.25])
         self.assertEqual(summary.spread([0.9, 1.25, 1.0]), "1.00 (0.90-1.25)")
         self.assertEqual(summary.spread([]), "-")
+
+
+class Peaks(unittest.TestCase):
+    def test_median_and_beside_each_item(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, rate in (("kernels-gnnscope-t1-r1-s1.json", 100.0), ("kernels-gnnscope-t1-r1-s2.json", 130.0),
+                               ("kernels-gnnscope-t1-r2-s1.json", 120.0)):
+                with open(os.path.join(d, name), "w") as f:
+                    json.dump({"peak": [{"Threads": 1, "Supported": True, "GFLOPS": rate,
+                                         "GFLOPSPerCPUSecond": rate - 1}]}, f)
+            with open(os.path.join(d, "kernels-gnnscope-t2-r1-s1.json"), "w") as f:
+                json.dump({"peak": [{"Threads": 2, "Supported": False, "GFLOPS": 1.0}]}, f)
+            median, beside = summary.peaks(d)
+        self.assertEqual(median, {1: (120.0, 119.0)})
+        self.assertEqual(beside, {(1, 1, 1): 100.0, (1, 1, 2): 130.0, (1, 2, 1): 120.0})
 
 
 class Share(unittest.TestCase):
